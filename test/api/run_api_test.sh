@@ -1,0 +1,34 @@
+#!/usr/bin/env bash
+# Runs one category of HDF5's own API test suite (h5_api_test) against the connector and
+# prints its passed/failed/skipped counts. Fails if the suite crashed, if it did not run
+# with the nczarr connector, or if fewer than MIN_PCT percent of the tests the connector's
+# capability flags admit (passed + failed) passed.
+#   run_api_test.sh H5_API_TEST CATEGORY MIN_PCT
+set -u
+api=$1 cat=$2 min=$3
+work=$(mktemp -d "${TMPDIR:-/tmp}/nczarr-api-$cat.XXXXXX")
+trap 'rm -rf "$work"' EXIT
+cd "$work"
+timeout 900 "$api" "$cat" >out.txt 2>&1
+rc=$?
+# The suite's own totals count multipart tests inconsistently: count its markers instead.
+if ! grep -q "with VOL connector 'nczarr'" out.txt; then
+  echo "h5_api_test $cat did not run with connector 'nczarr' (exit $rc). Last lines:"
+  tail -n 30 out.txt
+  exit 1
+fi
+passed=$(grep -c ' PASSED$' out.txt || true)
+failed=$(grep -c '\*FAILED\*' out.txt || true)
+skipped=$(grep -c ' -SKIP-$' out.txt || true)
+echo "HDF5 API tests, category '$cat', connector 'nczarr': $passed passed, $failed failed, $skipped skipped"
+# name each failed test: the last "Testing ..." line before its *FAILED* marker
+awk '/Testing /{t=$0; sub(/^ *Testing +/, "", t); sub(/ *\*FAILED\*.*$/, "", t); sub(/ +$/, "", t)}
+     /\*FAILED\*/{print "  failed: " t}' out.txt | head -n 300
+if [ "$rc" -ge 128 ] || [ "$rc" -eq 124 ]; then
+  echo "h5_api_test $cat crashed or timed out (exit $rc)"; tail -n 30 out.txt; exit 1
+fi
+admitted=$((passed + failed))
+if [ "$admitted" -gt 0 ] && [ $((passed * 100)) -lt $((min * admitted)) ]; then
+  echo "only $passed of $admitted admitted tests passed (< $min%)"; exit 1
+fi
+exit 0

@@ -1,0 +1,7 @@
+# translate/ JSON half: dtypes, attribute values, fill values, .zarray, JSON text layer.
+# Reads the sample stores (netCDF-C 4.9.3 and zarr-python) from the shared samples folder.
+add_executable(test_json test_json.c)
+target_link_libraries(test_json PRIVATE ncztr)
+target_include_directories(test_json PRIVATE ${PROJECT_SOURCE_DIR}/test/common)
+target_compile_definitions(test_json PRIVATE NCZ_SAMPLES_DIR="${PROJECT_SOURCE_DIR}/../shared/samples")
+add_test(NAME unit.json COMMAND test_json)

@@ -1,0 +1,562 @@
+/* Arrays: creation from HDF5 type/space/dcpl, setup of loaded arrays, and the HDF5 view
+ * of an array (dataspace, type, creation plist, extent changes, storage size). */
+#include "ncztr_array_internal.h"
+#include "ncztr_chunkio.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* Contiguous and compact datasets have no chunks in HDF5; Zarr needs some. One object per
+ * dataset (what netCDF-C does) fails past S3's 5 GB object limit and makes every partial
+ * access read everything, so split into chunks of at most this many bytes. */
+#define NCZTR_AUTO_CHUNK_BYTES (8u << 20)
+#define NCZTR_DEFAULT_CACHE_BYTES (16u << 20)
+
+void ncztr_array_free(ncztr_array *a)
+{
+    if (!a)
+        return;
+    if (a->cache)
+        ncztr_chunkcache_free(a->cache);
+    ncztr_zarray_clear(&a->za);
+    if (a->dimrefs) {
+        for (int i = 0; i < NCZTR_MAX_RANK; i++)
+            free(a->dimrefs[i]);
+        free(a->dimrefs);
+    }
+    if (a->type >= 0)
+        H5Tclose(a->type);
+    if (a->dcpl >= 0)
+        H5Pclose(a->dcpl);
+    free(a->load_error);
+    free(a);
+}
+
+herr_t ncztr_array_check_usable(const ncztr_obj *o)
+{
+    if (!o || o->kind != NCZTR_ARRAY || !o->arr)
+        return NCZ_PUSH(NCZ_E_ARGS, "not a dataset");
+    if (o->deleted)
+        return NCZ_PUSH(NCZ_E_NOTFOUND, "dataset \"%s\" has been deleted", o->name);
+    if (o->arr->load_error)
+        return NCZ_PUSH(NCZ_E_FORMAT, "dataset \"%s\" cannot be used: %s", o->name, o->arr->load_error);
+    return SUCCEED;
+}
+
+hid_t ncztr_array_storage_type(const ncztr_obj *o)
+{
+    hid_t t = ncztr_dtype_to_hdf5(&o->arr->za.dtype);
+    if (t < 0)
+        NCZ_PUSH(NCZ_E_INTERNAL, "dataset \"%s\": no HDF5 type for dtype %s", o->name, o->arr->za.dtype.zarr);
+    return t;
+}
+
+static hid_t vlen_string_type(void)
+{
+    hid_t t = H5Tcopy(H5T_C_S1);
+    if (t >= 0 && (H5Tset_size(t, H5T_VARIABLE) < 0 || H5Tset_cset(t, H5T_CSET_UTF8) < 0)) {
+        H5Tclose(t);
+        t = H5I_INVALID_HID;
+    }
+    return t;
+}
+
+/* Picks chunk shape for a dataset created without chunks: whole dimensions from the
+ * fastest-varying end, halving the slowest ones until a chunk fits the budget. */
+static void auto_chunks(int rank, const uint64_t *shape, size_t esize, uint64_t *chunks)
+{
+    for (int k = 0; k < rank; k++)
+        chunks[k] = shape[k] ? shape[k] : 1;
+    for (;;) {
+        unsigned __int128 bytes = esize;
+        for (int k = 0; k < rank; k++)
+            bytes *= chunks[k];
+        if (bytes <= NCZTR_AUTO_CHUNK_BYTES)
+            break;
+        int k = 0;
+        while (k < rank && chunks[k] == 1)
+            k++;
+        if (k == rank)
+            break;
+        chunks[k] = (chunks[k] + 1) / 2;
+    }
+}
+
+static herr_t fill_from_dcpl(hid_t dcpl, const ncztr_dtype *dt, bool vlen, hid_t stype, ncztr_zarray *za,
+                             bool *never, const char *name)
+{
+    herr_t ret = SUCCEED;
+    H5D_fill_time_t ft = H5D_FILL_TIME_IFSET;
+    H5D_fill_value_t st = H5D_FILL_VALUE_DEFAULT;
+    if (H5Pget_fill_time(dcpl, &ft) < 0 || H5Pfill_value_defined(dcpl, &st) < 0)
+        NCZ_GOTO(FAIL, NCZ_E_HDF5, "dataset \"%s\": cannot read fill settings from the creation plist", name);
+    za->fill = calloc(1, dt->size);
+    NCZ_CHECK_ALLOC(za->fill, FAIL);
+    *never = ft == H5D_FILL_TIME_NEVER;
+    if (*never) {
+        za->has_fill = 0;
+        NCZ_GOTO_QUIET(SUCCEED);
+    }
+    za->has_fill = 1;
+    if (st != H5D_FILL_VALUE_USER_DEFINED)
+        NCZ_GOTO_QUIET(SUCCEED); /* HDF5's default fill is zero */
+    if (vlen) {
+        char *s = NULL;
+        hid_t vt = vlen_string_type();
+        if (vt < 0 || H5Pget_fill_value(dcpl, vt, &s) < 0) {
+            if (vt >= 0)
+                H5Tclose(vt);
+            NCZ_GOTO(FAIL, NCZ_E_HDF5, "dataset \"%s\": cannot read the string fill value", name);
+        }
+        H5Tclose(vt);
+        if (s) {
+            size_t l = strlen(s);
+            if (l > dt->size) {
+                free(s);
+                NCZ_GOTO(FAIL, NCZ_E_ARGS, "dataset \"%s\": fill value string is longer than %zu bytes", name,
+                         dt->size);
+            }
+            memcpy(za->fill, s, l);
+            free(s);
+        }
+    } else if (H5Pget_fill_value(dcpl, stype, za->fill) < 0) {
+        NCZ_GOTO(FAIL, NCZ_E_HDF5, "dataset \"%s\": cannot convert the fill value to the dataset type", name);
+    }
+done:
+    return ret;
+}
+
+herr_t ncztr_array_create(ncztr_obj *parent, const char *name, hid_t type, hid_t space, hid_t dcpl, hid_t dapl,
+                          ncztr_obj **out)
+{
+    herr_t ret = SUCCEED;
+    ncztr_obj *o = NULL;
+    ncztr_array *a = NULL;
+    hid_t stype = H5I_INVALID_HID;
+    ncztr_file *f = parent->file;
+    if (f->readonly)
+        NCZ_GOTO(FAIL, NCZ_E_ARGS, "cannot create dataset \"%s\": the store is open read-only", name);
+    if (ncztr_check_name(name, "dataset") < 0)
+        NCZ_GOTO_QUIET(FAIL);
+    a = calloc(1, sizeof *a);
+    NCZ_CHECK_ALLOC(a, FAIL);
+    a->type = a->dcpl = H5I_INVALID_HID;
+    ncztr_zarray *za = &a->za;
+    htri_t isvlen = H5Tis_variable_str(type);
+    a->vlen_string = isvlen > 0;
+    a->maxstrlen = f->default_maxstrlen;
+    if (ncztr_dtype_from_hdf5(type, a->maxstrlen, name, &za->dtype) < 0)
+        NCZ_GOTO_QUIET(FAIL);
+    /* dataspace */
+    H5S_class_t scls = H5Sget_simple_extent_type(space);
+    if (scls == H5S_NULL)
+        NCZ_GOTO(FAIL, NCZ_E_NOTREPR, "dataset \"%s\": a null dataspace is not representable in NCZarr", name);
+    if (scls == H5S_SCALAR) {
+        a->scalar = true;
+        za->rank = 1;
+        za->shape[0] = za->chunks[0] = 1;
+        a->maxdims[0] = 1;
+    } else {
+        int rank = H5Sget_simple_extent_ndims(space);
+        hsize_t dims[H5S_MAX_RANK], maxd[H5S_MAX_RANK];
+        if (rank < 1 || rank > NCZTR_MAX_RANK || H5Sget_simple_extent_dims(space, dims, maxd) < 0)
+            NCZ_GOTO(FAIL, NCZ_E_ARGS, "dataset \"%s\": unsupported dataspace (rank %d)", name, rank);
+        za->rank = rank;
+        for (int k = 0; k < rank; k++) {
+            za->shape[k] = dims[k];
+            a->maxdims[k] = maxd[k];
+        }
+    }
+    /* layout */
+    H5D_layout_t layout = H5Pget_layout(dcpl);
+    if (layout == H5D_VIRTUAL)
+        NCZ_GOTO(FAIL, NCZ_E_NOTREPR, "dataset \"%s\": virtual datasets are not representable in NCZarr", name);
+    if (H5Pget_external_count(dcpl) > 0)
+        NCZ_GOTO(FAIL, NCZ_E_NOTREPR, "dataset \"%s\": external storage is not representable in NCZarr", name);
+    int nfilters = H5Pget_nfilters(dcpl);
+    if (nfilters > 0) {
+        char fname[64] = "";
+        unsigned flags = 0, cd[8];
+        size_t ncd = 8;
+        H5Z_filter_t id = H5Pget_filter2(dcpl, 0, &flags, &ncd, cd, sizeof fname, fname, NULL);
+        NCZ_GOTO(FAIL, NCZ_E_UNSUPPORTED,
+                 "dataset \"%s\": HDF5 filter %d (%s) is not supported by the connector yet", name, (int)id,
+                 fname[0] ? fname : "unnamed");
+    }
+    if (layout == H5D_CHUNKED && !a->scalar) {
+        hsize_t cd[H5S_MAX_RANK];
+        int crank = H5Pget_chunk(dcpl, H5S_MAX_RANK, cd);
+        if (crank != za->rank)
+            NCZ_GOTO(FAIL, NCZ_E_ARGS, "dataset \"%s\": chunk rank %d does not match dataspace rank %d", name,
+                     crank, za->rank);
+        for (int k = 0; k < za->rank; k++) {
+            if (cd[k] == 0)
+                NCZ_GOTO(FAIL, NCZ_E_ARGS, "dataset \"%s\": chunk dimension %d is zero", name, k);
+            if (a->maxdims[k] != H5S_UNLIMITED && cd[k] > a->maxdims[k])
+                NCZ_GOTO(FAIL, NCZ_E_ARGS,
+                         "dataset \"%s\": chunk dimension %d (%llu) exceeds the maximum dimension (%llu)", name,
+                         k, (unsigned long long)cd[k], (unsigned long long)a->maxdims[k]);
+            za->chunks[k] = cd[k];
+        }
+    } else if (!a->scalar) {
+        for (int k = 0; k < za->rank; k++)
+            if (a->maxdims[k] != za->shape[k])
+                NCZ_GOTO(FAIL, NCZ_E_ARGS,
+                         "dataset \"%s\": an extendible dataset needs a chunked layout (as in HDF5)", name);
+        auto_chunks(za->rank, za->shape, za->dtype.size, za->chunks);
+    }
+    za->order = 'C';
+    za->dimsep = '.';
+    if ((stype = ncztr_dtype_to_hdf5(&za->dtype)) < 0)
+        NCZ_GOTO_QUIET(FAIL);
+    if (fill_from_dcpl(dcpl, &za->dtype, a->vlen_string, stype, za, &a->fill_never, name) < 0)
+        NCZ_GOTO_QUIET(FAIL);
+    a->type = a->vlen_string ? vlen_string_type() : H5Tcopy(stype);
+    if (a->type < 0 || (a->dcpl = H5Pcopy(dcpl)) < 0)
+        NCZ_GOTO(FAIL, NCZ_E_HDF5, "dataset \"%s\": cannot copy its type or creation plist", name);
+    size_t nslots = 0, nbytes = 0;
+    double w0 = 0;
+    a->cache_bytes = NCZTR_DEFAULT_CACHE_BYTES;
+    if (dapl >= 0 && dapl != H5P_DEFAULT && H5Pget_chunk_cache(dapl, &nslots, &nbytes, &w0) >= 0 && nbytes)
+        a->cache_bytes = nbytes;
+    o = ncztr_obj_new(f, NCZTR_ARRAY, name);
+    if (!o)
+        NCZ_GOTO_QUIET(FAIL);
+    o->arr = a;
+    a = NULL;
+    if (ncztr_obj_attach(parent, o) < 0)
+        NCZ_GOTO_QUIET(FAIL);
+    o->is_new = o->meta_dirty = o->attrs_dirty = true;
+    parent->attrs_dirty = true;
+    f->root->attrs_dirty = true; /* dimensions are derived on save */
+    ncztr_obj_ref(o);
+    *out = o;
+    o = NULL;
+done:
+    if (stype >= 0)
+        H5Tclose(stype);
+    if (a)
+        ncztr_array_free(a);
+    if (o && !o->parent)
+        ncztr_obj_unref(o);
+    return ret;
+}
+
+/* Finds a dimension by its fully qualified name ("/sub/y"). */
+ncztr_dim *ncztr_find_dim(ncztr_file *f, const char *fqn, ncztr_obj **owner)
+{
+    const char *sl = strrchr(fqn, '/');
+    if (!sl)
+        return NULL;
+    char *gpath = strndup(fqn, (size_t)(sl - fqn));
+    if (!gpath)
+        return NULL;
+    ncztr_obj *g = *gpath ? ncztr_find(f->root, gpath) : f->root;
+    free(gpath);
+    if (!g || g->kind != NCZTR_GROUP)
+        return NULL;
+    for (size_t i = 0; i < g->ndims; i++)
+        if (strcmp(g->dims[i].name, sl + 1) == 0) {
+            if (owner)
+                *owner = g;
+            return &g->dims[i];
+        }
+    return NULL;
+}
+
+herr_t ncztr_array_setup_loaded(ncztr_obj *o, json_t *nca, json_t *zattrs, const char *key)
+{
+    herr_t ret = SUCCEED;
+    ncztr_array *a = o->arr;
+    ncztr_zarray *za = &a->za;
+    hid_t stype = H5I_INVALID_HID;
+    (void)zattrs;
+    bool fixedstring = false;
+    if (nca) {
+        if (!json_is_object(nca))
+            NCZ_GOTO(FAIL, NCZ_E_FORMAT, "%s: \"_nczarr_array\" must be a JSON object", key);
+        json_t *sc = json_object_get(nca, "scalar");
+        if (sc && ((json_is_integer(sc) && json_integer_value(sc)) || json_is_true(sc)))
+            a->scalar = true;
+        json_t *fs = json_object_get(nca, "fixedstring");
+        fixedstring = fs && ((json_is_integer(fs) && json_integer_value(fs)) || json_is_true(fs));
+        json_t *refs = json_object_get(nca, "dimension_references");
+        if (!refs)
+            refs = json_object_get(nca, "dimrefs");
+        if (refs && !json_is_array(refs))
+            NCZ_GOTO(FAIL, NCZ_E_FORMAT, "%s: \"dimension_references\" must be a list", key);
+        if (refs && json_array_size(refs) > 0 && !a->scalar) {
+            if ((int)json_array_size(refs) != za->rank)
+                NCZ_GOTO(FAIL, NCZ_E_FORMAT, "%s: %zu dimension references for an array of rank %d", key,
+                         json_array_size(refs), za->rank);
+            a->dimrefs = calloc(NCZTR_MAX_RANK, sizeof *a->dimrefs);
+            NCZ_CHECK_ALLOC(a->dimrefs, FAIL);
+            for (int k = 0; k < za->rank; k++) {
+                json_t *r = json_array_get(refs, (size_t)k);
+                if (!json_is_string(r) || json_string_value(r)[0] != '/')
+                    NCZ_GOTO(FAIL, NCZ_E_FORMAT, "%s: dimension reference %d is not an absolute name", key, k);
+                a->dimrefs[k] = strdup(json_string_value(r));
+                NCZ_CHECK_ALLOC(a->dimrefs[k], FAIL);
+            }
+        }
+    }
+    if (za->rank == 0) {
+        /* Zarr v2 scalar (shape []) */
+        a->scalar = true;
+    } else if (a->scalar && (za->rank != 1 || za->shape[0] != 1)) {
+        NCZ_GOTO(FAIL, NCZ_E_FORMAT, "%s: a scalar array must have shape [1]", key);
+    }
+    for (int k = 0; k < za->rank; k++) {
+        a->maxdims[k] = za->shape[k];
+        if (a->dimrefs) {
+            ncztr_dim *d = ncztr_find_dim(o->file, a->dimrefs[k], NULL);
+            if (d && d->unlimited)
+                a->maxdims[k] = H5S_UNLIMITED;
+        }
+    }
+    a->vlen_string = za->dtype.tclass == NCZTR_T_STRING && nca != NULL && !fixedstring;
+    if (a->vlen_string)
+        a->maxstrlen = za->dtype.size;
+    if ((stype = ncztr_dtype_to_hdf5(&za->dtype)) < 0)
+        NCZ_GOTO_QUIET(FAIL);
+    a->type = a->vlen_string ? vlen_string_type() : H5Tcopy(stype);
+    if (a->type < 0)
+        NCZ_GOTO(FAIL, NCZ_E_HDF5, "%s: cannot build the HDF5 type", key);
+    if ((a->dcpl = H5Pcreate(H5P_DATASET_CREATE)) < 0)
+        NCZ_GOTO(FAIL, NCZ_E_HDF5, "%s: cannot create a dataset creation plist", key);
+    if (!a->scalar) {
+        hsize_t cd[NCZTR_MAX_RANK];
+        bool ok = true;
+        for (int k = 0; k < za->rank; k++) {
+            cd[k] = za->chunks[k];
+            if (za->chunks[k] > 0xffffffffu)
+                ok = false;
+        }
+        if (ok && H5Pset_chunk(a->dcpl, za->rank, cd) < 0)
+            NCZ_GOTO(FAIL, NCZ_E_HDF5, "%s: cannot describe the chunk shape to HDF5", key);
+    }
+    if (!za->has_fill) {
+        a->fill_never = true;
+        H5Pset_fill_time(a->dcpl, H5D_FILL_TIME_NEVER);
+    } else if (a->vlen_string) {
+        char *s = strndup((const char *)za->fill, za->dtype.size);
+        hid_t vt = vlen_string_type();
+        herr_t r = (s && vt >= 0) ? H5Pset_fill_value(a->dcpl, vt, &s) : FAIL;
+        free(s);
+        if (vt >= 0)
+            H5Tclose(vt);
+        if (r < 0)
+            NCZ_GOTO(FAIL, NCZ_E_HDF5, "%s: cannot set the fill value", key);
+    } else if (H5Pset_fill_value(a->dcpl, stype, za->fill) < 0) {
+        NCZ_GOTO(FAIL, NCZ_E_HDF5, "%s: cannot set the fill value", key);
+    }
+    a->cache_bytes = NCZTR_DEFAULT_CACHE_BYTES;
+done:
+    if (stype >= 0)
+        H5Tclose(stype);
+    return ret;
+}
+
+hid_t ncztr_array_space(const ncztr_obj *o)
+{
+    const ncztr_array *a = o->arr;
+    if (a->scalar)
+        return H5Screate(H5S_SCALAR);
+    hsize_t d[NCZTR_MAX_RANK], m[NCZTR_MAX_RANK];
+    for (int k = 0; k < a->za.rank; k++) {
+        d[k] = a->za.shape[k];
+        m[k] = a->maxdims[k];
+    }
+    return H5Screate_simple(a->za.rank, d, m);
+}
+
+hid_t ncztr_array_type(const ncztr_obj *o)
+{
+    return H5Tcopy(o->arr->type);
+}
+
+hid_t ncztr_array_dcpl(const ncztr_obj *o)
+{
+    return H5Pcopy(o->arr->dcpl);
+}
+
+/* Calls fn for every chunk index of the grid whose chunk index lies at or beyond lim in
+ * some dimension (lim = NULL: every chunk). */
+typedef herr_t (*chunk_fn)(ncztr_obj *o, const char *ckey, void *ud);
+
+static herr_t chunk_key(const ncztr_obj *o, const uint64_t *idx, char **out)
+{
+    const ncztr_zarray *za = &o->arr->za;
+    char *key = ncztr_obj_key(o);
+    if (!key)
+        return NCZ_PUSH(NCZ_E_NOMEM, "out of memory");
+    size_t cap = strlen(key) + 2 + (size_t)(za->rank ? za->rank : 1) * 21;
+    char *s = malloc(cap);
+    if (!s) {
+        free(key);
+        return NCZ_PUSH(NCZ_E_NOMEM, "out of memory");
+    }
+    size_t n = (size_t)snprintf(s, cap, "%s%s", key, *key ? "/" : "");
+    if (za->rank == 0)
+        snprintf(s + n, cap - n, "0");
+    for (int k = 0; k < za->rank; k++) {
+        if (k)
+            s[n++] = za->dimsep;
+        n += (size_t)snprintf(s + n, cap - n, "%llu", (unsigned long long)idx[k]);
+    }
+    free(key);
+    *out = s;
+    return SUCCEED;
+}
+
+static herr_t for_chunks(ncztr_obj *o, const uint64_t *lim, chunk_fn fn, void *ud)
+{
+    const ncztr_zarray *za = &o->arr->za;
+    uint64_t n[NCZTR_MAX_RANK], idx[NCZTR_MAX_RANK] = {0};
+    for (int k = 0; k < za->rank; k++) {
+        n[k] = (za->shape[k] + za->chunks[k] - 1) / za->chunks[k];
+        if (n[k] == 0)
+            return SUCCEED;
+    }
+    for (;;) {
+        bool sel = lim == NULL;
+        for (int k = 0; k < za->rank && !sel; k++)
+            if (idx[k] >= lim[k])
+                sel = true;
+        if (sel) {
+            char *ck = NULL;
+            if (chunk_key(o, idx, &ck) < 0)
+                return FAIL;
+            herr_t r = fn(o, ck, ud);
+            free(ck);
+            if (r < 0)
+                return FAIL;
+        }
+        int k = za->rank - 1;
+        while (k >= 0 && ++idx[k] == n[k])
+            idx[k--] = 0;
+        if (k < 0)
+            break;
+    }
+    return SUCCEED;
+}
+
+static herr_t delete_chunk(ncztr_obj *o, const char *ckey, void *ud)
+{
+    (void)ud;
+    nczm_status st = nczm_delete(o->file->map, ckey);
+    if (st != NCZM_OK && st != NCZM_NOTFOUND)
+        return NCZ_PUSH(NCZ_E_STORE, "cannot delete chunk \"%s\": %s", ckey, nczm_errmsg(o->file->map));
+    return SUCCEED;
+}
+
+static herr_t add_size(ncztr_obj *o, const char *ckey, void *ud)
+{
+    uint64_t len = 0;
+    nczm_status st = nczm_len(o->file->map, ckey, &len);
+    if (st == NCZM_OK)
+        *(hsize_t *)ud += len;
+    else if (st != NCZM_NOTFOUND)
+        return NCZ_PUSH(NCZ_E_STORE, "cannot stat chunk \"%s\": %s", ckey, nczm_errmsg(o->file->map));
+    return SUCCEED;
+}
+
+herr_t ncztr_array_storage_size(ncztr_obj *o, hsize_t *size)
+{
+    *size = 0;
+    if (ncztr_array_check_usable(o) < 0)
+        return FAIL;
+    if (!o->file->readonly && ncztr_array_flush(o) < 0)
+        return FAIL;
+    return for_chunks(o, NULL, add_size, size);
+}
+
+herr_t ncztr_array_set_extent(ncztr_obj *o, const hsize_t *size)
+{
+    herr_t ret = SUCCEED;
+    ncztr_array *a = o->arr;
+    void *fillbuf = NULL;
+    hid_t fspace = H5I_INVALID_HID, mspace = H5I_INVALID_HID, stype = H5I_INVALID_HID;
+    if (ncztr_array_check_usable(o) < 0)
+        return FAIL;
+    if (o->file->readonly)
+        NCZ_GOTO(FAIL, NCZ_E_ARGS, "cannot change the extent of \"%s\": the store is open read-only", o->name);
+    if (a->scalar)
+        NCZ_GOTO(FAIL, NCZ_E_ARGS, "cannot change the extent of scalar dataset \"%s\"", o->name);
+    bool shrink = false, change = false;
+    for (int k = 0; k < a->za.rank; k++) {
+        if (a->maxdims[k] != H5S_UNLIMITED && size[k] > a->maxdims[k])
+            NCZ_GOTO(FAIL, NCZ_E_ARGS, "dataset \"%s\": new size %llu of dimension %d exceeds its maximum %llu",
+                     o->name, (unsigned long long)size[k], k, (unsigned long long)a->maxdims[k]);
+        if (size[k] < a->za.shape[k])
+            shrink = true;
+        if (size[k] != a->za.shape[k])
+            change = true;
+    }
+    if (!change)
+        NCZ_GOTO_QUIET(SUCCEED);
+    if (shrink) {
+        /* HDF5 semantics: data cut off by a shrink is gone, and growing again shows fill.
+         * Overwrite the cut part of the boundary chunks with fill, then drop the chunks
+         * that lie wholly outside. */
+        uint64_t lim[NCZTR_MAX_RANK];
+        hsize_t old[NCZTR_MAX_RANK];
+        for (int k = 0; k < a->za.rank; k++) {
+            old[k] = a->za.shape[k];
+            lim[k] = (size[k] + a->za.chunks[k] - 1) / a->za.chunks[k];
+        }
+        if ((stype = ncztr_array_storage_type(o)) < 0)
+            NCZ_GOTO_QUIET(FAIL);
+        fspace = H5Screate_simple(a->za.rank, old, NULL);
+        for (int k = 0; k < a->za.rank; k++) {
+            uint64_t edge = lim[k] * a->za.chunks[k];
+            if (size[k] >= old[k] || size[k] == edge)
+                continue;
+            hsize_t start[NCZTR_MAX_RANK] = {0}, count[NCZTR_MAX_RANK];
+            for (int j = 0; j < a->za.rank; j++)
+                count[j] = old[j];
+            start[k] = size[k];
+            count[k] = (edge < old[k] ? edge : old[k]) - size[k];
+            hsize_t n = 1;
+            for (int j = 0; j < a->za.rank; j++)
+                n *= count[j];
+            free(fillbuf);
+            fillbuf = malloc(n * a->za.dtype.size);
+            NCZ_CHECK_ALLOC(fillbuf, FAIL);
+            for (hsize_t i = 0; i < n; i++)
+                if (a->za.has_fill)
+                    memcpy((char *)fillbuf + i * a->za.dtype.size, a->za.fill, a->za.dtype.size);
+                else
+                    memset((char *)fillbuf + i * a->za.dtype.size, 0, a->za.dtype.size);
+            if (H5Sselect_hyperslab(fspace, H5S_SELECT_SET, start, NULL, count, NULL) < 0)
+                NCZ_GOTO(FAIL, NCZ_E_HDF5, "selection failed");
+            if (mspace >= 0)
+                H5Sclose(mspace);
+            mspace = H5Screate_simple(1, &n, NULL);
+            bool vs = a->vlen_string;
+            a->vlen_string = false; /* fill bytes are in storage form */
+            herr_t r = ncztr_array_write(o, stype, mspace, fspace, fillbuf);
+            a->vlen_string = vs;
+            if (r < 0)
+                NCZ_GOTO_QUIET(FAIL);
+        }
+        /* Evict (not just flush): cached copies of the deleted chunks must not come back. */
+        if (ncztr_array_cache_evict(o) < 0)
+            NCZ_GOTO_QUIET(FAIL);
+        if (for_chunks(o, lim, delete_chunk, NULL) < 0)
+            NCZ_GOTO_QUIET(FAIL);
+    }
+    for (int k = 0; k < a->za.rank; k++)
+        a->za.shape[k] = size[k];
+    o->meta_dirty = true;
+    o->file->root->attrs_dirty = true;
+done:
+    free(fillbuf);
+    if (fspace >= 0)
+        H5Sclose(fspace);
+    if (mspace >= 0)
+        H5Sclose(mspace);
+    if (stype >= 0)
+        H5Tclose(stype);
+    return ret;
+}

@@ -1,0 +1,17 @@
+/* Array helpers shared by the loader, the saver and the chunk path (translate/ only). */
+#ifndef NCZTR_ARRAY_INTERNAL_H
+#define NCZTR_ARRAY_INTERNAL_H
+
+#include "ncztr_model.h"
+
+/* After .zarray was parsed into o->arr->za and attributes were loaded: derives the HDF5
+ * type, scalar flag, max dims (unlimited from the referenced dimensions), dimension
+ * references and the creation plist. nczarr_array = the `_nczarr_array` object or NULL. */
+herr_t ncztr_array_setup_loaded(ncztr_obj *o, json_t *nczarr_array, json_t *zattrs, const char *key);
+/* The HDF5 type of one stored element (fixed strings for vlen-string arrays). */
+hid_t ncztr_array_storage_type(const ncztr_obj *o);
+
+/* Finds a dimension by its fully qualified name; *owner = the defining group. */
+ncztr_dim *ncztr_find_dim(ncztr_file *f, const char *fqn, ncztr_obj **owner);
+
+#endif

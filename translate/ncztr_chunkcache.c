@@ -1,0 +1,413 @@
+/* Chunk geometry, the per-array chunk cache (LRU, with write-back of dirty chunks), and
+ * the queue of chunk writes stored with one nczm_put_many. */
+#include "ncztr_chunkio_internal.h"
+#include "ncztr_codec.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ===================================================================================== */
+/* Geometry of an array's chunks, shared by I/O calls, flush and eviction.               */
+
+void ncztr_geom_clear(ncztr_cgeom *g)
+{
+    free(g->prefix);
+    free(g->path);
+    g->prefix = g->path = NULL;
+}
+
+herr_t ncztr_geom_init(const ncztr_obj *o, ncztr_cgeom *g)
+{
+    const ncztr_zarray *za = &o->arr->za;
+    memset(g, 0, sizeof *g);
+    g->rank = za->rank > 0 ? za->rank : 1;
+    g->esz = za->dtype.size;
+    g->chunk_elems = 1;
+    int big = 0;
+    for (int k = 0; k < g->rank; k++) {
+        g->chunks[k] = za->rank > 0 ? za->chunks[k] : 1;
+        g->chunk_elems *= (size_t)g->chunks[k];
+        big += g->chunks[k] > 1;
+    }
+    g->chunk_bytes = g->chunk_elems * g->esz;
+    g->transpose = za->order == 'F' && big > 1;
+    g->dimsep = za->dimsep == '/' ? '/' : '.';
+    g->prefix = ncztr_obj_key(o);
+    g->path = ncztr_obj_path(o);
+    if (!g->prefix || !g->path) {
+        ncztr_geom_clear(g);
+        return NCZ_PUSH(NCZ_E_NOMEM, "out of memory preparing dataset I/O");
+    }
+    return SUCCEED;
+}
+
+/* "<prefix>/i.j.k" (or without "<prefix>/" at the store root). A Zarr rank-0 array has
+ * the single chunk index [0], hence the key "0". */
+char *ncztr_chunk_key(const ncztr_cgeom *g, const uint64_t *coord)
+{
+    size_t cap = strlen(g->prefix) + 2 + (size_t)g->rank * 22;
+    char *s = malloc(cap);
+    if (!s) {
+        NCZ_PUSH(NCZ_E_NOMEM, "out of memory building a chunk key of \"%s\"", g->path);
+        return NULL;
+    }
+    size_t n = *g->prefix ? (size_t)snprintf(s, cap, "%s/", g->prefix) : 0;
+    for (int k = 0; k < g->rank; k++) {
+        if (k)
+            s[n++] = g->dimsep;
+        n += (size_t)snprintf(s + n, cap - n, "%" PRIu64, coord[k]);
+    }
+    return s;
+}
+
+/* Moves a chunk between C order (last index fastest) and Fortran order (first index
+ * fastest), element by element: Fortran-ordered stores are rare enough not to need more. */
+void ncztr_transpose(const ncztr_cgeom *g, const unsigned char *src, unsigned char *dst, bool c_to_f)
+{
+    size_t fstride[NCZTR_MAX_RANK], idx[NCZTR_MAX_RANK] = {0}, foff = 0, esz = g->esz;
+    fstride[0] = 1;
+    for (int k = 1; k < g->rank; k++)
+        fstride[k] = fstride[k - 1] * (size_t)g->chunks[k - 1];
+    for (size_t i = 0; i < g->chunk_elems; i++) {
+        if (c_to_f)
+            memcpy(dst + foff * esz, src + i * esz, esz);
+        else
+            memcpy(dst + i * esz, src + foff * esz, esz);
+        for (int k = g->rank - 1; k >= 0; k--) {
+            foff += fstride[k];
+            if (++idx[k] < g->chunks[k])
+                break;
+            foff -= idx[k] * fstride[k];
+            idx[k] = 0;
+        }
+    }
+}
+
+/* Fills nelem elements with the array's fill value (zeros without one). */
+void ncztr_fill_elems(const ncztr_zarray *za, void *buf, size_t nelem)
+{
+    size_t esz = za->dtype.size, total = nelem * esz;
+    bool zero = !za->has_fill || !za->fill;
+    for (size_t i = 0; !zero && i < esz && za->fill[i] == 0; i++)
+        zero = i + 1 == esz;
+    if (zero || total == 0) {
+        memset(buf, 0, total);
+        return;
+    }
+    unsigned char *b = buf;
+    memcpy(b, za->fill, esz);
+    for (size_t done = esz; done < total;) {
+        size_t n = done < total - done ? done : total - done;
+        memcpy(b + done, b, n);
+        done += n;
+    }
+}
+
+/* ===================================================================================== */
+/* Chunk cache: a hash table of chunk indices plus an LRU list. Entries hold raw C-order  */
+/* chunk buffers; dirty entries are written on eviction and by ncztr_array_flush.        */
+
+static uint64_t cc_hash(const uint64_t *coord, int rank)
+{
+    uint64_t h = 0x9e3779b97f4a7c15u;
+    for (int k = 0; k < rank; k++) {
+        h ^= coord[k] + 0x9e3779b97f4a7c15u + (h << 6) + (h >> 2);
+        h *= 0xbf58476d1ce4e5b9u;
+        h ^= h >> 31;
+    }
+    return h;
+}
+
+void ncztr_chunkcache_free(ncztr_chunkcache *c)
+{
+    if (!c)
+        return;
+    for (ncztr_cc_entry *e = c->head, *n; e; e = n) {
+        n = e->next;
+        free(e->data);
+        free(e);
+    }
+    free(c->buckets);
+    free(c);
+}
+
+ncztr_chunkcache *ncztr_cc_get(ncztr_obj *o, const ncztr_cgeom *g)
+{
+    if (o->arr->cache)
+        return o->arr->cache;
+    ncztr_chunkcache *c = calloc(1, sizeof *c);
+    if (c && !(c->buckets = calloc(64, sizeof *c->buckets))) {
+        free(c);
+        c = NULL;
+    }
+    if (!c) {
+        NCZ_PUSH(NCZ_E_NOMEM, "out of memory creating the chunk cache of \"%s\"", g->path);
+        return NULL;
+    }
+    c->nbuckets = 64;
+    c->rank = g->rank;
+    c->chunk_bytes = g->chunk_bytes;
+    o->arr->cache = c;
+    return c;
+}
+
+static size_t cc_budget(const ncztr_array *a, const ncztr_cgeom *g)
+{
+    return a->cache_bytes > g->chunk_bytes ? a->cache_bytes : g->chunk_bytes;
+}
+
+ncztr_cc_entry *ncztr_cc_find(ncztr_chunkcache *c, const uint64_t *coord)
+{
+    if (!c)
+        return NULL;
+    uint64_t h = cc_hash(coord, c->rank);
+    for (ncztr_cc_entry *e = c->buckets[h & (c->nbuckets - 1)]; e; e = e->hnext)
+        if (e->hash == h && memcmp(e->coord, coord, (size_t)c->rank * sizeof *coord) == 0)
+            return e;
+    return NULL;
+}
+
+static void lru_unlink(ncztr_chunkcache *c, ncztr_cc_entry *e)
+{
+    if (e->prev)
+        e->prev->next = e->next;
+    else
+        c->head = e->next;
+    if (e->next)
+        e->next->prev = e->prev;
+    else
+        c->tail = e->prev;
+    e->prev = e->next = NULL;
+}
+
+static void lru_push(ncztr_chunkcache *c, ncztr_cc_entry *e)
+{
+    e->prev = NULL;
+    e->next = c->head;
+    if (c->head)
+        c->head->prev = e;
+    else
+        c->tail = e;
+    c->head = e;
+}
+
+void ncztr_cc_touch(ncztr_chunkcache *c, ncztr_cc_entry *e)
+{
+    if (c->head != e) {
+        lru_unlink(c, e);
+        lru_push(c, e);
+    }
+}
+
+/* Doubles the bucket array; on allocation failure the table just stays denser. */
+static void cc_rehash(ncztr_chunkcache *c)
+{
+    size_t nb = c->nbuckets * 2;
+    ncztr_cc_entry **b = calloc(nb, sizeof *b);
+    if (!b)
+        return;
+    for (ncztr_cc_entry *e = c->head; e; e = e->next) {
+        size_t i = e->hash & (nb - 1);
+        e->hnext = b[i];
+        b[i] = e;
+    }
+    free(c->buckets);
+    c->buckets = b;
+    c->nbuckets = nb;
+}
+
+/* Adds a chunk as most recently used, taking ownership of data on success. NULL when out
+ * of memory (data stays the caller's). */
+ncztr_cc_entry *ncztr_cc_insert(ncztr_chunkcache *c, const uint64_t *coord, unsigned char *data, bool dirty)
+{
+    ncztr_cc_entry *e = malloc(sizeof *e + (size_t)c->rank * sizeof(uint64_t));
+    if (!e)
+        return NULL;
+    memcpy(e->coord, coord, (size_t)c->rank * sizeof(uint64_t));
+    e->hash = cc_hash(coord, c->rank);
+    e->data = data;
+    e->dirty = dirty;
+    if (c->count + 1 > c->nbuckets)
+        cc_rehash(c);
+    size_t i = e->hash & (c->nbuckets - 1);
+    e->hnext = c->buckets[i];
+    c->buckets[i] = e;
+    lru_push(c, e);
+    c->count++;
+    c->bytes += c->chunk_bytes;
+    return e;
+}
+
+/* Unlinks an entry; the caller frees it and its data. */
+void ncztr_cc_remove(ncztr_chunkcache *c, ncztr_cc_entry *e)
+{
+    ncztr_cc_entry **pp = &c->buckets[e->hash & (c->nbuckets - 1)];
+    while (*pp && *pp != e)
+        pp = &(*pp)->hnext;
+    if (*pp)
+        *pp = e->hnext;
+    lru_unlink(c, e);
+    c->count--;
+    c->bytes -= c->chunk_bytes;
+}
+
+/* ===================================================================================== */
+/* Pending chunk writes, stored with one nczm_put_many.                                  */
+
+static void pitem_clear(ncztr_pitem *p)
+{
+    if (p->enc != p->raw && p->enc != p->trans)
+        free(p->enc);
+    if (p->own_raw)
+        free(p->raw);
+    free(p->trans);
+    free(p->key);
+    memset(p, 0, sizeof *p);
+}
+
+void ncztr_pl_clear(ncztr_putlist *pl)
+{
+    for (size_t i = 0; i < pl->n; i++)
+        pitem_clear(&pl->v[i]);
+    free(pl->v);
+    memset(pl, 0, sizeof *pl);
+}
+
+/* Queues a chunk: takes ownership of key, and of raw when own_raw, whatever the outcome. */
+herr_t ncztr_pl_add(const ncztr_obj *o, const ncztr_cgeom *g, ncztr_putlist *pl, char *key,
+                    unsigned char *raw, bool own_raw, ncztr_cc_entry *ent)
+{
+    ncztr_pitem it = {.key = key, .raw = raw, .own_raw = own_raw, .ent = ent};
+    const unsigned char *src = raw;
+    if (g->transpose) {
+        if (!(it.trans = malloc(g->chunk_bytes))) {
+            NCZ_PUSH(NCZ_E_NOMEM, "out of memory writing chunk \"%s\"", key);
+            goto fail;
+        }
+        ncztr_transpose(g, raw, it.trans, true);
+        src = it.trans;
+    }
+    if (ncztr_codec_encode(o, key, src, g->chunk_bytes, &it.enc, &it.enclen) < 0)
+        goto fail;
+    if (pl->n == pl->cap) {
+        size_t nc = pl->cap ? pl->cap * 2 : 16;
+        ncztr_pitem *v = realloc(pl->v, nc * sizeof *v);
+        if (!v) {
+            NCZ_PUSH(NCZ_E_NOMEM, "out of memory writing chunk \"%s\"", key);
+            goto fail;
+        }
+        pl->v = v;
+        pl->cap = nc;
+    }
+    pl->v[pl->n++] = it;
+    pl->bytes += g->chunk_bytes;
+    return SUCCEED;
+fail:
+    pitem_clear(&it);
+    return FAIL;
+}
+
+/* Stores every queued chunk with one store call, marks flushed cache entries clean, and
+ * empties the list. */
+herr_t ncztr_pl_run(const ncztr_obj *o, const ncztr_cgeom *g, ncztr_putlist *pl)
+{
+    herr_t ret = SUCCEED;
+    nczm_put *reqs = NULL;
+    if (pl->n == 0)
+        return SUCCEED;
+    reqs = calloc(pl->n, sizeof *reqs);
+    NCZ_CHECK_ALLOC(reqs, FAIL);
+    for (size_t i = 0; i < pl->n; i++) {
+        reqs[i].key = pl->v[i].key;
+        reqs[i].buf = pl->v[i].enc;
+        reqs[i].len = pl->v[i].enclen;
+    }
+    nczm_put_many(o->file->map, pl->n, reqs);
+    for (size_t i = 0; i < pl->n; i++) {
+        if (reqs[i].status == NCZM_OK) {
+            if (pl->v[i].ent)
+                pl->v[i].ent->dirty = false;
+        } else if (ret == SUCCEED) {
+            ret = NCZ_PUSH(NCZ_E_STORE, "dataset \"%s\": cannot write chunk \"%s\": %s", g->path, reqs[i].key,
+                           nczm_errmsg(o->file->map));
+        }
+    }
+done:
+    free(reqs);
+    for (size_t i = 0; i < pl->n; i++)
+        pitem_clear(&pl->v[i]);
+    pl->n = pl->bytes = 0;
+    return ret;
+}
+
+/* Evicts least recently used chunks until the cache fits its budget; dirty ones are
+ * queued on pl. */
+herr_t ncztr_cc_trim(ncztr_obj *o, const ncztr_cgeom *g, ncztr_putlist *pl)
+{
+    ncztr_chunkcache *c = o->arr->cache;
+    size_t budget = cc_budget(o->arr, g);
+    herr_t ret = SUCCEED;
+    while (c && c->bytes > budget && c->tail) {
+        ncztr_cc_entry *e = c->tail;
+        ncztr_cc_remove(c, e);
+        if (e->dirty) {
+            char *key = ncztr_chunk_key(g, e->coord);
+            if (!key) {
+                free(e->data);
+                ret = FAIL;
+            } else if (ncztr_pl_add(o, g, pl, key, e->data, true, NULL) < 0) {
+                ret = FAIL;
+            }
+        } else {
+            free(e->data);
+        }
+        free(e);
+    }
+    return ret;
+}
+
+herr_t ncztr_array_flush(ncztr_obj *o)
+{
+    herr_t ret = SUCCEED;
+    ncztr_cgeom g = {0};
+    ncztr_putlist pl = {0};
+    if (!o || !o->arr || !o->arr->cache)
+        return SUCCEED;
+    ncztr_chunkcache *c = o->arr->cache;
+    if (o->deleted || o->file->readonly) {
+        /* A deleted array's chunks must not reappear in the store. */
+        for (ncztr_cc_entry *e = c->head; e; e = e->next)
+            e->dirty = false;
+        return SUCCEED;
+    }
+    if (ncztr_geom_init(o, &g) < 0)
+        return FAIL;
+    for (ncztr_cc_entry *e = c->tail; e; e = e->prev) {
+        if (!e->dirty)
+            continue;
+        char *key = ncztr_chunk_key(&g, e->coord);
+        if (!key || ncztr_pl_add(o, &g, &pl, key, e->data, false, e) < 0)
+            NCZ_GOTO_QUIET(FAIL);
+        if ((pl.bytes >= NCZTR_BATCH_BYTES || pl.n >= NCZTR_BATCH_CHUNKS) && ncztr_pl_run(o, &g, &pl) < 0)
+            NCZ_GOTO_QUIET(FAIL);
+    }
+    if (ncztr_pl_run(o, &g, &pl) < 0)
+        NCZ_GOTO_QUIET(FAIL);
+done:
+    ncztr_pl_clear(&pl);
+    ncztr_geom_clear(&g);
+    return ret;
+}
+
+herr_t ncztr_array_cache_evict(ncztr_obj *o)
+{
+    if (!o || !o->arr || !o->arr->cache)
+        return SUCCEED;
+    if (ncztr_array_flush(o) < 0)
+        return FAIL;
+    ncztr_chunkcache_free(o->arr->cache);
+    o->arr->cache = NULL;
+    return SUCCEED;
+}

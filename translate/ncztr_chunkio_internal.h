@@ -1,0 +1,192 @@
+/* Internals of the dataset chunk path, shared by ncztr_chunkio.c (I/O calls, batches,
+ * copying), ncztr_chunksel.c (selections -> chunks) and ncztr_chunkcache.c (chunk geometry,
+ * the chunk cache, pending writes). translate/ only. */
+#ifndef NCZTR_CHUNKIO_INTERNAL_H
+#define NCZTR_CHUNKIO_INTERNAL_H
+
+#include "ncztr_chunkio.h"
+
+#include <stdbool.h>
+#include <stdint.h>
+
+/* Chunk bytes moved by one batch (one get_many/put_many) and chunks per batch (bounds the
+ * dataspace ids held at once). */
+#define NCZTR_BATCH_BYTES  ((size_t)256 << 20)
+#define NCZTR_BATCH_CHUNKS 4096
+
+/* Geometry of an array's chunks, shared by I/O calls, flush and eviction. */
+typedef struct ncztr_cgeom {
+    int rank; /* >= 1: Zarr rank-0 arrays are handled as shape [1], key "0" */
+    hsize_t chunks[NCZTR_MAX_RANK];
+    size_t esz, chunk_elems, chunk_bytes;
+    bool transpose; /* order 'F' with more than one non-trivial chunk dimension */
+    char dimsep;
+    char *prefix; /* key prefix, "" at the store root */
+    char *path;   /* "/sub/v", for messages */
+} ncztr_cgeom;
+
+herr_t ncztr_geom_init(const ncztr_obj *o, ncztr_cgeom *g);
+void ncztr_geom_clear(ncztr_cgeom *g);
+/* "<prefix>/i.j.k" (dimsep '.' or '/'), without "<prefix>/" at the store root; malloc'ed,
+ * NULL after pushing an error. A Zarr rank-0 array has the single index [0]: key "0". */
+char *ncztr_chunk_key(const ncztr_cgeom *g, const uint64_t *coord);
+/* Moves a whole chunk between C order and Fortran order. */
+void ncztr_transpose(const ncztr_cgeom *g, const unsigned char *src, unsigned char *dst, bool c_to_f);
+/* Fills nelem elements with the array's fill value (zeros without one). */
+void ncztr_fill_elems(const ncztr_zarray *za, void *buf, size_t nelem);
+
+/* The chunk cache: a hash table of chunk indices plus an LRU list. Entries hold raw
+ * C-order chunk buffers; dirty entries are written on eviction and by ncztr_array_flush.
+ * The budget is the array's cache_bytes, but always at least one chunk. */
+typedef struct ncztr_cc_entry {
+    struct ncztr_cc_entry *hnext;       /* hash chain */
+    struct ncztr_cc_entry *prev, *next; /* LRU list, head = most recently used */
+    uint64_t hash;
+    unsigned char *data;
+    bool dirty;
+    uint64_t coord[]; /* rank entries */
+} ncztr_cc_entry;
+
+struct ncztr_chunkcache {
+    int rank;
+    size_t chunk_bytes;
+    ncztr_cc_entry **buckets;
+    size_t nbuckets, count, bytes;
+    ncztr_cc_entry *head, *tail;
+};
+
+/* The array's cache, created on first use (NULL after pushing an error). */
+ncztr_chunkcache *ncztr_cc_get(ncztr_obj *o, const ncztr_cgeom *g);
+/* NULL when absent (or c is NULL). */
+ncztr_cc_entry *ncztr_cc_find(ncztr_chunkcache *c, const uint64_t *coord);
+/* Marks an entry most recently used. */
+void ncztr_cc_touch(ncztr_chunkcache *c, ncztr_cc_entry *e);
+/* Adds a chunk as most recently used, taking ownership of data on success; NULL when out
+ * of memory (data stays the caller's). */
+ncztr_cc_entry *ncztr_cc_insert(ncztr_chunkcache *c, const uint64_t *coord, unsigned char *data, bool dirty);
+/* Unlinks an entry; the caller frees it and its data. */
+void ncztr_cc_remove(ncztr_chunkcache *c, ncztr_cc_entry *e);
+
+/* Chunk writes waiting for one nczm_put_many. */
+typedef struct ncztr_pitem {
+    char *key;
+    unsigned char *raw; /* C-order raw chunk */
+    bool own_raw;
+    unsigned char *trans; /* Fortran-order copy, or NULL */
+    void *enc;            /* bytes to store: raw, trans, or a buffer of the codec */
+    size_t enclen;
+    ncztr_cc_entry *ent; /* flush: entry to mark clean once stored */
+} ncztr_pitem;
+
+typedef struct ncztr_putlist {
+    ncztr_pitem *v;
+    size_t n, cap, bytes;
+} ncztr_putlist;
+/* Queues a chunk (Fortran transposition and codecs applied here): takes ownership of key,
+ * and of raw when own_raw, whatever the outcome. ent: a cache entry to mark clean once
+ * stored, or NULL. */
+herr_t ncztr_pl_add(const ncztr_obj *o, const ncztr_cgeom *g, ncztr_putlist *pl, char *key,
+                    unsigned char *raw, bool own_raw, ncztr_cc_entry *ent);
+/* Stores every queued chunk with one store call and empties the list. */
+herr_t ncztr_pl_run(const ncztr_obj *o, const ncztr_cgeom *g, ncztr_putlist *pl);
+void ncztr_pl_clear(ncztr_putlist *pl);
+/* Evicts least recently used chunks until the cache fits its budget; dirty ones are
+ * queued on pl. */
+herr_t ncztr_cc_trim(ncztr_obj *o, const ncztr_cgeom *g, ncztr_putlist *pl);
+
+/* ---- per-call I/O (ncztr_chunkio.c, ncztr_chunksel.c) ---- */
+
+/* Sequences fetched per H5Ssel_iter_get_seq_list call. */
+#define NCZTR_NSEQ 1024
+
+/* Every HDF5 API call clears the default error stack on entry, so cleanup code that runs
+ * after a message was pushed keeps the stack aside meanwhile. */
+static inline hid_t ncztr_err_hold(herr_t ret)
+{
+    return ret < 0 ? H5Eget_current_stack() : H5I_INVALID_HID;
+}
+
+static inline void ncztr_err_restore(hid_t es)
+{
+    if (es >= 0)
+        H5Eset_current_stack(es);
+}
+
+/* Walks the byte runs of a selection (HDF5's selection iterator). */
+typedef struct ncztr_seqw {
+    hid_t iter;
+    size_t n, i;
+    hsize_t coff; /* current run: offset and bytes left */
+    size_t clen;
+    hsize_t off[NCZTR_NSEQ];
+    size_t len[NCZTR_NSEQ];
+} ncztr_seqw;
+
+/* Element mode: one selected element. */
+typedef struct ncztr_elem {
+    uint64_t chunk; /* linear index in the chunk grid */
+    uint64_t local; /* element offset inside the chunk (C order) */
+    hsize_t moff;   /* element offset in the memory buffer */
+    size_t i;       /* position in the selection */
+} ncztr_elem;
+
+typedef struct ncztr_ioctx {
+    ncztr_obj *o;
+    ncztr_array *a;
+    ncztr_cgeom g;
+    bool write;
+    hsize_t shape[NCZTR_MAX_RANK];
+    hid_t fspace, mspace; /* resolved spaces (possibly own[]) */
+    hid_t own[2];
+    hid_t block; /* file extent with one chunk's block selected (for projections) */
+    H5S_sel_type ftype;
+    bool single;          /* the selection lies in one chunk: the memory selection is used as is */
+    bool same_all;        /* file and memory: "all" of the same extent */
+    bool elem;            /* element mode (a point selection on either side) */
+    const ncztr_elem *el; /* element mode: the elements, sorted by chunk (owned by the enum) */
+    hid_t st, mem_type;
+    size_t msz;
+    bool convert;
+    unsigned char *ubuf;
+    unsigned char *fillbuf; /* read: one chunk of fill shared by missing chunks */
+    unsigned char *tmp1, *tmp2;
+    size_t tmpcap;
+    ncztr_seqw fw, mw;
+} ncztr_ioctx;
+
+typedef struct ncztr_crange {
+    uint64_t lo, hi;
+} ncztr_crange;
+
+/* The chunks an I/O call touches, in C order of chunk index. */
+typedef struct ncztr_chunk_enum {
+    int rank;
+    /* range mode: the touched chunks are the product of per-dimension range lists */
+    ncztr_crange *r[NCZTR_MAX_RANK];
+    size_t nr[NCZTR_MAX_RANK], cap[NCZTR_MAX_RANK], ri[NCZTR_MAX_RANK];
+    uint64_t cur[NCZTR_MAX_RANK];
+    bool filter; /* irregular hyperslab: ranges are the bounding box, test each chunk */
+    bool started, done;
+    /* element mode */
+    ncztr_elem *el;
+    size_t nel, ei;
+    uint64_t nch[NCZTR_MAX_RANK]; /* chunks per dimension */
+} ncztr_chunk_enum;
+
+/* Sets up the enumeration (and x->elem, x->el, x->single) for nsel selected elements. */
+herr_t ncztr_enum_init(ncztr_ioctx *x, ncztr_chunk_enum *e, size_t nsel);
+/* Next touched chunk into coord: 1, 0 at the end, -1 on error. In element mode [*eb, *ee)
+ * are the chunk's elements in x->el. */
+int ncztr_enum_next(ncztr_ioctx *x, ncztr_chunk_enum *e, uint64_t *coord, size_t *eb, size_t *ee);
+/* An upper bound of the chunks the enumeration yields, capped at cap: sizes the batch. */
+size_t ncztr_enum_bound(const ncztr_chunk_enum *e, size_t cap);
+void ncztr_enum_clear(ncztr_chunk_enum *e);
+/* The file selection inside chunk coord, in chunk-local coordinates over the chunk's full
+ * extent, so that iterator offsets index the raw chunk buffer; *vol = in-bounds elements
+ * of the chunk. Not for element mode. */
+hid_t ncztr_chunk_fsel(ncztr_ioctx *x, const uint64_t *coord, size_t *vol);
+/* The memory selection matching the file elements in chunk coord; *borrowed when it is
+ * the memory space itself (not to be closed). Not for element mode. */
+hid_t ncztr_chunk_msel(ncztr_ioctx *x, const uint64_t *coord, bool *borrowed);
+
+#endif

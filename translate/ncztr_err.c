@@ -1,0 +1,172 @@
+/* The connector's HDF5 error class: one major message, one minor message per ncz_errkind. */
+#include "ncztr_err.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static hid_t g_cls = H5I_INVALID_HID;
+static hid_t g_maj = H5I_INVALID_HID;
+static hid_t g_min[NCZ_E_COUNT];
+
+static const char *const g_min_text[NCZ_E_COUNT] = {
+    "bad argument",        "store access failed", "invalid Zarr/NCZarr content",
+    "not supported",       "not representable in NCZarr", "out of memory",
+    "not found",           "already exists",      "HDF5 library call failed",
+    "internal error",
+};
+
+herr_t ncz_err_init(void)
+{
+    if (g_cls != H5I_INVALID_HID)
+        return SUCCEED;
+    g_cls = H5Eregister_class("NCZarr VOL", "vol-nczarr", "0.1.0");
+    if (g_cls < 0)
+        return FAIL;
+    g_maj = H5Ecreate_msg(g_cls, H5E_MAJOR, "NCZarr VOL connector");
+    for (int i = 0; i < NCZ_E_COUNT; i++)
+        g_min[i] = H5Ecreate_msg(g_cls, H5E_MINOR, g_min_text[i]);
+    return SUCCEED;
+}
+
+void ncz_err_term(void)
+{
+    if (g_cls == H5I_INVALID_HID)
+        return;
+    /* H5Eunregister_class closes the messages too. */
+    H5Eunregister_class(g_cls);
+    g_cls = H5I_INVALID_HID;
+}
+
+typedef struct pending_t {
+    const char *file, *func;
+    unsigned line;
+    ncz_errkind kind;
+    char *msg;
+} pending_t;
+
+static pending_t *g_pending = NULL;
+static size_t g_npending = 0, g_cappending = 0;
+static int g_depth = 0;
+
+static void push_now(const char *file, const char *func, unsigned line, ncz_errkind kind, const char *msg)
+{
+    if (g_cls == H5I_INVALID_HID && ncz_err_init() < 0) {
+        fprintf(stderr, "nczarr: %s\n", msg);
+        return;
+    }
+    if ((int)kind < 0 || kind >= NCZ_E_COUNT)
+        kind = NCZ_E_INTERNAL;
+    /* The message is passed as an argument, never as a format: it may contain '%'. */
+    H5Epush2(H5E_DEFAULT, file, func, line, g_cls, g_maj, g_min[kind], "%s", msg);
+}
+
+size_t ncz_err_begin(void)
+{
+    g_depth++;
+    return g_npending;
+}
+
+void ncz_err_end(size_t mark, int failed)
+{
+    if (g_depth > 0)
+        g_depth--;
+    for (size_t i = mark; i < g_npending; i++) {
+        if (failed)
+            push_now(g_pending[i].file, g_pending[i].func, g_pending[i].line, g_pending[i].kind, g_pending[i].msg);
+        free(g_pending[i].msg);
+    }
+    if (mark < g_npending)
+        g_npending = mark;
+    if (g_depth == 0 && g_npending == 0) {
+        free(g_pending);
+        g_pending = NULL;
+        g_cappending = 0;
+    }
+}
+
+herr_t ncz_err_push(const char *file, const char *func, unsigned line, ncz_errkind kind, const char *fmt, ...)
+{
+    char msg[1024];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    if (g_depth == 0) {
+        push_now(file, func, line, kind, msg);
+        return FAIL;
+    }
+    if (g_npending == g_cappending) {
+        size_t nc = g_cappending ? 2 * g_cappending : 16;
+        pending_t *np = realloc(g_pending, nc * sizeof *np);
+        if (!np) {
+            push_now(file, func, line, kind, msg);
+            return FAIL;
+        }
+        g_pending = np;
+        g_cappending = nc;
+    }
+    char *copy = strdup(msg);
+    if (!copy) {
+        push_now(file, func, line, kind, msg);
+        return FAIL;
+    }
+    g_pending[g_npending++] = (pending_t){file, func, line, kind, copy};
+    return FAIL;
+}
+
+typedef struct {
+    char *buf;
+    size_t len;
+} collect_t;
+
+static herr_t collect_cb(unsigned n, const H5E_error2_t *e, void *data)
+{
+    (void)n;
+    collect_t *c = data;
+    if (!e->desc || !*e->desc)
+        return 0;
+    size_t add = strlen(e->desc) + 2;
+    char *nb = realloc(c->buf, c->len + add + 1);
+    if (!nb)
+        return -1;
+    c->buf = nb;
+    if (c->len) {
+        memcpy(c->buf + c->len, "; ", 2);
+        c->len += 2;
+    }
+    memcpy(c->buf + c->len, e->desc, add - 2);
+    c->len += add - 2;
+    c->buf[c->len] = '\0';
+    return 0;
+}
+
+size_t ncz_err_mark(void)
+{
+    return g_npending;
+}
+
+char *ncz_err_take_messages(size_t mark)
+{
+    collect_t c = {NULL, 0};
+    if (g_depth > 0) {
+        /* inside a callback the messages since the mark are held here, not by HDF5 */
+        for (size_t i = mark; i < g_npending; i++) {
+            H5E_error2_t e = {0};
+            e.desc = g_pending[i].msg;
+            collect_cb(0, &e, &c);
+            free(g_pending[i].msg);
+        }
+        if (mark < g_npending)
+            g_npending = mark;
+        H5Eclear2(H5E_DEFAULT);
+        return c.buf;
+    }
+    hid_t st = H5Eget_current_stack();
+    if (st >= 0) {
+        H5Ewalk2(st, H5E_WALK_UPWARD, collect_cb, &c);
+        H5Eclose_stack(st);
+    }
+    return c.buf;
+}

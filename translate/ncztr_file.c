@@ -1,0 +1,151 @@
+/* Opening, creating, flushing and closing a store as a model. */
+#include "ncztr_model.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static herr_t file_new(const char *name, const ncztr_opts *opts, ncztr_file **out)
+{
+    char emsg[NCZM_ERRLEN];
+    ncztr_file *f = calloc(1, sizeof *f);
+    if (!f)
+        return NCZ_PUSH(NCZ_E_NOMEM, "out of memory opening \"%s\"", name);
+    if (nczm_url_parse(name, &f->url, emsg) != NCZM_OK) {
+        free(f);
+        return NCZ_PUSH(NCZ_E_ARGS, "%s", emsg);
+    }
+    if (opts)
+        f->opts = *opts;
+    /* The URL's mode list can ask for pure Zarr or no xarray too, as netCDF-C's does. */
+    if (nczm_mode_has(f->url.mode, "zarr") && !nczm_mode_has(f->url.mode, "nczarr"))
+        f->opts.pure_zarr = true;
+    if (nczm_mode_has(f->url.mode, "noxarray"))
+        f->opts.noxarray = true;
+    if (nczm_mode_has(f->url.mode, "consolidated"))
+        f->opts.consolidate = true;
+    f->next_id = 1;
+    f->default_maxstrlen = NCZTR_DEFAULT_MAXSTRLEN;
+    *out = f;
+    return SUCCEED;
+}
+
+static void file_free(ncztr_file *f)
+{
+    if (!f)
+        return;
+    if (f->root) {
+        /* Handles the application still holds keep their nodes alive, detached. */
+        ncztr_obj_unref(f->root);
+    }
+    nczm_url_clear(&f->url);
+    free(f->ncproperties);
+    free(f);
+}
+
+herr_t ncztr_file_create(const char *name, unsigned flags, const ncztr_opts *opts, ncztr_file **out)
+{
+    herr_t ret = SUCCEED;
+    ncztr_file *f = NULL;
+    char emsg[NCZM_ERRLEN];
+    if (file_new(name, opts, &f) < 0)
+        return FAIL;
+    unsigned mflags = NCZM_CREATE | (flags & (NCZM_TRUNC | NCZM_EXCL));
+    if (f->opts.zip_root)
+        mflags |= NCZM_ZIP_ROOT;
+    nczm_status st = nczm_open(&f->url, mflags, &f->map, emsg);
+    if (st != NCZM_OK)
+        NCZ_GOTO(FAIL, st == NCZM_NOTFOUND || st == NCZM_EXISTS || st == NCZM_PERM ? NCZ_E_STORE : NCZ_E_ARGS,
+                 "cannot create store \"%s\": %s", name, emsg);
+    f->root = ncztr_obj_new(f, NCZTR_GROUP, "");
+    if (!f->root)
+        NCZ_GOTO_QUIET(FAIL);
+    f->root->is_new = f->root->meta_dirty = f->root->attrs_dirty = true;
+    f->superblock = !f->opts.pure_zarr;
+    /* Write the root now: a created store is a valid (empty) store at once. */
+    if (ncztr_save_tree(f) < 0)
+        NCZ_GOTO_QUIET(FAIL);
+    *out = f;
+    f = NULL;
+done:
+    if (f) {
+        if (f->map)
+            nczm_close(f->map);
+        file_free(f);
+    }
+    return ret;
+}
+
+herr_t ncztr_file_open(const char *name, bool readonly, const ncztr_opts *opts, ncztr_file **out)
+{
+    herr_t ret = SUCCEED;
+    ncztr_file *f = NULL;
+    char emsg[NCZM_ERRLEN];
+    if (file_new(name, opts, &f) < 0)
+        return FAIL;
+    f->readonly = readonly;
+    nczm_status st = nczm_open(&f->url, readonly ? NCZM_READONLY : 0, &f->map, emsg);
+    if (st != NCZM_OK)
+        NCZ_GOTO(FAIL, NCZ_E_STORE, "cannot open store \"%s\"%s: %s", name, readonly ? "" : " for writing", emsg);
+    if (ncztr_load_tree(f) < 0)
+        NCZ_GOTO_QUIET(FAIL);
+    *out = f;
+    f = NULL;
+done:
+    if (f) {
+        if (f->map)
+            nczm_close(f->map);
+        file_free(f);
+    }
+    return ret;
+}
+
+herr_t ncztr_file_flush(ncztr_file *f)
+{
+    if (f->readonly)
+        return SUCCEED;
+    return ncztr_save_tree(f);
+}
+
+herr_t ncztr_file_close(ncztr_file *f)
+{
+    herr_t ret = SUCCEED;
+    if (!f)
+        return SUCCEED;
+    if (!f->readonly && ncztr_save_tree(f) < 0)
+        ret = FAIL;
+    if (f->map) {
+        char emsg[NCZM_ERRLEN] = "";
+        nczm_status st = nczm_close_err(f->map, emsg);
+        if (st != NCZM_OK && ret == SUCCEED)
+            ret = NCZ_PUSH(NCZ_E_STORE, "closing store \"%s\" failed: %s", f->url.location,
+                           emsg[0] ? emsg : nczm_status_str(st));
+        f->map = NULL;
+    }
+    /* Nodes still referenced by open handles must not reach the freed store. */
+    file_free(f);
+    return ret;
+}
+
+bool ncztr_is_store(const char *name)
+{
+    nczm_url url;
+    char emsg[NCZM_ERRLEN];
+    if (!name || nczm_url_parse(name, &url, emsg) != NCZM_OK)
+        return false;
+    bool r = nczm_probe(&url) == 1;
+    nczm_url_clear(&url);
+    return r;
+}
+
+herr_t ncztr_delete_store(const char *name)
+{
+    nczm_url url;
+    char emsg[NCZM_ERRLEN];
+    if (nczm_url_parse(name, &url, emsg) != NCZM_OK)
+        return NCZ_PUSH(NCZ_E_ARGS, "%s", emsg);
+    nczm_status st = nczm_destroy(&url, emsg);
+    nczm_url_clear(&url);
+    if (st != NCZM_OK)
+        return NCZ_PUSH(NCZ_E_STORE, "cannot delete store \"%s\": %s", name, emsg);
+    return SUCCEED;
+}

@@ -1,0 +1,170 @@
+/* The JSON half of translate/: Zarr dtypes <-> HDF5 types, NCZarr's JSON attribute
+ * convention, fill values, and .zarray parse/emit. Pure functions: no store access.
+ * All failures push a message on the HDF5 error stack (ncztr_err.h) naming the
+ * key/attribute/dtype involved, and return FAIL (or NULL).
+ */
+#ifndef NCZTR_JSON_H
+#define NCZTR_JSON_H
+
+#include <hdf5.h>
+#include <jansson.h>
+#include <stdint.h>
+
+#define NCZTR_DTYPE_MAX 32
+#define NCZTR_MAX_RANK 32
+#define NCZTR_DEFAULT_MAXSTRLEN 128
+
+/* ---- dtypes ------------------------------------------------------------------------- */
+typedef enum ncztr_tclass {
+    NCZTR_T_INT = 1,  /* signed integer */
+    NCZTR_T_UINT,     /* unsigned integer (also |b1 bool, read as uint8) */
+    NCZTR_T_FLOAT,
+    NCZTR_T_CHAR,     /* ">S1" / "|S1": netCDF NC_CHAR, HDF5 1-byte fixed string */
+    NCZTR_T_STRING    /* "|Sn" (n > 1): fixed bytes on disk; NC_STRING or HDF5 string */
+} ncztr_tclass;
+
+typedef struct ncztr_dtype {
+    char zarr[NCZTR_DTYPE_MAX]; /* canonical text as written: "<i4", ">f8", ">S1", "|S128", "|u1" */
+    ncztr_tclass tclass;
+    size_t size;                /* bytes per element in a chunk */
+    int big_endian;             /* byte order of the chunk bytes (0 for 1-byte types) */
+    int is_bool;                /* "|b1" */
+} ncztr_dtype;
+
+/* Parses a Zarr v2 dtype string. Accepts [<>|=]? + i1..i8, u1..u8, f4, f8, b1, S<n>.
+ * Anything else ("<c8", "<M8[ns]", "<U5", "|O", "|V8", structured lists) fails with a
+ * message naming the dtype and `what` (e.g. the .zarray key). "=" or no prefix means the
+ * machine's order and is written out explicitly in out->zarr; "|" on a multi-byte number
+ * is refused (its byte order would be unknown). Every "S1" ("<S1", "|S1", ">S1") is CHAR.
+ * Fixed strings are limited to 64 MiB ("|S67108864"). */
+herr_t ncztr_dtype_parse(const char *text, const char *what, ncztr_dtype *out);
+/* The HDF5 type describing one chunk element exactly (e.g. H5T_STD_I32BE; CHAR -> 1-byte
+ * H5T_C_S1, NULLTERM as netCDF-4 writes NC_CHAR; STRING -> fixed string of size n,
+ * NULLPAD). Caller closes it. */
+hid_t ncztr_dtype_to_hdf5(const ncztr_dtype *dt);
+/* Maps an HDF5 dataset/attribute type to a dtype. Integers/floats keep their byte order;
+ * a 1-byte fixed string is CHAR (">S1"); a fixed string of size n > 1 is "|Sn"; a vlen
+ * string is "|S<maxstrlen>" (0 = NCZTR_DEFAULT_MAXSTRLEN; 1 is refused: "|S1" would read
+ * back as CHAR). Other classes (compound, enum, array, vlen sequence,
+ * reference, opaque, bitfield, time, 16-bit float...) fail with NCZ_E_NOTREPR naming the
+ * class. */
+herr_t ncztr_dtype_from_hdf5(hid_t type, size_t maxstrlen, const char *what, ncztr_dtype *out);
+
+/* ---- attribute values --------------------------------------------------------------- */
+/* An attribute value held in memory in the form HDF5 would hand it over:
+ * type  : the attribute's HDF5 type (owned): integer/float types in the declared byte
+ *         order, a fixed string type, or a variable-length string type;
+ * space : H5S_SCALAR, or a 1-D simple dataspace (owned);
+ * data  : nelem * H5Tget_size(type) bytes; for vlen strings an array of nelem char*
+ *         (each malloc'ed, may be NULL). */
+typedef struct ncztr_attrval {
+    hid_t type;
+    hid_t space;
+    size_t nelem;
+    void *data;
+} ncztr_attrval;
+
+/* Encodes an attribute for .zattrs. Rules (NCZarr convention):
+ *  - numbers: 1 element -> JSON scalar, else JSON array; dtype like "<i4";
+ *  - fixed string of 1 element (char text): JSON string with dtype ">S1"; if the text
+ *    parses as a JSON object or array it is written as that JSON with dtype "|J0";
+ *  - fixed string of n > 1 elements: JSON array of strings, dtype "|S<size>";
+ *  - vlen strings: JSON string (1 element) or array of strings, dtype "|S128" (or
+ *    "|S<longest>" when a value is longer); a NULL string is written as "".
+ * Char text is taken up to its first NUL (trailing blanks dropped for SPACEPAD); text
+ * that is not valid UTF-8 fails with NCZ_E_NOTREPR (JSON cannot hold it). uint64 values
+ * above INT64_MAX are exact (see ncztr_json_uint64), so dump with ncztr_json_dump.
+ * *value is a new reference owned by the caller. */
+herr_t ncztr_attr_to_json(const char *name, const ncztr_attrval *val, json_t **value,
+                          char dtype[NCZTR_DTYPE_MAX]);
+/* Decodes a .zattrs value. dtype may be NULL (pure Zarr, or no _nczarr_attr): then the
+ * type is inferred from the first value (integer -> int64 unless all fit int32 -> "<i4",
+ * real -> "<f8", string -> char text, bool -> uint8). JSON scalar -> H5S_SCALAR, array ->
+ * 1-D. A JSON string with dtype ">S1"/"|J0" or none becomes a fixed string of its length
+ * (scalar); "|Sn" strings become vlen strings; objects, nested arrays and other shapes
+ * become char text holding their compact JSON. Integers are range-checked against the
+ * dtype (error naming the attribute on overflow). Also: ">S1" is always char text (an
+ * array under it becomes its JSON text), while "|S1" with an array of strings is vlen
+ * strings (what ncztr_attr_to_json writes for arrays of 1-byte strings); an untyped array
+ * of strings is vlen strings; JSON booleans are uint8 0/1; a numeric dtype with null
+ * elements, objects or nested arrays is an error. *out is left empty on failure. */
+herr_t ncztr_attr_from_json(const char *name, json_t *value, const char *dtype, ncztr_attrval *out);
+void ncztr_attrval_clear(ncztr_attrval *val);
+/* Deep copy (vlen strings duplicated). */
+herr_t ncztr_attrval_copy(const ncztr_attrval *src, ncztr_attrval *dst);
+
+/* ---- fill values -------------------------------------------------------------------- */
+/* fill: dt->size bytes in the chunk's byte order, or NULL for "no fill" (-> json null).
+ * Floats: NaN -> "NaN", +-inf -> "Infinity"/"-Infinity", else a number printed so that it
+ * round-trips exactly. CHAR/STRING: all-zero -> "", else Base64 of the bytes without their
+ * trailing NULs (as zarr-python writes). |b1 -> true/false. */
+json_t *ncztr_fill_to_json(const ncztr_dtype *dt, const void *fill);
+/* Decodes fill_value. *has_fill = 0 for null. fill_out gets dt->size bytes (chunk byte
+ * order). Accepts numbers (ints for float dtypes too), the three special strings, "" and
+ * Base64 for strings, true/false for bool. Out-of-range values fail naming `what`.
+ * Lenient: integral reals for integer dtypes; for CHAR/STRING, text that is not Base64 is
+ * taken as the bytes themselves when it fits; a short Base64 value is NUL-padded. */
+herr_t ncztr_fill_from_json(const ncztr_dtype *dt, json_t *value, const char *what, void *fill_out,
+                            int *has_fill);
+
+/* ---- .zarray ------------------------------------------------------------------------ */
+typedef struct ncztr_zarray {
+    int rank;                          /* >= 1 (Zarr v2 scalars are shape [] -> rank 0 is
+                                          accepted on read: then shape/chunks are empty) */
+    uint64_t shape[NCZTR_MAX_RANK];
+    uint64_t chunks[NCZTR_MAX_RANK];
+    ncztr_dtype dtype;
+    int has_fill;
+    unsigned char *fill;               /* malloc'ed dtype.size bytes when has_fill */
+    char order;                        /* 'C' or 'F' */
+    char dimsep;                       /* '.' or '/' */
+    json_t *compressor;                /* NULL (json null) or the codec object (owned ref) */
+    json_t *filters;                   /* NULL or the array of codec objects (owned ref) */
+} ncztr_zarray;
+
+/* Parses and validates .zarray text. `key` is used in messages. Checks: valid JSON object;
+ * zarr_format == 2; shape/chunks present, arrays of non-negative integers of equal
+ * length (chunks >= 1; shape 0 allowed), rank <= NCZTR_MAX_RANK; product of chunks times
+ * dtype size fits in 2^62 bytes and each dimension's chunk count fits in uint64; dtype
+ * parses; fill_value decodes; order is "C" or "F"; dimension_separator absent, "." or
+ * "/"; compressor null or object with a string "id"; filters null or array of such. */
+herr_t ncztr_zarray_parse(const char *key, const char *text, size_t len, ncztr_zarray *out);
+/* Emits .zarray: keys in the order zarr_format, shape, dtype, chunks, fill_value, order,
+ * compressor, filters, then dimension_separator only when it is not '.'. Returns
+ * malloc'ed text (free with free()) or NULL after pushing an error. */
+char *ncztr_zarray_dump(const ncztr_zarray *za);
+void ncztr_zarray_clear(ncztr_zarray *za);
+
+/* ---- misc --------------------------------------------------------------------------- */
+/* Parses JSON text with a message naming `key` on failure (line/column from jansson).
+ * Returns a new reference or NULL. Requires the top level to be an object. */
+json_t *ncztr_json_parse_object(const char *key, const char *text, size_t len);
+/* Dumps in insertion order, malloc'ed (free()). Spacing follows netCDF-C exactly
+ * (`{"a": 1, "b": [1,2]}`: ", " and ": " in objects, "," in arrays) so that our objects
+ * diff cleanly against netCDF-C's. Reals are printed in the shortest form that reads back
+ * as the same double (jansson's own dump always uses %.17g: 0.1 -> 0.10000000000000001).
+ * Any JSON value may be dumped, not only objects. */
+char *ncztr_json_dump(const json_t *j);
+
+/* ---- helpers shared by the JSON files ---------------------------------------------- */
+/* jansson holds integers as int64, so a literal above INT64_MAX (netCDF-C's default uint64
+ * fill 18446744073709551614, uint64 attribute values) makes json_loads fail. The parse
+ * functions here rewrite such literals into a private marker string and ncztr_json_dump
+ * prints the marker back as the bare integer, so these values round-trip exactly. Trees
+ * made or read by this module must therefore be dumped with ncztr_json_dump (json_dumps
+ * would write the marker string). */
+json_t *ncztr_json_uint64(uint64_t v);
+/* Returns 1 and sets *v if j is a non-negative JSON integer or a large uint64 as above. */
+int ncztr_json_get_uint64(const json_t *j, uint64_t *v);
+/* A float value as JSON: NaN/+-inf -> "NaN"/"Infinity"/"-Infinity", else a real. With
+ * single != 0 the real is the shortest decimal that reads back as the same float (0.1f ->
+ * 0.1, not 0.10000000149011612). */
+json_t *ncztr_json_real(double v, int single);
+/* One numeric element <-> JSON. elem is dt->size bytes in dt's byte order; dt is INT, UINT
+ * (|b1 -> true/false) or FLOAT. to_elem accepts integers, reals with an integral value for
+ * integer dtypes, true/false, and for floats "NaN"/"Infinity"/"-Infinity"; a value out of
+ * the dtype's range fails naming `what`. */
+json_t *ncztr_json_from_elem(const ncztr_dtype *dt, const void *elem, const char *what);
+herr_t ncztr_json_to_elem(const ncztr_dtype *dt, const json_t *j, const char *what, void *elem);
+
+#endif

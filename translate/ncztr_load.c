@@ -1,0 +1,504 @@
+/* Reading a store into the model: NCZarr stores walk the `_nczarr_group` lists; pure Zarr
+ * stores are listed with search(); a consolidated `.zmetadata` replaces every metadata
+ * read (one GET instead of hundreds on S3). Metadata of one group's children is fetched
+ * with one batch request. An array whose metadata is unusable is kept with its error, so
+ * the rest of the store stays readable and opening that array reports why. */
+#include "ncztr_array_internal.h"
+#include "ncztr_model.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct loader {
+    ncztr_file *f;
+    json_t *cons; /* the "metadata" object of .zmetadata, or NULL */
+} loader;
+
+static char *join_key(const char *prefix, const char *name)
+{
+    char *k = NULL;
+    if (asprintf(&k, "%s%s%s", prefix, *prefix ? "/" : "", name) < 0)
+        return NULL;
+    return k;
+}
+
+/* Fetches several JSON objects at once. out[i] = new reference or NULL when absent. A
+ * present object that does not parse is an error. */
+static herr_t get_json_many(loader *L, size_t n, char **keys, json_t **out)
+{
+    herr_t ret = SUCCEED;
+    nczm_get *reqs = NULL;
+    for (size_t i = 0; i < n; i++)
+        out[i] = NULL;
+    if (L->cons) {
+        for (size_t i = 0; i < n; i++) {
+            json_t *j = json_object_get(L->cons, keys[i]);
+            if (j && !json_is_object(j))
+                NCZ_GOTO(FAIL, NCZ_E_FORMAT, ".zmetadata: entry \"%s\" is not a JSON object", keys[i]);
+            out[i] = json_incref(j);
+        }
+        NCZ_GOTO_QUIET(SUCCEED);
+    }
+    reqs = calloc(n ? n : 1, sizeof *reqs);
+    NCZ_CHECK_ALLOC(reqs, FAIL);
+    for (size_t i = 0; i < n; i++)
+        reqs[i].key = keys[i];
+    nczm_status st = nczm_get_many(L->f->map, n, reqs);
+    if (st != NCZM_OK && st != NCZM_NOTFOUND)
+        NCZ_GOTO(FAIL, NCZ_E_STORE, "reading metadata failed: %s", nczm_errmsg(L->f->map));
+    for (size_t i = 0; i < n; i++) {
+        if (reqs[i].status == NCZM_NOTFOUND)
+            continue;
+        if (reqs[i].status != NCZM_OK)
+            NCZ_GOTO(FAIL, NCZ_E_STORE, "reading \"%s\" failed: %s", keys[i], nczm_status_str(reqs[i].status));
+        out[i] = ncztr_json_parse_object(keys[i], reqs[i].buf, reqs[i].len);
+        if (!out[i])
+            NCZ_GOTO_QUIET(FAIL);
+    }
+done:
+    if (reqs)
+        for (size_t i = 0; i < n; i++)
+            free(reqs[i].buf);
+    free(reqs);
+    if (ret < 0)
+        for (size_t i = 0; i < n; i++) {
+            json_decref(out[i]);
+            out[i] = NULL;
+        }
+    return ret;
+}
+
+/* Adds the user attributes of a .zattrs object to a node (skipping NCZarr's own keys).
+ * types = the _nczarr_attr.types object or NULL. */
+static herr_t load_attrs(ncztr_obj *o, json_t *zattrs, const char *key)
+{
+    herr_t ret = SUCCEED;
+    if (!zattrs)
+        return SUCCEED;
+    json_t *types = NULL;
+    json_t *na = json_object_get(zattrs, "_nczarr_attr");
+    if (na) {
+        if (!json_is_object(na))
+            NCZ_GOTO(FAIL, NCZ_E_FORMAT, "%s: \"_nczarr_attr\" must be a JSON object", key);
+        types = json_object_get(na, "types");
+        if (types && !json_is_object(types))
+            NCZ_GOTO(FAIL, NCZ_E_FORMAT, "%s: \"_nczarr_attr.types\" must be a JSON object", key);
+    }
+    const char *name;
+    json_t *val;
+    json_object_foreach(zattrs, name, val)
+    {
+        if (strcmp(name, "_NCProperties") == 0 && !o->parent) {
+            if (json_is_string(val)) {
+                free(o->file->ncproperties);
+                o->file->ncproperties = strdup(json_string_value(val));
+            }
+            continue;
+        }
+        if (strcmp(name, "_nczarr_maxstrlen") == 0 && o->arr) {
+            if (json_is_integer(val) && json_integer_value(val) > 0)
+                o->arr->maxstrlen = (size_t)json_integer_value(val);
+            continue;
+        }
+        if (strcmp(name, "_nczarr_default_maxstrlen") == 0 && !o->parent) {
+            if (json_is_integer(val) && json_integer_value(val) > 0)
+                o->file->default_maxstrlen = (size_t)json_integer_value(val);
+            continue;
+        }
+        if (ncztr_attr_is_reserved(name))
+            continue;
+        const char *dtype = NULL;
+        if (types) {
+            json_t *t = json_object_get(types, name);
+            if (t && json_is_string(t))
+                dtype = json_string_value(t);
+        }
+        ncztr_attr *a = calloc(1, sizeof *a);
+        NCZ_CHECK_ALLOC(a, FAIL);
+        a->refcount = 1;
+        a->name = strdup(name);
+        if (!a->name) {
+            free(a);
+            NCZ_GOTO(FAIL, NCZ_E_NOMEM, "out of memory");
+        }
+        if (ncztr_attr_from_json(name, val, dtype, &a->val) < 0) {
+            /* One unreadable attribute must not make the object unreadable: keep its JSON
+             * text as a char attribute and say so on stderr-free terms (no message). */
+            H5Eclear2(H5E_DEFAULT);
+            char *txt = json_is_object(val) || json_is_array(val) ? ncztr_json_dump(val) : NULL;
+            json_t *s = json_string(txt ? txt : "");
+            free(txt);
+            herr_t r = ncztr_attr_from_json(name, s, ">S1", &a->val);
+            json_decref(s);
+            if (r < 0) {
+                free(a->name);
+                free(a);
+                NCZ_GOTO_QUIET(FAIL);
+            }
+        }
+        ncztr_attr **na2 = realloc(o->attrs, (o->nattrs + 1) * sizeof *o->attrs);
+        if (!na2) {
+            ncztr_attrval_clear(&a->val);
+            free(a->name);
+            free(a);
+            NCZ_GOTO(FAIL, NCZ_E_NOMEM, "out of memory");
+        }
+        o->attrs = na2;
+        o->attrs_cap = o->nattrs + 1;
+        a->corder = o->next_attr_corder++;
+        o->attrs[o->nattrs++] = a;
+    }
+done:
+    return ret;
+}
+
+/* Parses `_nczarr_group.dimensions`: {"x": 4, "t": {"size": 3, "unlimited": 1}}. Older
+ * writers used a list of {"name":..,"size":..} objects; accept both. */
+static herr_t load_dims(ncztr_obj *g, json_t *dims, const char *key)
+{
+    herr_t ret = SUCCEED;
+    if (!dims)
+        return SUCCEED;
+    size_t n = json_is_object(dims) ? json_object_size(dims) : json_is_array(dims) ? json_array_size(dims) : 0;
+    if (!json_is_object(dims) && !json_is_array(dims))
+        NCZ_GOTO(FAIL, NCZ_E_FORMAT, "%s: \"_nczarr_group.dimensions\" must be an object", key);
+    g->dims = calloc(n ? n : 1, sizeof *g->dims);
+    NCZ_CHECK_ALLOC(g->dims, FAIL);
+    const char *name;
+    json_t *v;
+    size_t i = 0;
+    if (json_is_object(dims)) {
+        json_object_foreach(dims, name, v)
+        {
+            json_t *sz = v, *un = NULL;
+            if (json_is_object(v)) {
+                sz = json_object_get(v, "size");
+                un = json_object_get(v, "unlimited");
+            }
+            if (!json_is_integer(sz) || json_integer_value(sz) < 0)
+                NCZ_GOTO(FAIL, NCZ_E_FORMAT, "%s: dimension \"%s\" has no valid size", key, name);
+            g->dims[i].name = strdup(name);
+            NCZ_CHECK_ALLOC(g->dims[i].name, FAIL);
+            g->dims[i].size = (uint64_t)json_integer_value(sz);
+            g->dims[i].unlimited = un && ((json_is_integer(un) && json_integer_value(un)) || json_is_true(un));
+            g->ndims = ++i;
+        }
+    } else {
+        json_array_foreach(dims, i, v)
+        {
+            json_t *nm = json_object_get(v, "name"), *sz = json_object_get(v, "size");
+            if (!json_is_string(nm) || !json_is_integer(sz) || json_integer_value(sz) < 0)
+                NCZ_GOTO(FAIL, NCZ_E_FORMAT, "%s: dimension entry %zu is malformed", key, i);
+            g->dims[i].name = strdup(json_string_value(nm));
+            NCZ_CHECK_ALLOC(g->dims[i].name, FAIL);
+            g->dims[i].size = (uint64_t)json_integer_value(sz);
+            g->ndims = i + 1;
+        }
+    }
+done:
+    return ret;
+}
+
+static herr_t load_group(loader *L, ncztr_obj *g, json_t *zattrs, const char *key);
+
+/* Loads one array. Unusable metadata is remembered as the array's load_error (reported
+ * when the application opens it) instead of failing the whole store. */
+static herr_t load_array(ncztr_obj *o, json_t *za, json_t *zattrs, const char *key, const char *zkey)
+{
+    herr_t ret = SUCCEED;
+    size_t mark = ncz_err_mark();
+    char *text = NULL, *atkey = join_key(key, ".zattrs");
+    NCZ_CHECK_ALLOC(atkey, FAIL);
+    o->arr = calloc(1, sizeof *o->arr);
+    NCZ_CHECK_ALLOC(o->arr, FAIL);
+    o->arr->type = o->arr->dcpl = H5I_INVALID_HID;
+    if (!za) {
+        NCZ_PUSH(NCZ_E_FORMAT, "array \"%s\" has no %s", o->name, zkey);
+    } else if ((text = ncztr_json_dump(za)) == NULL) {
+        NCZ_PUSH(NCZ_E_NOMEM, "out of memory");
+    } else if (ncztr_zarray_parse(zkey, text, strlen(text), &o->arr->za) == SUCCEED) {
+        json_t *nca = zattrs ? json_object_get(zattrs, "_nczarr_array") : NULL;
+        if (load_attrs(o, zattrs, atkey) == SUCCEED && ncztr_array_setup_loaded(o, nca, zattrs, atkey) == SUCCEED)
+            NCZ_GOTO_QUIET(SUCCEED);
+    }
+    o->arr->load_error = ncz_err_take_messages(mark);
+    if (!o->arr->load_error)
+        o->arr->load_error = strdup("unreadable metadata");
+    NCZ_CHECK_ALLOC(o->arr->load_error, FAIL);
+done:
+    free(text);
+    free(atkey);
+    return ret;
+}
+
+static herr_t string_list(json_t *arr, const char *what, const char *key, size_t *n, const char ***out)
+{
+    *n = 0;
+    *out = NULL;
+    if (!arr)
+        return SUCCEED;
+    if (!json_is_array(arr))
+        return NCZ_PUSH(NCZ_E_FORMAT, "%s: \"%s\" must be a list of names", key, what);
+    size_t m = json_array_size(arr);
+    const char **v = calloc(m ? m : 1, sizeof *v);
+    if (!v)
+        return NCZ_PUSH(NCZ_E_NOMEM, "out of memory");
+    for (size_t i = 0; i < m; i++) {
+        json_t *s = json_array_get(arr, i);
+        if (!json_is_string(s) || ncztr_check_name(json_string_value(s), "NCZarr") < 0) {
+            free(v);
+            return NCZ_PUSH(NCZ_E_FORMAT, "%s: \"%s\" entry %zu is not a valid name", key, what, i);
+        }
+        v[i] = json_string_value(s);
+    }
+    *n = m;
+    *out = v;
+    return SUCCEED;
+}
+
+/* Lists the children of a pure Zarr group: names under it that hold .zgroup or .zarray. */
+static herr_t list_pure(loader *L, const char *key, nczm_list *names)
+{
+    herr_t ret = SUCCEED;
+    if (L->cons) {
+        /* children = first path segments of consolidated keys under key/ */
+        size_t plen = strlen(key);
+        const char *k;
+        json_t *v;
+        json_object_foreach(L->cons, k, v)
+        {
+            (void)v;
+            if (plen && (strncmp(k, key, plen) != 0 || k[plen] != '/'))
+                continue;
+            const char *rest = k + (plen ? plen + 1 : 0);
+            const char *sl = strchr(rest, '/');
+            if (!sl || (strcmp(sl, "/.zgroup") != 0 && strcmp(sl, "/.zarray") != 0))
+                continue;
+            size_t nl = (size_t)(sl - rest);
+            bool dup = false;
+            for (size_t i = 0; i < names->count; i++)
+                if (strlen(names->names[i]) == nl && strncmp(names->names[i], rest, nl) == 0)
+                    dup = true;
+            if (dup)
+                continue;
+            char **nn = realloc(names->names, (names->count + 1) * sizeof *nn);
+            NCZ_CHECK_ALLOC(nn, FAIL);
+            names->names = nn;
+            names->names[names->count] = strndup(rest, nl);
+            NCZ_CHECK_ALLOC(names->names[names->count], FAIL);
+            names->count++;
+        }
+        NCZ_GOTO_QUIET(SUCCEED);
+    }
+    if (nczm_search(L->f->map, key, names) != NCZM_OK)
+        NCZ_GOTO(FAIL, NCZ_E_STORE, "cannot list \"%s\": %s", *key ? key : "/", nczm_errmsg(L->f->map));
+done:
+    return ret;
+}
+
+static herr_t load_children(loader *L, ncztr_obj *g, const char *key, size_t na, const char **arrays, size_t ng,
+                            const char **groups, bool pure)
+{
+    herr_t ret = SUCCEED;
+    nczm_list names = {0};
+    size_t n = 0;
+    char **keys = NULL;
+    json_t **js = NULL;
+    const char **cnames = NULL;
+    if (pure) {
+        if (list_pure(L, key, &names) < 0)
+            NCZ_GOTO_QUIET(FAIL);
+        n = names.count;
+        cnames = calloc(n ? n : 1, sizeof *cnames);
+        NCZ_CHECK_ALLOC(cnames, FAIL);
+        for (size_t i = 0; i < n; i++)
+            cnames[i] = names.names[i];
+    } else {
+        n = na + ng;
+        cnames = calloc(n ? n : 1, sizeof *cnames);
+        NCZ_CHECK_ALLOC(cnames, FAIL);
+        for (size_t i = 0; i < na; i++)
+            cnames[i] = arrays[i];
+        for (size_t i = 0; i < ng; i++)
+            cnames[na + i] = groups[i];
+    }
+    /* per child: .zgroup, .zarray, .zattrs */
+    keys = calloc(3 * n + 1, sizeof *keys);
+    js = calloc(3 * n + 1, sizeof *js);
+    NCZ_CHECK_ALLOC(keys, FAIL);
+    NCZ_CHECK_ALLOC(js, FAIL);
+    size_t nk = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (cnames[i][0] == '.' || ncztr_check_name(cnames[i], "link") < 0) {
+            H5Eclear2(H5E_DEFAULT);
+            if (!pure)
+                NCZ_GOTO(FAIL, NCZ_E_FORMAT, "%s: invalid child name \"%s\"", *key ? key : "/", cnames[i]);
+        }
+        char *ck = join_key(key, cnames[i]);
+        NCZ_CHECK_ALLOC(ck, FAIL);
+        keys[nk++] = join_key(ck, ".zgroup");
+        keys[nk++] = join_key(ck, ".zarray");
+        keys[nk++] = join_key(ck, ".zattrs");
+        free(ck);
+        if (!keys[nk - 1] || !keys[nk - 2] || !keys[nk - 3])
+            NCZ_GOTO(FAIL, NCZ_E_NOMEM, "out of memory");
+    }
+    if (get_json_many(L, nk, keys, js) < 0)
+        NCZ_GOTO_QUIET(FAIL);
+    for (size_t i = 0; i < n; i++) {
+        json_t *zg = js[3 * i], *za = js[3 * i + 1], *zat = js[3 * i + 2];
+        bool want_group = !pure && i >= na, want_array = !pure && i < na;
+        if (cnames[i][0] == '.')
+            continue;
+        if (pure && !zg && !za)
+            continue; /* a chunk or a stray key */
+        if (ncztr_child(g, cnames[i]))
+            continue; /* listed twice */
+        char *ck = join_key(key, cnames[i]);
+        NCZ_CHECK_ALLOC(ck, FAIL);
+        ncztr_obj *c = NULL;
+        if ((pure && zg) || want_group) {
+            if (!zg) {
+                /* Listed as a group but has no .zgroup: keep the group readable. */
+            }
+            c = ncztr_obj_new(L->f, NCZTR_GROUP, cnames[i]);
+            if (!c || ncztr_obj_attach(g, c) < 0) {
+                ncztr_obj_unref(c);
+                free(ck);
+                NCZ_GOTO_QUIET(FAIL);
+            }
+            if (load_group(L, c, zat, ck) < 0) {
+                free(ck);
+                NCZ_GOTO_QUIET(FAIL);
+            }
+        } else if ((pure && za) || want_array) {
+            c = ncztr_obj_new(L->f, NCZTR_ARRAY, cnames[i]);
+            if (!c || ncztr_obj_attach(g, c) < 0) {
+                ncztr_obj_unref(c);
+                free(ck);
+                NCZ_GOTO_QUIET(FAIL);
+            }
+            if (load_array(c, za, zat, ck, keys[3 * i + 1]) < 0) {
+                free(ck);
+                NCZ_GOTO_QUIET(FAIL);
+            }
+        }
+        free(ck);
+    }
+done:
+    if (keys)
+        for (size_t i = 0; i < 3 * n; i++) {
+            free(keys[i]);
+            json_decref(js ? js[i] : NULL);
+        }
+    free(keys);
+    free(js);
+    free(cnames);
+    nczm_list_clear(&names);
+    return ret;
+}
+
+static herr_t load_group(loader *L, ncztr_obj *g, json_t *zattrs, const char *key)
+{
+    herr_t ret = SUCCEED;
+    const char **arrays = NULL, **groups = NULL;
+    size_t na = 0, ng = 0;
+    char *zkey = join_key(key, ".zattrs");
+    NCZ_CHECK_ALLOC(zkey, FAIL);
+    json_t *ng_obj = zattrs ? json_object_get(zattrs, "_nczarr_group") : NULL;
+    bool pure = ng_obj == NULL;
+    if (ng_obj) {
+        if (!json_is_object(ng_obj))
+            NCZ_GOTO(FAIL, NCZ_E_FORMAT, "%s: \"_nczarr_group\" must be a JSON object", zkey);
+        json_t *dims = json_object_get(ng_obj, "dimensions");
+        if (!dims)
+            dims = json_object_get(ng_obj, "dims");
+        if (load_dims(g, dims, zkey) < 0)
+            NCZ_GOTO_QUIET(FAIL);
+        json_t *ja = json_object_get(ng_obj, "arrays");
+        if (!ja)
+            ja = json_object_get(ng_obj, "vars");
+        if (string_list(ja, "arrays", zkey, &na, &arrays) < 0 ||
+            string_list(json_object_get(ng_obj, "groups"), "groups", zkey, &ng, &groups) < 0)
+            NCZ_GOTO_QUIET(FAIL);
+    }
+    if (load_attrs(g, zattrs, zkey) < 0)
+        NCZ_GOTO_QUIET(FAIL);
+    if (load_children(L, g, key, na, arrays, ng, groups, pure) < 0)
+        NCZ_GOTO_QUIET(FAIL);
+done:
+    free(arrays);
+    free(groups);
+    free(zkey);
+    return ret;
+}
+
+static const char *base_name_noext(const char *loc, char *buf, size_t len)
+{
+    const char *b = strrchr(loc, '/');
+    b = b ? b + 1 : loc;
+    snprintf(buf, len, "%s", b);
+    char *dot = strrchr(buf, '.');
+    if (dot && dot != buf)
+        *dot = '\0';
+    if (!*buf || ncztr_check_name(buf, "array") < 0) {
+        H5Eclear2(H5E_DEFAULT);
+        snprintf(buf, len, "array");
+    }
+    return buf;
+}
+
+herr_t ncztr_load_tree(ncztr_file *f)
+{
+    herr_t ret = SUCCEED;
+    loader L = {f, NULL};
+    char *keys[4] = {".zmetadata", ".zgroup", ".zarray", ".zattrs"};
+    json_t *js[4] = {NULL, NULL, NULL, NULL};
+    json_t *zmeta = NULL;
+    if (get_json_many(&L, 1, keys, &zmeta) < 0)
+        NCZ_GOTO_QUIET(FAIL);
+    if (zmeta) {
+        json_t *m = json_object_get(zmeta, "metadata");
+        if (!json_is_object(m))
+            NCZ_GOTO(FAIL, NCZ_E_FORMAT, ".zmetadata: \"metadata\" must be a JSON object");
+        L.cons = m;
+    }
+    if (get_json_many(&L, 3, keys + 1, js + 1) < 0)
+        NCZ_GOTO_QUIET(FAIL);
+    f->root = ncztr_obj_new(f, NCZTR_GROUP, "");
+    if (!f->root)
+        NCZ_GOTO_QUIET(FAIL);
+    json_t *zg = js[1], *za = js[2], *zat = js[3];
+    if (zg) {
+        json_t *fmt = json_object_get(zg, "zarr_format");
+        if (!json_is_integer(fmt) || json_integer_value(fmt) != 2)
+            NCZ_GOTO(FAIL, NCZ_E_UNSUPPORTED, ".zgroup: only Zarr format 2 is supported (zarr_format %s)",
+                     fmt && json_is_integer(fmt) ? "is not 2" : "missing");
+        if (zat && json_object_get(zat, "_nczarr_superblock"))
+            f->superblock = true;
+        if (load_group(&L, f->root, zat, "") < 0)
+            NCZ_GOTO_QUIET(FAIL);
+    } else if (za) {
+        /* A store whose root is an array: HDF5 needs a root group, so the array appears
+         * as a dataset in it, named after the store. */
+        char nm[256];
+        base_name_noext(f->url.location, nm, sizeof nm);
+        f->root_is_array = true;
+        ncztr_obj *c = ncztr_obj_new(f, NCZTR_ARRAY, nm);
+        if (!c || ncztr_obj_attach(f->root, c) < 0) {
+            ncztr_obj_unref(c);
+            NCZ_GOTO_QUIET(FAIL);
+        }
+        c->at_store_root = true;
+        if (load_array(c, za, zat, "", ".zarray") < 0)
+            NCZ_GOTO_QUIET(FAIL);
+    } else {
+        NCZ_GOTO(FAIL, NCZ_E_FORMAT, "\"%s\" is not a Zarr store: no .zgroup or .zarray at its root",
+                 f->url.location);
+    }
+done:
+    for (int i = 0; i < 4; i++)
+        json_decref(js[i]);
+    json_decref(zmeta);
+    return ret;
+}

@@ -1,0 +1,757 @@
+/* Tree and attribute operations of the in-memory model (no store I/O except unlink/move,
+ * which change keys). */
+#include "ncztr_model.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static herr_t grow(void **arr, size_t *cap, size_t need, size_t elsize)
+{
+    if (need <= *cap)
+        return SUCCEED;
+    size_t ncap = *cap ? *cap * 2 : 8;
+    while (ncap < need)
+        ncap *= 2;
+    void *p = realloc(*arr, ncap * elsize);
+    if (!p)
+        return NCZ_PUSH(NCZ_E_NOMEM, "out of memory growing a list to %zu entries", need);
+    *arr = p;
+    *cap = ncap;
+    return SUCCEED;
+}
+
+ncztr_obj *ncztr_obj_new(ncztr_file *f, ncztr_objkind kind, const char *name)
+{
+    ncztr_obj *o = calloc(1, sizeof *o);
+    if (!o || !(o->name = strdup(name))) {
+        free(o);
+        NCZ_PUSH(NCZ_E_NOMEM, "out of memory creating object \"%s\"", name);
+        return NULL;
+    }
+    o->kind = kind;
+    o->file = f;
+    o->id = f->next_id++;
+    o->refcount = 1;
+    return o;
+}
+
+static void attr_free(ncztr_attr *a)
+{
+    ncztr_attrval_clear(&a->val);
+    free(a->name);
+    free(a);
+}
+
+void ncztr_attr_ref(ncztr_attr *a)
+{
+    a->refcount++;
+}
+
+void ncztr_attr_unref(ncztr_attr *a)
+{
+    if (a && --a->refcount == 0)
+        attr_free(a);
+}
+
+static void obj_free(ncztr_obj *o)
+{
+    for (size_t i = 0; i < o->nattrs; i++) {
+        o->attrs[i]->deleted = true;
+        ncztr_attr_unref(o->attrs[i]);
+    }
+    free(o->attrs);
+    for (size_t i = 0; i < o->nchildren; i++) {
+        o->children[i]->parent = NULL;
+        ncztr_obj_unref(o->children[i]);
+    }
+    free(o->children);
+    for (size_t i = 0; i < o->ndims; i++)
+        free(o->dims[i].name);
+    free(o->dims);
+    if (o->arr)
+        ncztr_array_free(o->arr);
+    free(o->name);
+    free(o);
+}
+
+void ncztr_obj_ref(ncztr_obj *o)
+{
+    o->refcount++;
+}
+
+void ncztr_obj_unref(ncztr_obj *o)
+{
+    if (o && --o->refcount == 0)
+        obj_free(o);
+}
+
+herr_t ncztr_obj_attach(ncztr_obj *parent, ncztr_obj *child)
+{
+    if (grow((void **)&parent->children, &parent->children_cap, parent->nchildren + 1, sizeof(ncztr_obj *)) <
+        0)
+        return FAIL;
+    parent->children[parent->nchildren++] = child;
+    child->parent = parent;
+    child->corder = parent->next_child_corder++;
+    return SUCCEED;
+}
+
+static size_t path_len(const ncztr_obj *o)
+{
+    size_t n = 0;
+    for (; o && o->parent; o = o->parent)
+        n += strlen(o->name) + 1;
+    return n;
+}
+
+static char *build_path(const ncztr_obj *o, bool leading_slash)
+{
+    size_t n = path_len(o);
+    char *s = malloc(n + 2);
+    if (!s) {
+        NCZ_PUSH(NCZ_E_NOMEM, "out of memory building an object path");
+        return NULL;
+    }
+    size_t pos = n;
+    s[n] = '\0';
+    for (; o && o->parent; o = o->parent) {
+        size_t l = strlen(o->name);
+        pos -= l;
+        memcpy(s + pos, o->name, l);
+        s[--pos] = '/';
+    }
+    if (n == 0)
+        strcpy(s, leading_slash ? "/" : "");
+    else if (!leading_slash)
+        memmove(s, s + 1, n); /* drop the leading '/', keeping the NUL */
+    return s;
+}
+
+char *ncztr_obj_path(const ncztr_obj *o)
+{
+    return build_path(o, true);
+}
+
+char *ncztr_obj_key(const ncztr_obj *o)
+{
+    if (o->at_store_root)
+        return strdup("");
+    return build_path(o, false);
+}
+
+ncztr_obj *ncztr_child(const ncztr_obj *g, const char *name)
+{
+    if (!g || g->kind != NCZTR_GROUP)
+        return NULL;
+    for (size_t i = 0; i < g->nchildren; i++)
+        if (strcmp(g->children[i]->name, name) == 0)
+            return g->children[i];
+    return NULL;
+}
+
+ncztr_obj *ncztr_find(ncztr_obj *base, const char *path)
+{
+    if (!base || !path)
+        return NULL;
+    ncztr_obj *cur = base;
+    if (path[0] == '/')
+        cur = base->file->root;
+    const char *p = path;
+    while (*p) {
+        while (*p == '/')
+            p++;
+        if (!*p)
+            break;
+        const char *e = strchr(p, '/');
+        size_t l = e ? (size_t)(e - p) : strlen(p);
+        if (l == 1 && p[0] == '.') {
+            /* "." stays here */
+        } else {
+            ncztr_obj *next = NULL;
+            if (cur->kind == NCZTR_GROUP)
+                for (size_t i = 0; i < cur->nchildren; i++)
+                    if (strncmp(cur->children[i]->name, p, l) == 0 && cur->children[i]->name[l] == '\0') {
+                        next = cur->children[i];
+                        break;
+                    }
+            if (!next)
+                return NULL;
+            cur = next;
+        }
+        p += l;
+    }
+    return cur;
+}
+
+herr_t ncztr_lookup(ncztr_obj *base, const char *path, ncztr_obj **out)
+{
+    *out = ncztr_find(base, path);
+    if (!*out) {
+        char *bp = ncztr_obj_path(base);
+        NCZ_PUSH(NCZ_E_NOTFOUND, "object \"%s\" does not exist (relative to \"%s\")", path,
+                 bp ? bp : "?");
+        free(bp);
+        return FAIL;
+    }
+    return SUCCEED;
+}
+
+static ncztr_obj *find_id_rec(ncztr_obj *o, uint64_t id)
+{
+    if (o->id == id)
+        return o;
+    for (size_t i = 0; i < o->nchildren; i++) {
+        ncztr_obj *r = find_id_rec(o->children[i], id);
+        if (r)
+            return r;
+    }
+    return NULL;
+}
+
+ncztr_obj *ncztr_find_by_id(ncztr_file *f, uint64_t id)
+{
+    return find_id_rec(f->root, id);
+}
+
+/* Sorting helpers: qsort with a file-static direction flag would not be reentrant, so
+ * comparators come in pairs. */
+static int cmp_obj_name(const void *a, const void *b)
+{
+    return strcmp((*(ncztr_obj *const *)a)->name, (*(ncztr_obj *const *)b)->name);
+}
+
+ncztr_obj **ncztr_children_sorted(const ncztr_obj *g, H5_index_t idx, H5_iter_order_t order)
+{
+    size_t n = g->nchildren;
+    ncztr_obj **v = malloc((n ? n : 1) * sizeof *v);
+    if (!v) {
+        NCZ_PUSH(NCZ_E_NOMEM, "out of memory listing a group");
+        return NULL;
+    }
+    if (n)
+        memcpy(v, g->children, n * sizeof *v);
+    if (idx == H5_INDEX_NAME && n > 1)
+        qsort(v, n, sizeof *v, cmp_obj_name);
+    if (order == H5_ITER_DEC)
+        for (size_t i = 0; i < n / 2; i++) {
+            ncztr_obj *t = v[i];
+            v[i] = v[n - 1 - i];
+            v[n - 1 - i] = t;
+        }
+    return v;
+}
+
+ncztr_obj *ncztr_child_by_idx(const ncztr_obj *g, H5_index_t idx, H5_iter_order_t order, hsize_t n)
+{
+    if (!g || g->kind != NCZTR_GROUP || n >= g->nchildren) {
+        NCZ_PUSH(NCZ_E_NOTFOUND, "link index %llu is out of range (the group has %zu links)",
+                 (unsigned long long)n, g ? g->nchildren : 0);
+        return NULL;
+    }
+    ncztr_obj **v = ncztr_children_sorted(g, idx, order);
+    if (!v)
+        return NULL;
+    ncztr_obj *r = v[n];
+    free(v);
+    return r;
+}
+
+herr_t ncztr_check_name(const char *name, const char *what)
+{
+    if (!name || !*name)
+        return NCZ_PUSH(NCZ_E_ARGS, "%s name is empty", what);
+    if (strcmp(name, ".") == 0 || strcmp(name, "..") == 0)
+        return NCZ_PUSH(NCZ_E_ARGS, "%s name \"%s\" is not allowed in a Zarr store", what, name);
+    if (strlen(name) > 255)
+        return NCZ_PUSH(NCZ_E_ARGS, "%s name \"%.40s...\" is longer than 255 bytes", what, name);
+    for (const unsigned char *p = (const unsigned char *)name; *p; p++)
+        if (*p < 0x20 || *p == 0x7f || *p == '/' || *p == '\\')
+            return NCZ_PUSH(NCZ_E_ARGS, "%s name \"%s\" contains a character not allowed in a Zarr key", what,
+                            name);
+    if (name[0] == '.')
+        return NCZ_PUSH(NCZ_E_ARGS, "%s name \"%s\" starts with '.', which Zarr reserves for metadata keys", what,
+                        name);
+    return SUCCEED;
+}
+
+herr_t ncztr_resolve_new(ncztr_obj *base, const char *path, bool create_intermediate, ncztr_obj **parent,
+                         char **leaf)
+{
+    herr_t ret = SUCCEED;
+    char *copy = strdup(path ? path : "");
+    NCZ_CHECK_ALLOC(copy, FAIL);
+    ncztr_obj *cur = (copy[0] == '/') ? base->file->root : base;
+    /* strip trailing slashes */
+    size_t len = strlen(copy);
+    while (len > 1 && copy[len - 1] == '/')
+        copy[--len] = '\0';
+    char *last = strrchr(copy, '/');
+    char *name = last ? last + 1 : copy;
+    if (last) {
+        *last = '\0';
+        char *p = copy;
+        while (*p) {
+            while (*p == '/')
+                p++;
+            if (!*p)
+                break;
+            char *e = strchr(p, '/');
+            if (e)
+                *e = '\0';
+            if (strcmp(p, ".") != 0) {
+                ncztr_obj *next = ncztr_child(cur, p);
+                if (!next) {
+                    if (!create_intermediate)
+                        NCZ_GOTO(FAIL, NCZ_E_NOTFOUND,
+                                 "cannot create \"%s\": intermediate group \"%s\" does not exist", path, p);
+                    if (ncztr_group_create(cur, p, &next) < 0)
+                        NCZ_GOTO_QUIET(FAIL);
+                    ncztr_obj_unref(next); /* the tree keeps its own reference */
+                } else if (next->kind != NCZTR_GROUP) {
+                    NCZ_GOTO(FAIL, NCZ_E_ARGS, "cannot create \"%s\": \"%s\" is not a group", path, p);
+                }
+                cur = next;
+            }
+            if (!e)
+                break;
+            p = e + 1;
+        }
+    }
+    if (cur->kind != NCZTR_GROUP)
+        NCZ_GOTO(FAIL, NCZ_E_ARGS, "cannot create \"%s\": the location is not a group", path);
+    if (ncztr_check_name(name, "link") < 0)
+        NCZ_GOTO_QUIET(FAIL);
+    if (ncztr_child(cur, name))
+        NCZ_GOTO(FAIL, NCZ_E_EXISTS, "cannot create \"%s\": a link with that name already exists", path);
+    if (ncztr_attr_is_reserved(name) && cur == cur->file->root && 0)
+        NCZ_GOTO(FAIL, NCZ_E_ARGS, "reserved name");
+    *parent = cur;
+    *leaf = strdup(name);
+    NCZ_CHECK_ALLOC(*leaf, FAIL);
+done:
+    free(copy);
+    return ret;
+}
+
+herr_t ncztr_group_create(ncztr_obj *parent, const char *name, ncztr_obj **out)
+{
+    if (parent->file->readonly)
+        return NCZ_PUSH(NCZ_E_ARGS, "cannot create group \"%s\": the store is open read-only", name);
+    if (ncztr_check_name(name, "group") < 0)
+        return FAIL;
+    ncztr_obj *g = ncztr_obj_new(parent->file, NCZTR_GROUP, name);
+    if (!g)
+        return FAIL;
+    if (ncztr_obj_attach(parent, g) < 0) {
+        ncztr_obj_unref(g);
+        return FAIL;
+    }
+    g->is_new = g->meta_dirty = g->attrs_dirty = true;
+    parent->attrs_dirty = true; /* _nczarr_group.groups changes */
+    ncztr_obj_ref(g);           /* one for the tree, one for the caller */
+    *out = g;
+    return SUCCEED;
+}
+
+bool ncztr_is_ancestor(const ncztr_obj *a, const ncztr_obj *b)
+{
+    for (const ncztr_obj *p = b; p; p = p->parent)
+        if (p == a)
+            return true;
+    return false;
+}
+
+static void detach(ncztr_obj *o)
+{
+    ncztr_obj *p = o->parent;
+    if (!p)
+        return;
+    for (size_t i = 0; i < p->nchildren; i++)
+        if (p->children[i] == o) {
+            memmove(p->children + i, p->children + i + 1, (p->nchildren - i - 1) * sizeof *p->children);
+            p->nchildren--;
+            break;
+        }
+    o->parent = NULL;
+    p->attrs_dirty = true;
+}
+
+static void mark_deleted(ncztr_obj *o)
+{
+    o->deleted = true;
+    for (size_t i = 0; i < o->nchildren; i++)
+        mark_deleted(o->children[i]);
+}
+
+herr_t ncztr_unlink(ncztr_obj *o)
+{
+    herr_t ret = SUCCEED;
+    char *key = NULL;
+    if (!o->parent)
+        NCZ_GOTO(FAIL, NCZ_E_ARGS, "cannot delete the root group");
+    if (o->file->readonly)
+        NCZ_GOTO(FAIL, NCZ_E_ARGS, "cannot delete \"%s\": the store is open read-only", o->name);
+    key = ncztr_obj_key(o);
+    NCZ_CHECK_ALLOC(key, FAIL);
+    if (nczm_delete_tree(o->file->map, key) != NCZM_OK)
+        NCZ_GOTO(FAIL, NCZ_E_STORE, "cannot delete \"%s\": %s", key, nczm_errmsg(o->file->map));
+    mark_deleted(o);
+    detach(o);
+    ncztr_obj_unref(o); /* the tree's reference */
+done:
+    free(key);
+    return ret;
+}
+
+/* Copies every object below old_key to new_key, recursively (zmap has no rename). */
+static herr_t copy_keys(nczm_map *map, const char *old_key, const char *new_key)
+{
+    herr_t ret = SUCCEED;
+    nczm_list list = {0};
+    char *src = NULL, *dst = NULL;
+    if (nczm_search(map, old_key, &list) != NCZM_OK)
+        NCZ_GOTO(FAIL, NCZ_E_STORE, "cannot list \"%s\": %s", old_key, nczm_errmsg(map));
+    for (size_t i = 0; i < list.count; i++) {
+        free(src);
+        free(dst);
+        dst = NULL;
+        if (asprintf(&src, "%s/%s", old_key, list.names[i]) < 0 ||
+            asprintf(&dst, "%s/%s", new_key, list.names[i]) < 0) {
+            src = dst = NULL;
+            NCZ_GOTO(FAIL, NCZ_E_NOMEM, "out of memory moving \"%s\"", old_key);
+        }
+        if (nczm_exists(map, src) == NCZM_OK) {
+            void *buf = NULL;
+            size_t len = 0;
+            if (nczm_read_all(map, src, &buf, &len) != NCZM_OK)
+                NCZ_GOTO(FAIL, NCZ_E_STORE, "cannot read \"%s\": %s", src, nczm_errmsg(map));
+            nczm_status st = nczm_write(map, dst, buf, len);
+            free(buf);
+            if (st != NCZM_OK)
+                NCZ_GOTO(FAIL, NCZ_E_STORE, "cannot write \"%s\": %s", dst, nczm_errmsg(map));
+        } else if (copy_keys(map, src, dst) < 0) {
+            NCZ_GOTO_QUIET(FAIL);
+        }
+    }
+done:
+    free(src);
+    free(dst);
+    nczm_list_clear(&list);
+    return ret;
+}
+
+herr_t ncztr_move(ncztr_obj *o, ncztr_obj *new_parent, const char *new_name)
+{
+    herr_t ret = SUCCEED;
+    char *old_key = NULL, *new_key = NULL, *nm = NULL;
+    if (!o->parent)
+        NCZ_GOTO(FAIL, NCZ_E_ARGS, "cannot move the root group");
+    if (o->file->readonly)
+        NCZ_GOTO(FAIL, NCZ_E_ARGS, "cannot move \"%s\": the store is open read-only", o->name);
+    if (new_parent->kind != NCZTR_GROUP)
+        NCZ_GOTO(FAIL, NCZ_E_ARGS, "cannot move \"%s\": the destination is not a group", o->name);
+    if (ncztr_check_name(new_name, "link") < 0)
+        NCZ_GOTO_QUIET(FAIL);
+    if (ncztr_is_ancestor(o, new_parent))
+        NCZ_GOTO(FAIL, NCZ_E_ARGS, "cannot move group \"%s\" into itself", o->name);
+    ncztr_obj *existing = ncztr_child(new_parent, new_name);
+    if (existing == o)
+        NCZ_GOTO_QUIET(SUCCEED);
+    if (existing)
+        NCZ_GOTO(FAIL, NCZ_E_EXISTS, "cannot move \"%s\": destination \"%s\" already exists", o->name, new_name);
+    nm = strdup(new_name);
+    NCZ_CHECK_ALLOC(nm, FAIL);
+    /* Write the subtree as it is now, so that the keys to move exist, then copy them. */
+    if (ncztr_save_tree(o->file) < 0)
+        NCZ_GOTO_QUIET(FAIL);
+    old_key = ncztr_obj_key(o);
+    NCZ_CHECK_ALLOC(old_key, FAIL);
+    ncztr_obj *op = o->parent;
+    ncztr_obj_ref(o);
+    detach(o);
+    free(o->name);
+    o->name = nm;
+    nm = NULL;
+    if (ncztr_obj_attach(new_parent, o) < 0) {
+        ncztr_obj_unref(o);
+        NCZ_GOTO_QUIET(FAIL);
+    }
+    ncztr_obj_unref(o);
+    op->attrs_dirty = true;
+    new_parent->attrs_dirty = true;
+    new_key = ncztr_obj_key(o);
+    NCZ_CHECK_ALLOC(new_key, FAIL);
+    if (copy_keys(o->file->map, old_key, new_key) < 0)
+        NCZ_GOTO_QUIET(FAIL);
+    if (nczm_delete_tree(o->file->map, old_key) != NCZM_OK)
+        NCZ_GOTO(FAIL, NCZ_E_STORE, "cannot remove \"%s\" after moving it: %s", old_key,
+                 nczm_errmsg(o->file->map));
+    /* Dimension references name paths: rewrite metadata of everything on save. */
+    o->attrs_dirty = true;
+done:
+    free(nm);
+    free(old_key);
+    free(new_key);
+    return ret;
+}
+
+/* ---- attributes ---- */
+
+bool ncztr_attr_is_reserved(const char *name)
+{
+    return strncmp(name, "_nczarr_", 8) == 0 || strcmp(name, "_ARRAY_DIMENSIONS") == 0 ||
+           strcmp(name, "_NCProperties") == 0;
+}
+
+ncztr_attr *ncztr_attr_find(const ncztr_obj *o, const char *name)
+{
+    for (size_t i = 0; i < o->nattrs; i++)
+        if (strcmp(o->attrs[i]->name, name) == 0)
+            return o->attrs[i];
+    return NULL;
+}
+
+static int cmp_attr_name(const void *a, const void *b)
+{
+    return strcmp((*(ncztr_attr *const *)a)->name, (*(ncztr_attr *const *)b)->name);
+}
+
+ncztr_attr **ncztr_attrs_sorted(const ncztr_obj *o, H5_index_t idx, H5_iter_order_t order)
+{
+    size_t n = o->nattrs;
+    ncztr_attr **v = malloc((n ? n : 1) * sizeof *v);
+    if (!v) {
+        NCZ_PUSH(NCZ_E_NOMEM, "out of memory listing attributes");
+        return NULL;
+    }
+    if (n)
+        memcpy(v, o->attrs, n * sizeof *v);
+    if (idx == H5_INDEX_NAME && n > 1)
+        qsort(v, n, sizeof *v, cmp_attr_name);
+    if (order == H5_ITER_DEC)
+        for (size_t i = 0; i < n / 2; i++) {
+            ncztr_attr *t = v[i];
+            v[i] = v[n - 1 - i];
+            v[n - 1 - i] = t;
+        }
+    return v;
+}
+
+ncztr_attr *ncztr_attr_by_idx(const ncztr_obj *o, H5_index_t idx, H5_iter_order_t order, hsize_t n)
+{
+    if (n >= o->nattrs) {
+        NCZ_PUSH(NCZ_E_NOTFOUND, "attribute index %llu is out of range (the object has %zu attributes)",
+                 (unsigned long long)n, o->nattrs);
+        return NULL;
+    }
+    ncztr_attr **v = ncztr_attrs_sorted(o, idx, order);
+    if (!v)
+        return NULL;
+    ncztr_attr *a = v[n];
+    free(v);
+    return a;
+}
+
+herr_t ncztr_attr_create(ncztr_obj *o, const char *name, hid_t type, hid_t space, ncztr_attr **out)
+{
+    herr_t ret = SUCCEED;
+    ncztr_attr *a = NULL;
+    char dtype[NCZTR_DTYPE_MAX];
+    ncztr_dtype dt;
+    if (o->file->readonly)
+        NCZ_GOTO(FAIL, NCZ_E_ARGS, "cannot create attribute \"%s\": the store is open read-only", name);
+    if (!name || !*name)
+        NCZ_GOTO(FAIL, NCZ_E_ARGS, "attribute name is empty");
+    if (ncztr_attr_is_reserved(name))
+        NCZ_GOTO(FAIL, NCZ_E_ARGS, "attribute name \"%s\" is reserved by NCZarr", name);
+    if (ncztr_attr_find(o, name))
+        NCZ_GOTO(FAIL, NCZ_E_EXISTS, "attribute \"%s\" already exists", name);
+    (void)dtype;
+    if (ncztr_dtype_from_hdf5(type, NCZTR_DEFAULT_MAXSTRLEN, name, &dt) < 0)
+        NCZ_GOTO_QUIET(FAIL);
+    int rank = H5Sget_simple_extent_ndims(space);
+    H5S_class_t scls = H5Sget_simple_extent_type(space);
+    if (rank < 0)
+        NCZ_GOTO(FAIL, NCZ_E_HDF5, "attribute \"%s\": invalid dataspace", name);
+    if (rank > 1)
+        NCZ_GOTO(FAIL, NCZ_E_NOTREPR,
+                 "attribute \"%s\" has %d dimensions; NCZarr attributes are one-dimensional", name, rank);
+    hssize_t np = H5Sget_simple_extent_npoints(space);
+    if (np < 0)
+        NCZ_GOTO(FAIL, NCZ_E_HDF5, "attribute \"%s\": invalid dataspace", name);
+    a = calloc(1, sizeof *a);
+    NCZ_CHECK_ALLOC(a, FAIL);
+    a->refcount = 1;
+    a->val.type = a->val.space = H5I_INVALID_HID;
+    a->name = strdup(name);
+    NCZ_CHECK_ALLOC(a->name, FAIL);
+    if ((a->val.type = H5Tcopy(type)) < 0)
+        NCZ_GOTO(FAIL, NCZ_E_HDF5, "attribute \"%s\": cannot copy its type", name);
+    if (scls == H5S_NULL) {
+        hsize_t zero = 0;
+        a->val.space = H5Screate_simple(1, &zero, NULL);
+    } else {
+        a->val.space = H5Scopy(space);
+    }
+    if (a->val.space < 0)
+        NCZ_GOTO(FAIL, NCZ_E_HDF5, "attribute \"%s\": cannot copy its dataspace", name);
+    a->val.nelem = (size_t)np;
+    size_t esz = H5Tget_size(type);
+    a->val.data = calloc(a->val.nelem ? a->val.nelem : 1, esz);
+    NCZ_CHECK_ALLOC(a->val.data, FAIL);
+    if (grow((void **)&o->attrs, &o->attrs_cap, o->nattrs + 1, sizeof *o->attrs) < 0)
+        NCZ_GOTO_QUIET(FAIL);
+    a->corder = o->next_attr_corder++;
+    o->attrs[o->nattrs++] = a;
+    o->attrs_dirty = true;
+    ncztr_attr_ref(a);
+    *out = a;
+    a = NULL;
+done:
+    if (a)
+        attr_free(a);
+    return ret;
+}
+
+/* Converts n elements between two HDF5 types, handling variable-length strings (which
+ * HDF5 cannot convert to or from fixed-length strings). dst gets n * H5Tget_size(dst_t)
+ * bytes. vlen results are malloc'ed. */
+static herr_t convert_values(hid_t src_t, const void *src, hid_t dst_t, void *dst, size_t n, const char *what)
+{
+    herr_t ret = SUCCEED;
+    void *tmp = NULL, *bkg = NULL;
+    htri_t sv = H5Tis_variable_str(src_t), dv = H5Tis_variable_str(dst_t);
+    H5T_class_t sc = H5Tget_class(src_t), dc = H5Tget_class(dst_t);
+    size_t ss = H5Tget_size(src_t), ds = H5Tget_size(dst_t);
+    if ((sc == H5T_STRING) != (dc == H5T_STRING))
+        NCZ_GOTO(FAIL, NCZ_E_ARGS, "%s: cannot convert between string and non-string types", what);
+    if (sc == H5T_STRING && (sv > 0 || dv > 0)) {
+        for (size_t i = 0; i < n; i++) {
+            const char *s;
+            size_t sl;
+            if (sv > 0) {
+                s = ((char *const *)src)[i];
+                sl = s ? strlen(s) : 0;
+            } else {
+                s = (const char *)src + i * ss;
+                sl = strnlen(s, ss);
+            }
+            if (dv > 0) {
+                char *c = malloc(sl + 1);
+                NCZ_CHECK_ALLOC(c, FAIL);
+                if (sl)
+                    memcpy(c, s, sl);
+                c[sl] = '\0';
+                ((char **)dst)[i] = c;
+            } else {
+                char *d = (char *)dst + i * ds;
+                memset(d, 0, ds);
+                H5T_str_t pad = H5Tget_strpad(dst_t);
+                size_t cp = sl;
+                if (pad == H5T_STR_NULLTERM && cp >= ds)
+                    cp = ds ? ds - 1 : 0;
+                else if (cp > ds)
+                    cp = ds;
+                if (cp)
+                    memcpy(d, s, cp);
+                if (pad == H5T_STR_SPACEPAD)
+                    memset(d + cp, ' ', ds - cp);
+            }
+        }
+        NCZ_GOTO_QUIET(SUCCEED);
+    }
+    size_t big = ss > ds ? ss : ds;
+    tmp = malloc((n ? n : 1) * big);
+    NCZ_CHECK_ALLOC(tmp, FAIL);
+    if (n)
+        memcpy(tmp, src, n * ss);
+    if (H5Tequal(src_t, dst_t) <= 0) {
+        bkg = calloc(n ? n : 1, big);
+        NCZ_CHECK_ALLOC(bkg, FAIL);
+        if (H5Tconvert(src_t, dst_t, n, tmp, bkg, H5P_DEFAULT) < 0)
+            NCZ_GOTO(FAIL, NCZ_E_HDF5, "%s: HDF5 cannot convert between the stored and the memory type", what);
+    }
+    if (n)
+        memcpy(dst, tmp, n * ds);
+done:
+    free(tmp);
+    free(bkg);
+    return ret;
+}
+
+herr_t ncztr_convert(hid_t src_t, const void *src, hid_t dst_t, void *dst, size_t n, const char *what)
+{
+    return convert_values(src_t, src, dst_t, dst, n, what);
+}
+
+static void free_vlen_strings(hid_t t, void *data, size_t n)
+{
+    if (data && H5Tis_variable_str(t) > 0)
+        for (size_t i = 0; i < n; i++) {
+            free(((char **)data)[i]);
+            ((char **)data)[i] = NULL;
+        }
+}
+
+herr_t ncztr_attr_write(ncztr_obj *o, ncztr_attr *a, hid_t mem_type, const void *buf)
+{
+    if (a->deleted)
+        return NCZ_PUSH(NCZ_E_NOTFOUND, "attribute \"%s\" has been deleted", a->name);
+    if (o->file->readonly)
+        return NCZ_PUSH(NCZ_E_ARGS, "cannot write attribute \"%s\": the store is open read-only", a->name);
+    size_t esz = H5Tget_size(a->val.type);
+    void *nd = calloc(a->val.nelem ? a->val.nelem : 1, esz);
+    if (!nd)
+        return NCZ_PUSH(NCZ_E_NOMEM, "out of memory writing attribute \"%s\"", a->name);
+    if (convert_values(mem_type, buf, a->val.type, nd, a->val.nelem, a->name) < 0) {
+        free(nd);
+        return FAIL;
+    }
+    free_vlen_strings(a->val.type, a->val.data, a->val.nelem);
+    free(a->val.data);
+    a->val.data = nd;
+    o->attrs_dirty = true;
+    return SUCCEED;
+}
+
+herr_t ncztr_attr_read(const ncztr_attr *a, hid_t mem_type, void *buf)
+{
+    if (a->deleted)
+        return NCZ_PUSH(NCZ_E_NOTFOUND, "attribute \"%s\" has been deleted", a->name);
+    return convert_values(a->val.type, a->val.data, mem_type, buf, a->val.nelem, a->name);
+}
+
+herr_t ncztr_attr_delete(ncztr_obj *o, ncztr_attr *a)
+{
+    if (o->file->readonly)
+        return NCZ_PUSH(NCZ_E_ARGS, "cannot delete attribute \"%s\": the store is open read-only", a->name);
+    for (size_t i = 0; i < o->nattrs; i++)
+        if (o->attrs[i] == a) {
+            memmove(o->attrs + i, o->attrs + i + 1, (o->nattrs - i - 1) * sizeof *o->attrs);
+            o->nattrs--;
+            a->deleted = true;
+            o->attrs_dirty = true;
+            ncztr_attr_unref(a);
+            return SUCCEED;
+        }
+    return NCZ_PUSH(NCZ_E_NOTFOUND, "attribute \"%s\" does not exist", a->name);
+}
+
+herr_t ncztr_attr_rename(ncztr_obj *o, ncztr_attr *a, const char *new_name)
+{
+    if (o->file->readonly)
+        return NCZ_PUSH(NCZ_E_ARGS, "cannot rename attribute \"%s\": the store is open read-only", a->name);
+    if (!new_name || !*new_name)
+        return NCZ_PUSH(NCZ_E_ARGS, "new attribute name is empty");
+    if (ncztr_attr_is_reserved(new_name))
+        return NCZ_PUSH(NCZ_E_ARGS, "attribute name \"%s\" is reserved by NCZarr", new_name);
+    if (ncztr_attr_find(o, new_name))
+        return NCZ_PUSH(NCZ_E_EXISTS, "attribute \"%s\" already exists", new_name);
+    char *n = strdup(new_name);
+    if (!n)
+        return NCZ_PUSH(NCZ_E_NOMEM, "out of memory renaming attribute");
+    free(a->name);
+    a->name = n;
+    o->attrs_dirty = true;
+    return SUCCEED;
+}

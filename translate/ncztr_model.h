@@ -1,0 +1,193 @@
+/* The in-memory model of an open store: a tree of groups and arrays with attributes and
+ * shared dimensions. Built from the store on open (NCZarr lists, consolidated .zmetadata,
+ * or listing for pure Zarr) and written back on flush/close, rewriting only dirty
+ * metadata objects. The VOL connector works only through this API; it never sees keys
+ * or JSON.
+ *
+ * Ownership: the file owns every node reachable from the root. Nodes and attributes are
+ * reference counted so that a handle opened by the application outlives an H5Ldelete or
+ * an H5Adelete (it then reports the object as deleted). ncztr_obj_ref/unref.
+ */
+#ifndef NCZTR_MODEL_H
+#define NCZTR_MODEL_H
+
+#include "ncztr_err.h"
+#include "ncztr_json.h"
+#include "nczm.h"
+
+#include <stdbool.h>
+
+typedef struct ncztr_file ncztr_file;
+typedef struct ncztr_obj ncztr_obj;
+typedef struct ncztr_attr ncztr_attr;
+typedef struct ncztr_array ncztr_array;
+typedef struct ncztr_chunkcache ncztr_chunkcache;
+
+typedef enum ncztr_objkind { NCZTR_GROUP = 1, NCZTR_ARRAY = 2 } ncztr_objkind;
+
+/* Options from the connector info string / URL mode. */
+typedef struct ncztr_opts {
+    bool pure_zarr;   /* mode=zarr: write no _nczarr_* keys */
+    bool noxarray;    /* do not write _ARRAY_DIMENSIONS */
+    bool zip_root;    /* zip: keys at the archive root */
+    bool consolidate; /* write .zmetadata on flush */
+} ncztr_opts;
+
+struct ncztr_attr {
+    char *name;
+    ncztr_attrval val;
+    uint64_t corder; /* creation order */
+    int refcount;
+    bool deleted;
+};
+
+typedef struct ncztr_dim {
+    char *name;
+    uint64_t size;
+    bool unlimited;
+} ncztr_dim;
+
+struct ncztr_array {
+    ncztr_zarray za;       /* shape (current extent), chunks, dtype, fill, order, codecs */
+    bool scalar;           /* HDF5 scalar dataspace, stored as shape [1] + "scalar": 1 */
+    hsize_t maxdims[NCZTR_MAX_RANK]; /* H5S_UNLIMITED for unlimited dims */
+    char **dimrefs;        /* rank FQNs ("/x", "/sub/y") or NULL: derived on save */
+    hid_t type;            /* HDF5 type the application sees (owned) */
+    bool vlen_string;      /* type is a vlen string stored as |S<maxstrlen> */
+    size_t maxstrlen;
+    hid_t dcpl;            /* creation plist reported by H5Dget_create_plist (owned) */
+    bool fill_never;       /* H5D_FILL_TIME_NEVER: fill_value null */
+    char *load_error;      /* set when .zarray could not be used: opening reports it */
+    ncztr_chunkcache *cache;
+    size_t cache_bytes;    /* chunk cache budget (H5Pset_chunk_cache) */
+};
+
+struct ncztr_obj {
+    ncztr_objkind kind;
+    char *name;          /* link name in the parent ("" for the root) */
+    ncztr_obj *parent;   /* NULL for the root or once unlinked */
+    ncztr_file *file;
+    uint64_t id;         /* object token: unique in the open file, stable across renames */
+    uint64_t corder;     /* creation order within the parent */
+    int refcount;        /* the tree holds one; each open handle one */
+    bool deleted;
+    bool meta_dirty;     /* .zgroup/.zarray must be (re)written */
+    bool attrs_dirty;    /* .zattrs must be rewritten */
+    bool is_new;         /* never written */
+    bool at_store_root;  /* an array stored at the store's root key (pure Zarr array store) */
+    /* attributes, in creation order */
+    ncztr_attr **attrs;
+    size_t nattrs, attrs_cap;
+    uint64_t next_attr_corder;
+    /* group */
+    ncztr_obj **children; /* in creation order */
+    size_t nchildren, children_cap;
+    uint64_t next_child_corder;
+    ncztr_dim *dims;      /* shared dimensions defined here */
+    size_t ndims;
+    /* array */
+    ncztr_array *arr;
+};
+
+struct ncztr_file {
+    nczm_map *map;
+    nczm_url url;
+    ncztr_opts opts;
+    bool readonly;
+    bool root_is_array;   /* the store root is an array: shown as "/<basename>" */
+    ncztr_obj *root;
+    uint64_t next_id;
+    bool superblock;      /* an NCZarr superblock was found (or we write one) */
+    char *ncproperties;   /* _NCProperties text to keep, may be NULL */
+    size_t default_maxstrlen;
+};
+
+/* ---- files ---- */
+/* flags: NCZM_CREATE|NCZM_TRUNC|NCZM_EXCL or NCZM_READONLY. */
+herr_t ncztr_file_create(const char *name, unsigned flags, const ncztr_opts *opts, ncztr_file **out);
+herr_t ncztr_file_open(const char *name, bool readonly, const ncztr_opts *opts, ncztr_file **out);
+herr_t ncztr_file_flush(ncztr_file *f);
+/* Flushes (unless read-only) and frees everything; returns FAIL if the flush failed
+ * (the file is still freed). */
+herr_t ncztr_file_close(ncztr_file *f);
+/* Quiet check: is `name` an existing store of ours? */
+bool ncztr_is_store(const char *name);
+herr_t ncztr_delete_store(const char *name);
+
+/* ---- nodes ---- */
+void ncztr_obj_ref(ncztr_obj *o);
+void ncztr_obj_unref(ncztr_obj *o);
+/* Path of the node from the root ("/" for the root, "/sub/v"): malloc'ed. */
+char *ncztr_obj_path(const ncztr_obj *o);
+/* The store key prefix of a node ("" for the root, "sub/v"): malloc'ed. */
+char *ncztr_obj_key(const ncztr_obj *o);
+/* Resolves a path relative to base ("." = base, leading '/' = from the root). Returns
+ * NULL quietly when any component is missing (*missing_is_error pushes otherwise). */
+ncztr_obj *ncztr_find(ncztr_obj *base, const char *path);
+herr_t ncztr_lookup(ncztr_obj *base, const char *path, ncztr_obj **out);
+ncztr_obj *ncztr_find_by_id(ncztr_file *f, uint64_t id);
+ncztr_obj *ncztr_child(const ncztr_obj *g, const char *name);
+/* The n-th child in the given index and order (name index sorts by strcmp). */
+ncztr_obj *ncztr_child_by_idx(const ncztr_obj *g, H5_index_t idx, H5_iter_order_t order, hsize_t n);
+/* Children sorted as asked: a malloc'ed array of g->nchildren pointers. */
+ncztr_obj **ncztr_children_sorted(const ncztr_obj *g, H5_index_t idx, H5_iter_order_t order);
+/* Checks a new link name: non-empty, no '/', not "." or "..", no control characters. */
+herr_t ncztr_check_name(const char *name, const char *what);
+/* Resolves "a/b/c" under base for creation: *parent = node of "a/b" (created when
+ * create_intermediate), *leaf = "c" (malloc'ed). Fails if the leaf exists. */
+herr_t ncztr_resolve_new(ncztr_obj *base, const char *path, bool create_intermediate, ncztr_obj **parent,
+                         char **leaf);
+herr_t ncztr_group_create(ncztr_obj *parent, const char *name, ncztr_obj **out);
+/* Creates an array node (see ncztr_array.c for the type/space/dcpl rules). */
+herr_t ncztr_array_create(ncztr_obj *parent, const char *name, hid_t type, hid_t space, hid_t dcpl,
+                          hid_t dapl, ncztr_obj **out);
+/* Removes a link and, on the next flush, the object's keys. */
+herr_t ncztr_unlink(ncztr_obj *o);
+/* Moves/renames a node (identity kept). */
+herr_t ncztr_move(ncztr_obj *o, ncztr_obj *new_parent, const char *new_name);
+bool ncztr_is_ancestor(const ncztr_obj *a, const ncztr_obj *b);
+
+/* ---- attributes ---- */
+ncztr_attr *ncztr_attr_find(const ncztr_obj *o, const char *name);
+ncztr_attr *ncztr_attr_by_idx(const ncztr_obj *o, H5_index_t idx, H5_iter_order_t order, hsize_t n);
+ncztr_attr **ncztr_attrs_sorted(const ncztr_obj *o, H5_index_t idx, H5_iter_order_t order);
+/* Creates an attribute with zeroed value (vlen strings NULL). */
+herr_t ncztr_attr_create(ncztr_obj *o, const char *name, hid_t type, hid_t space, ncztr_attr **out);
+herr_t ncztr_attr_write(ncztr_obj *o, ncztr_attr *a, hid_t mem_type, const void *buf);
+herr_t ncztr_attr_read(const ncztr_attr *a, hid_t mem_type, void *buf);
+herr_t ncztr_attr_delete(ncztr_obj *o, ncztr_attr *a);
+herr_t ncztr_attr_rename(ncztr_obj *o, ncztr_attr *a, const char *new_name);
+void ncztr_attr_ref(ncztr_attr *a);
+void ncztr_attr_unref(ncztr_attr *a);
+/* Names the model keeps for itself and never shows as attributes. */
+bool ncztr_attr_is_reserved(const char *name);
+
+/* ---- arrays ---- */
+/* Pushes why an array cannot be used (deleted, or metadata that did not load). */
+herr_t ncztr_array_check_usable(const ncztr_obj *o);
+/* A new dataspace for the array's current extent (scalar when scalar). */
+hid_t ncztr_array_space(const ncztr_obj *o);
+hid_t ncztr_array_type(const ncztr_obj *o);
+hid_t ncztr_array_dcpl(const ncztr_obj *o);
+herr_t ncztr_array_set_extent(ncztr_obj *o, const hsize_t *size);
+/* Bytes of chunk objects present in the store. */
+herr_t ncztr_array_storage_size(ncztr_obj *o, hsize_t *size);
+/* Dataset I/O (ncztr_chunkio.c). Spaces are already resolved (no H5S_ALL/BLOCK). */
+herr_t ncztr_array_read(ncztr_obj *o, hid_t mem_type, hid_t mem_space, hid_t file_space, void *buf);
+herr_t ncztr_array_write(ncztr_obj *o, hid_t mem_type, hid_t mem_space, hid_t file_space, const void *buf);
+/* Writes cached dirty chunks. */
+herr_t ncztr_array_flush(ncztr_obj *o);
+void ncztr_array_free(ncztr_array *a);
+
+/* Converts n values between HDF5 types, including variable-length <-> fixed-length
+ * strings (which H5Tconvert cannot do); vlen results are malloc'ed. `what` names the
+ * object in messages. */
+herr_t ncztr_convert(hid_t src_t, const void *src, hid_t dst_t, void *dst, size_t n, const char *what);
+
+/* internal to translate/ */
+ncztr_obj *ncztr_obj_new(ncztr_file *f, ncztr_objkind kind, const char *name);
+herr_t ncztr_obj_attach(ncztr_obj *parent, ncztr_obj *child);
+herr_t ncztr_load_tree(ncztr_file *f);
+herr_t ncztr_save_tree(ncztr_file *f);
+
+#endif

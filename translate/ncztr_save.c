@@ -1,0 +1,369 @@
+/* Writing the model back: dimensions are derived first (every array dimension must name
+ * a shared dimension for netCDF-C), then the dirty metadata objects of every node are
+ * written in one batch. With consolidation on (or when the store had .zmetadata, which
+ * would otherwise go stale) .zmetadata is rebuilt from the whole model. */
+#include "ncztr_array_internal.h"
+#include "ncztr_chunkio.h"
+
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct saver {
+    ncztr_file *f;
+    nczm_put *puts;
+    char **keys;
+    char **bufs;
+    size_t n, cap;
+    json_t *cons; /* consolidated metadata being built, or NULL */
+} saver;
+
+static herr_t add_put(saver *S, char *key, char *text)
+{
+    if (S->n == S->cap) {
+        size_t nc = S->cap ? S->cap * 2 : 16;
+        nczm_put *p = realloc(S->puts, nc * sizeof *p);
+        if (p)
+            S->puts = p;
+        char **k = realloc(S->keys, nc * sizeof *k);
+        if (k)
+            S->keys = k;
+        char **b = realloc(S->bufs, nc * sizeof *b);
+        if (b)
+            S->bufs = b;
+        if (!p || !k || !b) {
+            free(key);
+            free(text);
+            return NCZ_PUSH(NCZ_E_NOMEM, "out of memory saving metadata");
+        }
+        S->cap = nc;
+    }
+    S->keys[S->n] = key;
+    S->bufs[S->n] = text;
+    S->puts[S->n] = (nczm_put){.key = key, .buf = text, .len = strlen(text)};
+    S->n++;
+    return SUCCEED;
+}
+
+static char *join_key(const char *prefix, const char *name)
+{
+    char *k = NULL;
+    if (asprintf(&k, "%s%s%s", prefix, *prefix ? "/" : "", name) < 0)
+        return NULL;
+    return k;
+}
+
+/* ---- dimensions ---- */
+
+static ncztr_dim *add_dim(ncztr_obj *g, const char *name, uint64_t size, bool unlimited)
+{
+    ncztr_dim *nd = realloc(g->dims, (g->ndims + 1) * sizeof *nd);
+    if (!nd)
+        return NULL;
+    g->dims = nd;
+    ncztr_dim *d = &g->dims[g->ndims];
+    if (!(d->name = strdup(name)))
+        return NULL;
+    d->size = size;
+    d->unlimited = unlimited;
+    g->ndims++;
+    g->attrs_dirty = true;
+    return d;
+}
+
+static herr_t resolve_dims(ncztr_obj *o)
+{
+    if (o->deleted)
+        return SUCCEED;
+    if (o->kind == NCZTR_GROUP) {
+        for (size_t i = 0; i < o->nchildren; i++)
+            if (resolve_dims(o->children[i]) < 0)
+                return FAIL;
+        return SUCCEED;
+    }
+    ncztr_array *a = o->arr;
+    if (!a || a->load_error || a->scalar)
+        return SUCCEED;
+    ncztr_file *f = o->file;
+    if (!a->dimrefs) {
+        a->dimrefs = calloc(NCZTR_MAX_RANK, sizeof *a->dimrefs);
+        if (!a->dimrefs)
+            return NCZ_PUSH(NCZ_E_NOMEM, "out of memory");
+    }
+    for (int k = 0; k < a->za.rank; k++) {
+        uint64_t len = a->za.shape[k];
+        bool unlim = a->maxdims[k] == H5S_UNLIMITED;
+        if (a->dimrefs[k]) {
+            ncztr_obj *owner = NULL;
+            ncztr_dim *d = ncztr_find_dim(f, a->dimrefs[k], &owner);
+            if (d && d->unlimited == unlim && (d->size == len || d->unlimited)) {
+                if (d->unlimited && d->size < len) {
+                    d->size = len;
+                    owner->attrs_dirty = true;
+                }
+                continue;
+            }
+            free(a->dimrefs[k]);
+            a->dimrefs[k] = NULL;
+        }
+        /* Anonymous dimensions live in the root group, named as netCDF-C names the
+         * dimensions it infers for pure Zarr arrays. An unlimited one belongs to its array
+         * alone (its size follows that array). */
+        char name[96];
+        if (unlim)
+            snprintf(name, sizeof name, "_Anonymous_UDim_%" PRIu64 "_%d", o->id, k);
+        else
+            snprintf(name, sizeof name, "_Anonymous_Dim_%" PRIu64, len);
+        ncztr_dim *d = NULL;
+        for (size_t i = 0; i < f->root->ndims; i++)
+            if (strcmp(f->root->dims[i].name, name) == 0)
+                d = &f->root->dims[i];
+        if (!d && !(d = add_dim(f->root, name, len, unlim)))
+            return NCZ_PUSH(NCZ_E_NOMEM, "out of memory");
+        if (unlim && d->size < len) {
+            d->size = len;
+            f->root->attrs_dirty = true;
+        }
+        if (asprintf(&a->dimrefs[k], "/%s", name) < 0) {
+            a->dimrefs[k] = NULL;
+            return NCZ_PUSH(NCZ_E_NOMEM, "out of memory");
+        }
+        o->attrs_dirty = true;
+    }
+    return SUCCEED;
+}
+
+/* ---- JSON builders ---- */
+
+static json_t *build_zgroup(void)
+{
+    json_t *j = json_object();
+    json_object_set_new(j, "zarr_format", json_integer(2));
+    return j;
+}
+
+static json_t *name_list(const ncztr_obj *g, ncztr_objkind kind)
+{
+    json_t *l = json_array();
+    for (size_t i = 0; i < g->nchildren; i++)
+        if (g->children[i]->kind == kind)
+            json_array_append_new(l, json_string(g->children[i]->name));
+    return l;
+}
+
+static const char *simple_name(const char *fqn)
+{
+    const char *s = strrchr(fqn, '/');
+    return s ? s + 1 : fqn;
+}
+
+static herr_t build_zattrs(const ncztr_obj *o, json_t **out)
+{
+    herr_t ret = SUCCEED;
+    ncztr_file *f = o->file;
+    bool nc = !f->opts.pure_zarr;
+    json_t *j = json_object(), *types = json_object(), *v = NULL;
+    NCZ_CHECK_ALLOC(j && types, FAIL);
+    for (size_t i = 0; i < o->nattrs; i++) {
+        char dtype[NCZTR_DTYPE_MAX];
+        if (ncztr_attr_to_json(o->attrs[i]->name, &o->attrs[i]->val, &v, dtype) < 0)
+            NCZ_GOTO_QUIET(FAIL);
+        json_object_set_new(j, o->attrs[i]->name, v);
+        json_object_set_new(types, o->attrs[i]->name, json_string(dtype));
+        v = NULL;
+    }
+    if (o->kind == NCZTR_ARRAY) {
+        const ncztr_array *a = o->arr;
+        if (!f->opts.noxarray) {
+            json_t *ad = json_array();
+            if (a->scalar)
+                json_array_append_new(ad, json_string("_scalar_"));
+            else
+                for (int k = 0; k < a->za.rank; k++)
+                    json_array_append_new(ad, json_string(a->dimrefs && a->dimrefs[k] ? simple_name(a->dimrefs[k])
+                                                                                      : "_unknown_"));
+            json_object_set_new(j, "_ARRAY_DIMENSIONS", ad);
+            json_object_set_new(types, "_ARRAY_DIMENSIONS", json_string("|J0"));
+        }
+        if (nc && a->vlen_string && a->maxstrlen != f->default_maxstrlen) {
+            json_object_set_new(j, "_nczarr_maxstrlen", json_integer((json_int_t)a->maxstrlen));
+            json_object_set_new(types, "_nczarr_maxstrlen", json_string("<i4"));
+        }
+        if (nc) {
+            json_t *na = json_object(), *refs = json_array();
+            if (!a->scalar)
+                for (int k = 0; k < a->za.rank; k++)
+                    json_array_append_new(refs, json_string(a->dimrefs && a->dimrefs[k] ? a->dimrefs[k] : ""));
+            json_object_set_new(na, "dimension_references", refs);
+            if (a->scalar)
+                json_object_set_new(na, "scalar", json_integer(1));
+            if (a->za.dtype.tclass == NCZTR_T_STRING && !a->vlen_string)
+                json_object_set_new(na, "fixedstring", json_integer(1));
+            json_object_set_new(na, "storage", json_string("chunked"));
+            json_object_set_new(j, "_nczarr_array", na);
+            json_object_set_new(types, "_nczarr_array", json_string("|J0"));
+        }
+    } else {
+        if (!o->parent && f->ncproperties) {
+            json_object_set_new(j, "_NCProperties", json_string(f->ncproperties));
+            json_object_set_new(types, "_NCProperties", json_string(">S1"));
+        }
+        if (nc) {
+            json_t *g = json_object(), *dims = json_object();
+            for (size_t i = 0; i < o->ndims; i++) {
+                const ncztr_dim *d = &o->dims[i];
+                if (d->unlimited) {
+                    json_t *u = json_object();
+                    json_object_set_new(u, "size", json_integer((json_int_t)d->size));
+                    json_object_set_new(u, "unlimited", json_integer(1));
+                    json_object_set_new(dims, d->name, u);
+                } else {
+                    json_object_set_new(dims, d->name, json_integer((json_int_t)d->size));
+                }
+            }
+            json_object_set_new(g, "dimensions", dims);
+            json_object_set_new(g, "arrays", name_list(o, NCZTR_ARRAY));
+            json_object_set_new(g, "groups", name_list(o, NCZTR_GROUP));
+            json_object_set_new(j, "_nczarr_group", g);
+            json_object_set_new(types, "_nczarr_group", json_string("|J0"));
+            if (!o->parent) {
+                json_t *sb = json_object();
+                json_object_set_new(sb, "version", json_string("2.0.0"));
+                json_object_set_new(j, "_nczarr_superblock", sb);
+                json_object_set_new(types, "_nczarr_superblock", json_string("|J0"));
+            }
+        }
+    }
+    if (nc) {
+        json_t *at = json_object();
+        json_object_set_new(types, "_nczarr_attr", json_string("|J0"));
+        json_object_set(at, "types", types);
+        json_object_set_new(j, "_nczarr_attr", at);
+    }
+    *out = j;
+    j = NULL;
+done:
+    json_decref(j);
+    json_decref(types);
+    return ret;
+}
+
+static herr_t emit(saver *S, const char *key, const char *name, json_t *j, bool write)
+{
+    char *k = join_key(key, name);
+    if (!k) {
+        json_decref(j);
+        return NCZ_PUSH(NCZ_E_NOMEM, "out of memory");
+    }
+    if (S->cons)
+        json_object_set(S->cons, k, j);
+    if (!write) {
+        free(k);
+        json_decref(j);
+        return SUCCEED;
+    }
+    char *text = ncztr_json_dump(j);
+    json_decref(j);
+    if (!text) {
+        free(k);
+        return FAIL;
+    }
+    return add_put(S, k, text);
+}
+
+static herr_t save_node(saver *S, ncztr_obj *o)
+{
+    herr_t ret = SUCCEED;
+    char *key = NULL;
+    if (o->deleted)
+        return SUCCEED;
+    key = ncztr_obj_key(o);
+    NCZ_CHECK_ALLOC(key, FAIL);
+    if (o->kind == NCZTR_GROUP) {
+        if ((o->meta_dirty || S->cons) && emit(S, key, ".zgroup", build_zgroup(), o->meta_dirty) < 0)
+            NCZ_GOTO_QUIET(FAIL);
+        for (size_t i = 0; i < o->nchildren; i++)
+            if (save_node(S, o->children[i]) < 0)
+                NCZ_GOTO_QUIET(FAIL);
+    } else {
+        if (o->arr->load_error)
+            NCZ_GOTO_QUIET(SUCCEED); /* never rewrite what we could not read */
+        if (ncztr_array_flush(o) < 0)
+            NCZ_GOTO_QUIET(FAIL);
+        if (o->meta_dirty || S->cons) {
+            char *text = ncztr_zarray_dump(&o->arr->za);
+            if (!text)
+                NCZ_GOTO_QUIET(FAIL);
+            json_t *j = ncztr_json_parse_object(".zarray", text, strlen(text));
+            free(text);
+            if (!j || emit(S, key, ".zarray", j, o->meta_dirty) < 0)
+                NCZ_GOTO_QUIET(FAIL);
+        }
+    }
+    if (o->attrs_dirty || S->cons) {
+        json_t *j = NULL;
+        if (build_zattrs(o, &j) < 0 || emit(S, key, ".zattrs", j, o->attrs_dirty) < 0)
+            NCZ_GOTO_QUIET(FAIL);
+    }
+done:
+    free(key);
+    return ret;
+}
+
+static void clear_dirty(ncztr_obj *o)
+{
+    o->meta_dirty = o->attrs_dirty = o->is_new = false;
+    for (size_t i = 0; i < o->nchildren; i++)
+        clear_dirty(o->children[i]);
+}
+
+herr_t ncztr_save_tree(ncztr_file *f)
+{
+    herr_t ret = SUCCEED;
+    saver S = {.f = f};
+    json_t *zmeta = NULL;
+    if (f->readonly)
+        return SUCCEED;
+    if (resolve_dims(f->root) < 0)
+        NCZ_GOTO_QUIET(FAIL);
+    if (f->opts.consolidate)
+        S.cons = json_object();
+    if (save_node(&S, f->root) < 0)
+        NCZ_GOTO_QUIET(FAIL);
+    if (S.cons && S.n > 0) {
+        zmeta = json_object();
+        json_object_set(zmeta, "metadata", S.cons);
+        json_object_set_new(zmeta, "zarr_consolidated_format", json_integer(1));
+        char *text = ncztr_json_dump(zmeta);
+        char *k = strdup(".zmetadata");
+        if (!text || !k) {
+            free(text);
+            free(k);
+            NCZ_GOTO(FAIL, NCZ_E_NOMEM, "out of memory writing .zmetadata");
+        }
+        if (add_put(&S, k, text) < 0)
+            NCZ_GOTO_QUIET(FAIL);
+    }
+    if (S.n > 0) {
+        nczm_status st = nczm_put_many(f->map, S.n, S.puts);
+        if (st != NCZM_OK) {
+            for (size_t i = 0; i < S.n; i++)
+                if (S.puts[i].status != NCZM_OK)
+                    NCZ_GOTO(FAIL, NCZ_E_STORE, "writing metadata \"%s\" failed: %s", S.puts[i].key,
+                             nczm_errmsg(f->map));
+            NCZ_GOTO(FAIL, NCZ_E_STORE, "writing metadata failed: %s", nczm_errmsg(f->map));
+        }
+    }
+    clear_dirty(f->root);
+done:
+    for (size_t i = 0; i < S.n; i++) {
+        free(S.keys[i]);
+        free(S.bufs[i]);
+    }
+    free(S.puts);
+    free(S.keys);
+    free(S.bufs);
+    json_decref(S.cons);
+    json_decref(zmeta);
+    return ret;
+}

@@ -1,0 +1,262 @@
+/* .zarray parse/validate and emit (Zarr v2 array metadata). */
+#include "ncztr_err.h"
+#include "ncztr_json.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Largest chunk we accept, in bytes: beyond this the sizes cannot be held safely in the
+ * size_t/ssize_t arithmetic of the codecs and the store. */
+#define MAX_CHUNK_BYTES (UINT64_C(1) << 62)
+
+void ncztr_zarray_clear(ncztr_zarray *za)
+{
+    if (!za)
+        return;
+    free(za->fill);
+    json_decref(za->compressor);
+    json_decref(za->filters);
+    memset(za, 0, sizeof *za);
+}
+
+/* Reads "shape" or "chunks" into dims; returns the rank or -1 after pushing an error. */
+static int get_dims(const char *key, json_t *root, const char *name, int min, uint64_t *dims)
+{
+    int ret = 0;
+    json_t *a = json_object_get(root, name);
+    size_t i, n;
+
+    if (!a)
+        NCZ_GOTO(-1, NCZ_E_FORMAT, "%s: missing key \"%s\"", key, name);
+    if (!json_is_array(a))
+        NCZ_GOTO(-1, NCZ_E_FORMAT, "%s: \"%s\" must be an array of %s integers", key, name,
+                 min ? "positive" : "non-negative");
+    n = json_array_size(a);
+    if (n > NCZTR_MAX_RANK)
+        NCZ_GOTO(-1, NCZ_E_UNSUPPORTED, "%s: \"%s\" has %zu dimensions, more than the %d supported", key,
+                 name, n, NCZTR_MAX_RANK);
+    for (i = 0; i < n; i++) {
+        json_t *e = json_array_get(a, i);
+        if (!json_is_integer(e) || json_integer_value(e) < min)
+            NCZ_GOTO(-1, NCZ_E_FORMAT, "%s: \"%s\" must be an array of %s integers (element %zu)", key, name,
+                     min ? "positive" : "non-negative", i);
+        dims[i] = (uint64_t)json_integer_value(e);
+    }
+    ret = (int)n;
+done:
+    return ret;
+}
+
+/* A codec: an object with a string "id". */
+static int is_codec(const json_t *c)
+{
+    return json_is_object(c) && json_is_string(json_object_get(c, "id"));
+}
+
+herr_t ncztr_zarray_parse(const char *key, const char *text, size_t len, ncztr_zarray *out)
+{
+    herr_t ret = SUCCEED;
+    json_t *root = NULL;
+    json_t *j;
+    ncztr_zarray za;
+    int rank, crank;
+    char what[512];
+
+    memset(&za, 0, sizeof za);
+    if (!key)
+        key = ".zarray";
+    if (!out)
+        NCZ_GOTO(FAIL, NCZ_E_ARGS, "%s: no output", key);
+    memset(out, 0, sizeof *out);
+    if (!(root = ncztr_json_parse_object(key, text, len)))
+        NCZ_GOTO_QUIET(FAIL);
+
+    j = json_object_get(root, "zarr_format");
+    if (!j)
+        NCZ_GOTO(FAIL, NCZ_E_FORMAT, "%s: missing key \"zarr_format\"", key);
+    if (!json_is_integer(j))
+        NCZ_GOTO(FAIL, NCZ_E_FORMAT, "%s: \"zarr_format\" must be the integer 2", key);
+    if (json_integer_value(j) != 2)
+        NCZ_GOTO(FAIL, NCZ_E_UNSUPPORTED,
+                 "%s: zarr_format %" JSON_INTEGER_FORMAT " is not supported (only 2)", key,
+                 json_integer_value(j));
+
+    if ((rank = get_dims(key, root, "shape", 0, za.shape)) < 0)
+        NCZ_GOTO_QUIET(FAIL);
+    if ((crank = get_dims(key, root, "chunks", 1, za.chunks)) < 0)
+        NCZ_GOTO_QUIET(FAIL);
+    if (rank != crank)
+        NCZ_GOTO(FAIL, NCZ_E_FORMAT, "%s: \"shape\" has %d dimensions but \"chunks\" has %d", key, rank,
+                 crank);
+    za.rank = rank;
+
+    j = json_object_get(root, "dtype");
+    if (!j)
+        NCZ_GOTO(FAIL, NCZ_E_FORMAT, "%s: missing key \"dtype\"", key);
+    if (json_is_array(j))
+        NCZ_GOTO(FAIL, NCZ_E_UNSUPPORTED, "%s: unsupported structured dtype (a list of fields)", key);
+    if (!json_is_string(j))
+        NCZ_GOTO(FAIL, NCZ_E_FORMAT, "%s: \"dtype\" must be a string", key);
+    if (ncztr_dtype_parse(json_string_value(j), key, &za.dtype) < 0)
+        NCZ_GOTO_QUIET(FAIL);
+
+    /* Sizes: one chunk in bytes must stay below 2^62, and the element count of the whole
+     * array must fit in 64 bits (an HDF5 dataspace cannot describe more). */
+    {
+        uint64_t bytes = za.dtype.size, elems = 1;
+        int zero = 0;
+        for (int i = 0; i < rank; i++) {
+            if (__builtin_mul_overflow(bytes, za.chunks[i], &bytes) || bytes > MAX_CHUNK_BYTES)
+                NCZ_GOTO(FAIL, NCZ_E_UNSUPPORTED,
+                         "%s: a chunk of \"chunks\" x dtype \"%s\" is larger than 2^62 bytes", key,
+                         za.dtype.zarr);
+            if (za.shape[i] == 0)
+                zero = 1;
+        }
+        for (int i = 0; i < rank && !zero; i++)
+            if (__builtin_mul_overflow(elems, za.shape[i], &elems))
+                NCZ_GOTO(FAIL, NCZ_E_UNSUPPORTED, "%s: \"shape\" has more than 2^64 elements", key);
+    }
+
+    /* Zarr v2 requires fill_value; an absent one is read as null (no fill). */
+    j = json_object_get(root, "fill_value");
+    if (j && !json_is_null(j)) {
+        snprintf(what, sizeof what, "%s: \"fill_value\"", key);
+        if (!(za.fill = malloc(za.dtype.size)))
+            NCZ_GOTO(FAIL, NCZ_E_NOMEM, "out of memory reading %s", key);
+        if (ncztr_fill_from_json(&za.dtype, j, what, za.fill, &za.has_fill) < 0)
+            NCZ_GOTO_QUIET(FAIL);
+    }
+
+    /* "order": absent is read as "C" (lenient), anything else but "C"/"F" is an error. */
+    za.order = 'C';
+    j = json_object_get(root, "order");
+    if (j) {
+        const char *s = json_string_value(j);
+        if (!s || (strcmp(s, "C") != 0 && strcmp(s, "F") != 0))
+            NCZ_GOTO(FAIL, NCZ_E_FORMAT, "%s: \"order\" must be \"C\" or \"F\"", key);
+        za.order = s[0];
+    }
+
+    za.dimsep = '.';
+    j = json_object_get(root, "dimension_separator");
+    if (j) {
+        const char *s = json_string_value(j);
+        if (!s || (strcmp(s, ".") != 0 && strcmp(s, "/") != 0))
+            NCZ_GOTO(FAIL, NCZ_E_FORMAT, "%s: \"dimension_separator\" must be \".\" or \"/\"", key);
+        za.dimsep = s[0];
+    }
+
+    /* Codecs are kept as given; checking the ids against known codecs is the reader's job
+     * (an unknown codec only blocks reading that array's chunks). Absent = null. */
+    j = json_object_get(root, "compressor");
+    if (j && !json_is_null(j)) {
+        if (!is_codec(j))
+            NCZ_GOTO(FAIL, NCZ_E_FORMAT, "%s: \"compressor\" must be null or an object with a string \"id\"",
+                     key);
+        za.compressor = json_incref(j);
+    }
+    j = json_object_get(root, "filters");
+    if (j && !json_is_null(j)) {
+        if (!json_is_array(j))
+            NCZ_GOTO(FAIL, NCZ_E_FORMAT, "%s: \"filters\" must be null or an array of codec objects", key);
+        for (size_t i = 0; i < json_array_size(j); i++)
+            if (!is_codec(json_array_get(j, i)))
+                NCZ_GOTO(FAIL, NCZ_E_FORMAT,
+                         "%s: \"filters\" element %zu must be an object with a string \"id\"", key, i);
+        za.filters = json_incref(j);
+    }
+
+    if (!za.has_fill) {
+        free(za.fill);
+        za.fill = NULL;
+    }
+    *out = za;
+    memset(&za, 0, sizeof za);
+done:
+    ncztr_zarray_clear(&za);
+    json_decref(root);
+    return ret;
+}
+
+/* Sets key in obj to a new reference, or fails when value is NULL or set fails. */
+static int put(json_t *obj, const char *key, json_t *value)
+{
+    return value ? json_object_set_new(obj, key, value) : -1;
+}
+
+char *ncztr_zarray_dump(const ncztr_zarray *za)
+{
+    char *ret = NULL;
+    json_t *root = NULL, *shape = NULL, *chunks = NULL;
+    ncztr_dtype check;
+
+    if (!za)
+        NCZ_GOTO(NULL, NCZ_E_ARGS, ".zarray: nothing to dump");
+    if (za->rank < 0 || za->rank > NCZTR_MAX_RANK)
+        NCZ_GOTO(NULL, NCZ_E_ARGS, ".zarray: bad rank %d", za->rank);
+    if (za->order != 'C' && za->order != 'F')
+        NCZ_GOTO(NULL, NCZ_E_ARGS, ".zarray: bad order '%c'", za->order);
+    if (za->dimsep != '.' && za->dimsep != '/')
+        NCZ_GOTO(NULL, NCZ_E_ARGS, ".zarray: bad dimension separator '%c'", za->dimsep);
+    /* The dtype text must be one we would read back the same way. */
+    if (ncztr_dtype_parse(za->dtype.zarr, ".zarray: dtype", &check) < 0)
+        NCZ_GOTO_QUIET(NULL);
+    if (check.tclass != za->dtype.tclass || check.size != za->dtype.size ||
+        check.big_endian != za->dtype.big_endian)
+        NCZ_GOTO(NULL, NCZ_E_ARGS, ".zarray: dtype text \"%s\" does not match its description",
+                 za->dtype.zarr);
+    if (za->has_fill && !za->fill)
+        NCZ_GOTO(NULL, NCZ_E_ARGS, ".zarray: has_fill set without a fill value");
+    if (za->compressor && !is_codec(za->compressor))
+        NCZ_GOTO(NULL, NCZ_E_ARGS, ".zarray: compressor is not a codec object");
+    if (za->filters && !json_is_array(za->filters))
+        NCZ_GOTO(NULL, NCZ_E_ARGS, ".zarray: filters is not an array");
+
+    if (!(root = json_object()) || !(shape = json_array()) || !(chunks = json_array()))
+        NCZ_GOTO(NULL, NCZ_E_NOMEM, "out of memory writing .zarray");
+    for (int i = 0; i < za->rank; i++) {
+        if (za->shape[i] > (uint64_t)INT64_MAX || za->chunks[i] > (uint64_t)INT64_MAX || za->chunks[i] == 0)
+            NCZ_GOTO(NULL, NCZ_E_ARGS, ".zarray: bad shape/chunk size in dimension %d", i);
+        if (json_array_append_new(shape, json_integer((json_int_t)za->shape[i])) < 0 ||
+            json_array_append_new(chunks, json_integer((json_int_t)za->chunks[i])) < 0)
+            NCZ_GOTO(NULL, NCZ_E_NOMEM, "out of memory writing .zarray");
+    }
+
+    /* Key order as netCDF-C writes it (NCZARR-FORMAT.md); json_object_set_new keeps it. */
+    if (put(root, "zarr_format", json_integer(2)) < 0)
+        NCZ_GOTO(NULL, NCZ_E_NOMEM, "out of memory writing .zarray");
+    if (json_object_set_new(root, "shape", shape) < 0) {
+        shape = NULL;
+        NCZ_GOTO(NULL, NCZ_E_NOMEM, "out of memory writing .zarray");
+    }
+    shape = NULL;
+    if (put(root, "dtype", json_string(za->dtype.zarr)) < 0)
+        NCZ_GOTO(NULL, NCZ_E_NOMEM, "out of memory writing .zarray");
+    if (json_object_set_new(root, "chunks", chunks) < 0) {
+        chunks = NULL;
+        NCZ_GOTO(NULL, NCZ_E_NOMEM, "out of memory writing .zarray");
+    }
+    chunks = NULL;
+    {
+        json_t *f = ncztr_fill_to_json(&za->dtype, za->has_fill ? za->fill : NULL);
+        if (!f)
+            NCZ_GOTO_QUIET(NULL);
+        if (json_object_set_new(root, "fill_value", f) < 0)
+            NCZ_GOTO(NULL, NCZ_E_NOMEM, "out of memory writing .zarray");
+    }
+    if (put(root, "order", json_string(za->order == 'F' ? "F" : "C")) < 0 ||
+        put(root, "compressor", za->compressor ? json_incref(za->compressor) : json_null()) < 0 ||
+        put(root, "filters", za->filters ? json_incref(za->filters) : json_null()) < 0)
+        NCZ_GOTO(NULL, NCZ_E_NOMEM, "out of memory writing .zarray");
+    if (za->dimsep != '.' && put(root, "dimension_separator", json_string("/")) < 0)
+        NCZ_GOTO(NULL, NCZ_E_NOMEM, "out of memory writing .zarray");
+
+    ret = ncztr_json_dump(root);
+done:
+    json_decref(shape);
+    json_decref(chunks);
+    json_decref(root);
+    return ret;
+}

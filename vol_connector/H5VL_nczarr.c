@@ -1,0 +1,172 @@
+/* The connector class, the plugin entry points HDF5 looks up when it loads the library
+ * from HDF5_PLUGIN_PATH, start-up/shut-down, and introspection. */
+#include "H5VL_nczarr.h"
+#include "H5VL_nczarr_wrap.h"
+
+#include <stdlib.h>
+
+/* Honest capabilities: the HDF5 API test suite skips what these do not claim. No soft,
+ * external or extra hard links, no committed datatypes, references or filters yet. */
+#define H5VL_NCZARR_CAP_FLAGS                                                                                \
+    (H5VL_CAP_FLAG_ATTR_BASIC | H5VL_CAP_FLAG_ATTR_MORE | H5VL_CAP_FLAG_DATASET_BASIC |                      \
+     H5VL_CAP_FLAG_DATASET_MORE | H5VL_CAP_FLAG_FILE_BASIC | H5VL_CAP_FLAG_FILE_MORE |                       \
+     H5VL_CAP_FLAG_GROUP_BASIC | H5VL_CAP_FLAG_GROUP_MORE | H5VL_CAP_FLAG_LINK_BASIC |                       \
+     H5VL_CAP_FLAG_LINK_MORE | H5VL_CAP_FLAG_OBJECT_BASIC | H5VL_CAP_FLAG_OBJECT_MORE |                      \
+     H5VL_CAP_FLAG_CREATION_ORDER | H5VL_CAP_FLAG_ITERATE | H5VL_CAP_FLAG_STORAGE_SIZE |                     \
+     H5VL_CAP_FLAG_BY_IDX | H5VL_CAP_FLAG_GET_PLIST | H5VL_CAP_FLAG_FLUSH_REFRESH |                          \
+     H5VL_CAP_FLAG_FILL_VALUES)
+
+static herr_t nczarr_initialize(hid_t vipl_id)
+{
+    (void)vipl_id;
+    return ncz_err_init();
+}
+
+static herr_t nczarr_terminate(void)
+{
+    ncz_err_term();
+    return SUCCEED;
+}
+
+hid_t H5VL_nczarr_connector_id(void)
+{
+    return H5VLpeek_connector_id_by_name(H5VL_NCZARR_NAME);
+}
+
+herr_t H5VL_nczarr_introspect_get_conn_cls(void *obj, H5VL_get_conn_lvl_t lvl, const H5VL_class_t **conn_cls)
+{
+    (void)obj;
+    (void)lvl;
+    *conn_cls = &H5VL_nczarr_g;
+    return SUCCEED;
+}
+
+herr_t H5VL_nczarr_introspect_get_cap_flags(const void *info, uint64_t *cap_flags)
+{
+    (void)info;
+    *cap_flags = H5VL_nczarr_g.cap_flags;
+    return SUCCEED;
+}
+
+herr_t H5VL_nczarr_introspect_opt_query(void *obj, H5VL_subclass_t cls, int opt_type, uint64_t *flags)
+{
+    (void)obj;
+    /* netCDF-C still calls H5Gget_objinfo (a native optional operation): we serve it. */
+    if (cls == H5VL_SUBCLS_GROUP && opt_type == H5VL_NATIVE_GROUP_GET_OBJINFO)
+        *flags = H5VL_OPT_QUERY_SUPPORTED | H5VL_OPT_QUERY_QUERY_METADATA;
+    else
+        *flags = 0;
+    return SUCCEED;
+}
+
+const H5VL_class_t H5VL_nczarr_g = {
+    .version = H5VL_VERSION,
+    .value = H5VL_NCZARR_VALUE,
+    .name = H5VL_NCZARR_NAME,
+    .conn_version = H5VL_NCZARR_VERSION,
+    .cap_flags = H5VL_NCZARR_CAP_FLAGS,
+    .initialize = nczarr_initialize,
+    .terminate = nczarr_terminate,
+    .info_cls =
+        {
+            .size = sizeof(H5VL_nczarr_info_t),
+            .copy = H5VL_nczarr_info_copy,
+            .cmp = H5VL_nczarr_info_cmp,
+            .free = H5VL_nczarr_info_free,
+            .to_str = H5VL_nczarr_info_to_str,
+            .from_str = H5VL_nczarr_str_to_info,
+        },
+    .wrap_cls = {NULL, NULL, NULL, NULL, NULL},
+    .attr_cls =
+        {
+            .create = H5VL_nczarr_cb_attr_create,
+            .open = H5VL_nczarr_cb_attr_open,
+            .read = H5VL_nczarr_cb_attr_read,
+            .write = H5VL_nczarr_cb_attr_write,
+            .get = H5VL_nczarr_cb_attr_get,
+            .specific = H5VL_nczarr_cb_attr_specific,
+            .optional = H5VL_nczarr_cb_attr_optional,
+            .close = H5VL_nczarr_cb_attr_close,
+        },
+    .dataset_cls =
+        {
+            .create = H5VL_nczarr_cb_dataset_create,
+            .open = H5VL_nczarr_cb_dataset_open,
+            .read = H5VL_nczarr_cb_dataset_read,
+            .write = H5VL_nczarr_cb_dataset_write,
+            .get = H5VL_nczarr_cb_dataset_get,
+            .specific = H5VL_nczarr_cb_dataset_specific,
+            .optional = H5VL_nczarr_cb_dataset_optional,
+            .close = H5VL_nczarr_cb_dataset_close,
+        },
+    .datatype_cls =
+        {
+            .commit = H5VL_nczarr_cb_datatype_commit,
+            .open = H5VL_nczarr_cb_datatype_open,
+            .get = H5VL_nczarr_cb_datatype_get,
+            .specific = NULL,
+            .optional = NULL,
+            .close = H5VL_nczarr_cb_datatype_close,
+        },
+    .file_cls =
+        {
+            .create = H5VL_nczarr_cb_file_create,
+            .open = H5VL_nczarr_cb_file_open,
+            .get = H5VL_nczarr_cb_file_get,
+            .specific = H5VL_nczarr_cb_file_specific,
+            .optional = H5VL_nczarr_cb_file_optional,
+            .close = H5VL_nczarr_cb_file_close,
+        },
+    .group_cls =
+        {
+            .create = H5VL_nczarr_cb_group_create,
+            .open = H5VL_nczarr_cb_group_open,
+            .get = H5VL_nczarr_cb_group_get,
+            .specific = H5VL_nczarr_cb_group_specific,
+            .optional = H5VL_nczarr_cb_group_optional,
+            .close = H5VL_nczarr_cb_group_close,
+        },
+    .link_cls =
+        {
+            .create = H5VL_nczarr_cb_link_create,
+            .copy = H5VL_nczarr_cb_link_copy,
+            .move = H5VL_nczarr_cb_link_move,
+            .get = H5VL_nczarr_cb_link_get,
+            .specific = H5VL_nczarr_cb_link_specific,
+            .optional = NULL,
+        },
+    .object_cls =
+        {
+            .open = H5VL_nczarr_cb_object_open,
+            .copy = H5VL_nczarr_cb_object_copy,
+            .get = H5VL_nczarr_cb_object_get,
+            .specific = H5VL_nczarr_cb_object_specific,
+            .optional = H5VL_nczarr_cb_object_optional,
+        },
+    .introspect_cls =
+        {
+            .get_conn_cls = H5VL_nczarr_cb_introspect_get_conn_cls,
+            .get_cap_flags = H5VL_nczarr_cb_introspect_get_cap_flags,
+            .opt_query = H5VL_nczarr_cb_introspect_opt_query,
+        },
+    .request_cls = {NULL, NULL, NULL, NULL, NULL, NULL},
+    .blob_cls = {NULL, NULL, NULL, NULL},
+    .token_cls =
+        {
+            .cmp = H5VL_nczarr_cb_token_cmp,
+            .to_str = H5VL_nczarr_cb_token_to_str,
+            .from_str = H5VL_nczarr_cb_token_from_str,
+        },
+    .optional = NULL,
+};
+
+/* Plugin entry points (H5PLextern.h). */
+H5PL_type_t H5PLget_plugin_type(void)
+{
+    return H5PL_TYPE_VOL;
+}
+
+const void *H5PLget_plugin_info(void)
+{
+    return &H5VL_nczarr_g;
+}

@@ -1,0 +1,187 @@
+/* Internal declarations of the nczarr VOL connector: the objects behind HDF5 ids and the
+ * helpers every callback file shares. Callbacks never touch keys or JSON: they translate
+ * HDF5 arguments into calls on the model (translate/ncztr_model.h). */
+#ifndef H5VL_NCZARR_H
+#define H5VL_NCZARR_H
+
+#include <hdf5.h>
+#include <H5VLconnector.h>
+#include <H5VLnative.h>
+#include <H5PLextern.h>
+
+#include "ncztr_err.h"
+#include "ncztr_model.h"
+
+#define H5VL_NCZARR_NAME "nczarr"
+/* In HDF5's range for connectors under test (256-511); to be registered with The HDF
+ * Group before a release. */
+#define H5VL_NCZARR_VALUE 391
+#define H5VL_NCZARR_VERSION 1
+
+/* Connector info: from HDF5_VOL_CONNECTOR="nczarr <options>", --vol-info, or
+ * H5Pset_fapl_nczarr-style code. All-zero means the defaults. */
+typedef struct H5VL_nczarr_info_t {
+    unsigned pure_zarr;   /* mode=zarr */
+    unsigned noxarray;    /* no _ARRAY_DIMENSIONS */
+    unsigned zip_root;    /* zip keys at the archive root */
+    unsigned consolidate; /* write .zmetadata */
+    size_t maxstrlen;     /* default NC_STRING width; 0 = 128 */
+} H5VL_nczarr_info_t;
+
+/* One open store, shared by every id that refers into it. */
+typedef struct H5VL_nczarr_file_t H5VL_nczarr_file_t;
+/* What stands behind a file, group, dataset, attribute or datatype id. */
+typedef struct H5VL_nczarr_obj_t {
+    H5I_type_t type;
+    int rc;                   /* references held by HDF5 ids and by iteration wrappers */
+    H5VL_nczarr_file_t *file; /* counted in file->rc (except the file object itself) */
+    ncztr_obj *node;          /* the group/dataset (root for files); attribute's owner */
+    ncztr_attr *attr;         /* for H5I_ATTR */
+} H5VL_nczarr_obj_t;
+
+struct H5VL_nczarr_file_t {
+    int rc;                  /* file ids + every other open object */
+    int file_ids;            /* HDF5 file ids currently backed by fobj */
+    H5VL_nczarr_obj_t fobj;  /* the object behind file ids (object.get(FILE) returns it) */
+    ncztr_file *tf;
+    char *name;              /* the name given to create/open */
+    unsigned intent;         /* H5F_ACC_RDWR or H5F_ACC_RDONLY */
+    hid_t fcpl, fapl;
+    unsigned long fileno;
+    H5VL_nczarr_file_t *next; /* registry of open stores (same store opened twice) */
+};
+
+extern const H5VL_class_t H5VL_nczarr_g;
+hid_t H5VL_nczarr_connector_id(void);
+
+/* ---- objects (H5VL_nczarr_file.c) ---- */
+H5VL_nczarr_obj_t *H5VL_nczarr_obj_new(H5I_type_t type, H5VL_nczarr_file_t *file, ncztr_obj *node,
+                                       ncztr_attr *attr);
+/* Drops one reference; frees at zero (closing the store when it was the last user). */
+herr_t H5VL_nczarr_obj_release(H5VL_nczarr_obj_t *o);
+/* Registers a new id for node (for iteration callbacks); the id owns one reference. */
+hid_t H5VL_nczarr_wrap_register(H5VL_nczarr_file_t *file, ncztr_obj *node);
+herr_t H5VL_nczarr_file_release(H5VL_nczarr_file_t *f);
+
+/* Resolves loc_params against obj to a node: BY_SELF, BY_NAME (relative or absolute, "."
+ * ok), BY_IDX (the n-th link of the named group), BY_TOKEN. Pushes an error and returns
+ * NULL when it does not exist. */
+ncztr_obj *H5VL_nczarr_resolve(H5VL_nczarr_obj_t *obj, const H5VL_loc_params_t *lp);
+/* The group/dataset node an object id stands for (the root for a file id; the owner for
+ * an attribute id). */
+ncztr_obj *H5VL_nczarr_node(H5VL_nczarr_obj_t *obj);
+
+/* Tokens: the node id in the first 8 bytes (little-endian), zero padded. */
+void H5VL_nczarr_token_encode(uint64_t id, H5O_token_t *tok);
+uint64_t H5VL_nczarr_token_decode(const H5O_token_t *tok);
+/* Fills an H5O_info2_t for a node. */
+herr_t H5VL_nczarr_fill_oinfo(H5VL_nczarr_file_t *f, ncztr_obj *n, unsigned fields, H5O_info2_t *oinfo);
+H5O_type_t H5VL_nczarr_otype(const ncztr_obj *n);
+/* Copies a name into an HDF5-style (buf, size) pair; returns the full length. */
+size_t H5VL_nczarr_copy_name(const char *name, char *buf, size_t size);
+
+/* ---- callbacks, one file per HDF5 object class ---- */
+/* info (H5VL_nczarr_info.c) */
+void *H5VL_nczarr_info_copy(const void *info);
+herr_t H5VL_nczarr_info_cmp(int *cmp_value, const void *info1, const void *info2);
+herr_t H5VL_nczarr_info_free(void *info);
+herr_t H5VL_nczarr_info_to_str(const void *info, char **str);
+herr_t H5VL_nczarr_str_to_info(const char *str, void **info);
+/* Reads the info of a fapl (defaults when none) into out, and the model options. */
+void H5VL_nczarr_info_from_fapl(hid_t fapl_id, H5VL_nczarr_info_t *out);
+
+/* file (H5VL_nczarr_file.c) */
+void *H5VL_nczarr_file_create(const char *name, unsigned flags, hid_t fcpl_id, hid_t fapl_id, hid_t dxpl_id,
+                              void **req);
+void *H5VL_nczarr_file_open(const char *name, unsigned flags, hid_t fapl_id, hid_t dxpl_id, void **req);
+herr_t H5VL_nczarr_file_get(void *file, H5VL_file_get_args_t *args, hid_t dxpl_id, void **req);
+herr_t H5VL_nczarr_file_specific(void *file, H5VL_file_specific_args_t *args, hid_t dxpl_id, void **req);
+herr_t H5VL_nczarr_file_optional(void *file, H5VL_optional_args_t *args, hid_t dxpl_id, void **req);
+herr_t H5VL_nczarr_file_close(void *file, hid_t dxpl_id, void **req);
+
+/* group (H5VL_nczarr_group.c) */
+void *H5VL_nczarr_group_create(void *obj, const H5VL_loc_params_t *loc_params, const char *name, hid_t lcpl_id,
+                               hid_t gcpl_id, hid_t gapl_id, hid_t dxpl_id, void **req);
+void *H5VL_nczarr_group_open(void *obj, const H5VL_loc_params_t *loc_params, const char *name, hid_t gapl_id,
+                             hid_t dxpl_id, void **req);
+herr_t H5VL_nczarr_group_get(void *obj, H5VL_group_get_args_t *args, hid_t dxpl_id, void **req);
+herr_t H5VL_nczarr_group_specific(void *obj, H5VL_group_specific_args_t *args, hid_t dxpl_id, void **req);
+herr_t H5VL_nczarr_group_optional(void *obj, H5VL_optional_args_t *args, hid_t dxpl_id, void **req);
+herr_t H5VL_nczarr_group_close(void *grp, hid_t dxpl_id, void **req);
+/* A gcpl that says link and attribute creation order are tracked and indexed. */
+hid_t H5VL_nczarr_default_gcpl(void);
+
+/* dataset (H5VL_nczarr_dataset.c) */
+void *H5VL_nczarr_dataset_create(void *obj, const H5VL_loc_params_t *loc_params, const char *name,
+                                 hid_t lcpl_id, hid_t type_id, hid_t space_id, hid_t dcpl_id, hid_t dapl_id,
+                                 hid_t dxpl_id, void **req);
+void *H5VL_nczarr_dataset_open(void *obj, const H5VL_loc_params_t *loc_params, const char *name, hid_t dapl_id,
+                               hid_t dxpl_id, void **req);
+herr_t H5VL_nczarr_dataset_read(size_t count, void *dset[], hid_t mem_type_id[], hid_t mem_space_id[],
+                                hid_t file_space_id[], hid_t dxpl_id, void *buf[], void **req);
+herr_t H5VL_nczarr_dataset_write(size_t count, void *dset[], hid_t mem_type_id[], hid_t mem_space_id[],
+                                 hid_t file_space_id[], hid_t dxpl_id, const void *buf[], void **req);
+herr_t H5VL_nczarr_dataset_get(void *dset, H5VL_dataset_get_args_t *args, hid_t dxpl_id, void **req);
+herr_t H5VL_nczarr_dataset_specific(void *obj, H5VL_dataset_specific_args_t *args, hid_t dxpl_id, void **req);
+herr_t H5VL_nczarr_dataset_optional(void *obj, H5VL_optional_args_t *args, hid_t dxpl_id, void **req);
+herr_t H5VL_nczarr_dataset_close(void *dset, hid_t dxpl_id, void **req);
+
+/* attribute (H5VL_nczarr_attr.c) */
+void *H5VL_nczarr_attr_create(void *obj, const H5VL_loc_params_t *loc_params, const char *attr_name,
+                              hid_t type_id, hid_t space_id, hid_t acpl_id, hid_t aapl_id, hid_t dxpl_id,
+                              void **req);
+void *H5VL_nczarr_attr_open(void *obj, const H5VL_loc_params_t *loc_params, const char *attr_name,
+                            hid_t aapl_id, hid_t dxpl_id, void **req);
+herr_t H5VL_nczarr_attr_read(void *attr, hid_t mem_type_id, void *buf, hid_t dxpl_id, void **req);
+herr_t H5VL_nczarr_attr_write(void *attr, hid_t mem_type_id, const void *buf, hid_t dxpl_id, void **req);
+herr_t H5VL_nczarr_attr_get(void *obj, H5VL_attr_get_args_t *args, hid_t dxpl_id, void **req);
+herr_t H5VL_nczarr_attr_specific(void *obj, const H5VL_loc_params_t *loc_params, H5VL_attr_specific_args_t *args,
+                                 hid_t dxpl_id, void **req);
+herr_t H5VL_nczarr_attr_optional(void *obj, H5VL_optional_args_t *args, hid_t dxpl_id, void **req);
+herr_t H5VL_nczarr_attr_close(void *attr, hid_t dxpl_id, void **req);
+
+/* datatype (H5VL_nczarr_datatype.c): committed datatypes are not representable */
+void *H5VL_nczarr_datatype_commit(void *obj, const H5VL_loc_params_t *loc_params, const char *name,
+                                  hid_t type_id, hid_t lcpl_id, hid_t tcpl_id, hid_t tapl_id, hid_t dxpl_id,
+                                  void **req);
+void *H5VL_nczarr_datatype_open(void *obj, const H5VL_loc_params_t *loc_params, const char *name, hid_t tapl_id,
+                                hid_t dxpl_id, void **req);
+herr_t H5VL_nczarr_datatype_get(void *dt, H5VL_datatype_get_args_t *args, hid_t dxpl_id, void **req);
+herr_t H5VL_nczarr_datatype_close(void *dt, hid_t dxpl_id, void **req);
+
+/* link (H5VL_nczarr_link.c) */
+herr_t H5VL_nczarr_link_create(H5VL_link_create_args_t *args, void *obj, const H5VL_loc_params_t *loc_params,
+                               hid_t lcpl_id, hid_t lapl_id, hid_t dxpl_id, void **req);
+herr_t H5VL_nczarr_link_copy(void *src_obj, const H5VL_loc_params_t *loc_params1, void *dst_obj,
+                             const H5VL_loc_params_t *loc_params2, hid_t lcpl_id, hid_t lapl_id, hid_t dxpl_id,
+                             void **req);
+herr_t H5VL_nczarr_link_move(void *src_obj, const H5VL_loc_params_t *loc_params1, void *dst_obj,
+                             const H5VL_loc_params_t *loc_params2, hid_t lcpl_id, hid_t lapl_id, hid_t dxpl_id,
+                             void **req);
+herr_t H5VL_nczarr_link_get(void *obj, const H5VL_loc_params_t *loc_params, H5VL_link_get_args_t *args,
+                            hid_t dxpl_id, void **req);
+herr_t H5VL_nczarr_link_specific(void *obj, const H5VL_loc_params_t *loc_params, H5VL_link_specific_args_t *args,
+                                 hid_t dxpl_id, void **req);
+
+/* object (H5VL_nczarr_object.c) */
+void *H5VL_nczarr_object_open(void *obj, const H5VL_loc_params_t *loc_params, H5I_type_t *opened_type,
+                              hid_t dxpl_id, void **req);
+herr_t H5VL_nczarr_object_copy(void *src_obj, const H5VL_loc_params_t *loc_params1, const char *src_name,
+                               void *dst_obj, const H5VL_loc_params_t *loc_params2, const char *dst_name,
+                               hid_t ocpypl_id, hid_t lcpl_id, hid_t dxpl_id, void **req);
+herr_t H5VL_nczarr_object_get(void *obj, const H5VL_loc_params_t *loc_params, H5VL_object_get_args_t *args,
+                              hid_t dxpl_id, void **req);
+herr_t H5VL_nczarr_object_specific(void *obj, const H5VL_loc_params_t *loc_params,
+                                   H5VL_object_specific_args_t *args, hid_t dxpl_id, void **req);
+herr_t H5VL_nczarr_object_optional(void *obj, const H5VL_loc_params_t *loc_params, H5VL_optional_args_t *args,
+                                   hid_t dxpl_id, void **req);
+
+/* introspection, tokens, blobs (H5VL_nczarr.c, H5VL_nczarr_token.c) */
+herr_t H5VL_nczarr_introspect_get_conn_cls(void *obj, H5VL_get_conn_lvl_t lvl, const H5VL_class_t **conn_cls);
+herr_t H5VL_nczarr_introspect_get_cap_flags(const void *info, uint64_t *cap_flags);
+herr_t H5VL_nczarr_introspect_opt_query(void *obj, H5VL_subclass_t cls, int opt_type, uint64_t *flags);
+herr_t H5VL_nczarr_token_cmp(void *obj, const H5O_token_t *token1, const H5O_token_t *token2, int *cmp_value);
+herr_t H5VL_nczarr_token_to_str(void *obj, H5I_type_t obj_type, const H5O_token_t *token, char **token_str);
+herr_t H5VL_nczarr_token_from_str(void *obj, H5I_type_t obj_type, const char *token_str, H5O_token_t *token);
+
+#endif

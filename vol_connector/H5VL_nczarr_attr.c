@@ -1,0 +1,378 @@
+/* Attribute callbacks. An attribute id stands for an H5VL_nczarr_obj_t of type H5I_ATTR
+ * whose node is the owning group/array and whose attr is the model attribute; both are
+ * reference counted, so the handle outlives H5Adelete/H5Ldelete and then reports the
+ * deletion instead of touching freed memory. All data conversion happens in the model. */
+#include "H5VL_nczarr.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* The path of a node for messages, in a caller buffer (never NULL). A deleted node has
+ * no path any more, so it is named by its last link name. */
+static const char *where(const ncztr_obj *n, char *buf, size_t size)
+{
+    char *p = (n && !n->deleted) ? ncztr_obj_path(n) : NULL;
+    snprintf(buf, size, "%s", p ? p : (n ? n->name : "?"));
+    free(p);
+    return buf;
+}
+
+/* The object an attribute operation addresses. BY_SELF is obj itself (the owner when obj
+ * is an attribute id, the root for a file id) and BY_NAME a path from it. For BY_IDX
+ * (H5Aopen_by_idx, H5Aget_name_by_idx, H5Aget_info_by_idx) HDF5 puts the OBJECT's name in
+ * loc_by_idx.name and the index selects an attribute, not a link, so this must not go
+ * through H5VL_nczarr_resolve's link-index lookup. */
+static ncztr_obj *attr_owner(H5VL_nczarr_obj_t *o, const H5VL_loc_params_t *lp)
+{
+    ncztr_obj *n = NULL;
+    char buf[256];
+    if (!o || !o->node) {
+        NCZ_PUSH(NCZ_E_ARGS, "attribute operation on an invalid location");
+        return NULL;
+    }
+    switch (lp->type) {
+    case H5VL_OBJECT_BY_SELF:
+        n = o->node;
+        break;
+    case H5VL_OBJECT_BY_NAME:
+        if (!lp->loc_data.loc_by_name.name) {
+            NCZ_PUSH(NCZ_E_ARGS, "attribute operation: no object name given");
+            return NULL;
+        }
+        return H5VL_nczarr_resolve(o, lp);
+    case H5VL_OBJECT_BY_IDX: {
+        const char *name = lp->loc_data.loc_by_idx.name ? lp->loc_data.loc_by_idx.name : ".";
+        if (o->node->deleted) {
+            NCZ_PUSH(NCZ_E_NOTFOUND, "object \"%s\" has been deleted", o->node->name);
+            return NULL;
+        }
+        if (ncztr_lookup(o->node, name, &n) < 0)
+            return NULL;
+        break;
+    }
+    default:
+        NCZ_PUSH(NCZ_E_ARGS, "attribute operation: unsupported location type %d", (int)lp->type);
+        return NULL;
+    }
+    if (n->deleted) {
+        NCZ_PUSH(NCZ_E_NOTFOUND, "object \"%s\" has been deleted", where(n, buf, sizeof buf));
+        return NULL;
+    }
+    return n;
+}
+
+/* The attribute behind an attribute id, checked to be still alive. */
+static ncztr_attr *live_attr(H5VL_nczarr_obj_t *o)
+{
+    char buf[256];
+    if (!o || o->type != H5I_ATTR || !o->attr) {
+        NCZ_PUSH(NCZ_E_ARGS, "not an attribute");
+        return NULL;
+    }
+    if (o->attr->deleted) {
+        NCZ_PUSH(NCZ_E_NOTFOUND, "attribute \"%s\" has been deleted", o->attr->name);
+        return NULL;
+    }
+    if (o->node && o->node->deleted) {
+        NCZ_PUSH(NCZ_E_NOTFOUND, "attribute \"%s\": its object \"%s\" has been deleted", o->attr->name,
+                 where(o->node, buf, sizeof buf));
+        return NULL;
+    }
+    return o->attr;
+}
+
+/* Looks an attribute up by name on n, reporting a missing one. */
+static ncztr_attr *find_named(ncztr_obj *n, const char *name)
+{
+    char buf[256];
+    if (!name) {
+        NCZ_PUSH(NCZ_E_ARGS, "no attribute name given");
+        return NULL;
+    }
+    ncztr_attr *a = ncztr_attr_find(n, name);
+    if (!a)
+        NCZ_PUSH(NCZ_E_NOTFOUND, "attribute \"%s\" does not exist on \"%s\"", name,
+                 where(n, buf, sizeof buf));
+    return a;
+}
+
+/* Bytes of the attribute's value as HDF5 reports them (elements x type size). */
+static hsize_t attr_bytes(const ncztr_attr *a)
+{
+    size_t esz = H5Tget_size(a->val.type);
+    return (hsize_t)a->val.nelem * (hsize_t)esz;
+}
+
+static void fill_ainfo(const ncztr_attr *a, H5A_info_t *ai)
+{
+    memset(ai, 0, sizeof *ai);
+    ai->corder_valid = true; /* the model always tracks attribute creation order */
+    ai->corder = (H5O_msg_crt_idx_t)a->corder;
+    ai->cset = H5T_CSET_ASCII;
+    ai->data_size = attr_bytes(a);
+}
+
+static H5VL_nczarr_obj_t *wrap_attr(H5VL_nczarr_obj_t *o, ncztr_obj *owner, ncztr_attr *a)
+{
+    return H5VL_nczarr_obj_new(H5I_ATTR, o->file, owner, a);
+}
+
+void *H5VL_nczarr_attr_create(void *obj, const H5VL_loc_params_t *loc_params, const char *attr_name,
+                              hid_t type_id, hid_t space_id, hid_t acpl_id, hid_t aapl_id, hid_t dxpl_id,
+                              void **req)
+{
+    (void)acpl_id;
+    (void)aapl_id;
+    (void)dxpl_id;
+    (void)req;
+    H5VL_nczarr_obj_t *o = obj;
+    ncztr_attr *a = NULL;
+    char buf[256];
+    if (loc_params->type != H5VL_OBJECT_BY_SELF && loc_params->type != H5VL_OBJECT_BY_NAME) {
+        NCZ_PUSH(NCZ_E_ARGS, "attribute \"%s\": cannot create at this kind of location",
+                 attr_name ? attr_name : "");
+        return NULL;
+    }
+    ncztr_obj *owner = attr_owner(o, loc_params);
+    if (!owner)
+        return NULL;
+    if (!attr_name || !*attr_name) {
+        NCZ_PUSH(NCZ_E_ARGS, "cannot create an attribute with an empty name on \"%s\"",
+                 where(owner, buf, sizeof buf));
+        return NULL;
+    }
+    if (ncztr_attr_create(owner, attr_name, type_id, space_id, &a) < 0)
+        return NULL;
+    H5VL_nczarr_obj_t *ao = wrap_attr(o, owner, a);
+    ncztr_attr_unref(a); /* the handle took its own reference */
+    return ao;
+}
+
+void *H5VL_nczarr_attr_open(void *obj, const H5VL_loc_params_t *loc_params, const char *attr_name,
+                            hid_t aapl_id, hid_t dxpl_id, void **req)
+{
+    (void)aapl_id;
+    (void)dxpl_id;
+    (void)req;
+    H5VL_nczarr_obj_t *o = obj;
+    ncztr_obj *owner = attr_owner(o, loc_params);
+    ncztr_attr *a = NULL;
+    if (!owner)
+        return NULL;
+    if (loc_params->type == H5VL_OBJECT_BY_IDX) {
+        const H5VL_loc_by_idx_t *bi = &loc_params->loc_data.loc_by_idx;
+        a = ncztr_attr_by_idx(owner, bi->idx_type, bi->order, bi->n);
+    } else {
+        a = find_named(owner, attr_name);
+    }
+    if (!a)
+        return NULL;
+    return wrap_attr(o, owner, a);
+}
+
+herr_t H5VL_nczarr_attr_read(void *attr, hid_t mem_type_id, void *buf, hid_t dxpl_id, void **req)
+{
+    (void)dxpl_id;
+    (void)req;
+    ncztr_attr *a = live_attr(attr);
+    if (!a)
+        return FAIL;
+    if (!buf)
+        return NCZ_PUSH(NCZ_E_ARGS, "reading attribute \"%s\": no buffer", a->name);
+    return ncztr_attr_read(a, mem_type_id, buf);
+}
+
+herr_t H5VL_nczarr_attr_write(void *attr, hid_t mem_type_id, const void *buf, hid_t dxpl_id, void **req)
+{
+    (void)dxpl_id;
+    (void)req;
+    H5VL_nczarr_obj_t *o = attr;
+    ncztr_attr *a = live_attr(o);
+    if (!a)
+        return FAIL;
+    if (!buf && a->val.nelem > 0)
+        return NCZ_PUSH(NCZ_E_ARGS, "writing attribute \"%s\": no buffer", a->name);
+    return ncztr_attr_write(o->node, a, mem_type_id, buf);
+}
+
+/* The attribute a get operation addresses: the id itself for BY_SELF, else the one that
+ * the object location plus a name (by_name) or an index (BY_IDX) select. */
+static ncztr_attr *get_target(H5VL_nczarr_obj_t *o, const H5VL_loc_params_t *lp, const char *attr_name)
+{
+    if (lp->type == H5VL_OBJECT_BY_SELF)
+        return live_attr(o);
+    ncztr_obj *owner = attr_owner(o, lp);
+    if (!owner)
+        return NULL;
+    if (lp->type == H5VL_OBJECT_BY_IDX)
+        return ncztr_attr_by_idx(owner, lp->loc_data.loc_by_idx.idx_type, lp->loc_data.loc_by_idx.order,
+                                 lp->loc_data.loc_by_idx.n);
+    return find_named(owner, attr_name);
+}
+
+herr_t H5VL_nczarr_attr_get(void *obj, H5VL_attr_get_args_t *args, hid_t dxpl_id, void **req)
+{
+    (void)dxpl_id;
+    (void)req;
+    H5VL_nczarr_obj_t *o = obj;
+    ncztr_attr *a = NULL;
+    switch (args->op_type) {
+    case H5VL_ATTR_GET_ACPL:
+        if (!live_attr(o))
+            return FAIL;
+        /* Nothing of an acpl is stored: report the defaults. */
+        if ((args->args.get_acpl.acpl_id = H5Pcreate(H5P_ATTRIBUTE_CREATE)) < 0)
+            return NCZ_PUSH(NCZ_E_HDF5, "attribute \"%s\": cannot create its creation property list",
+                            o->attr->name);
+        return SUCCEED;
+    case H5VL_ATTR_GET_INFO: {
+        H5VL_attr_get_info_args_t *gi = &args->args.get_info;
+        if (!(a = get_target(o, &gi->loc_params, gi->attr_name)))
+            return FAIL;
+        fill_ainfo(a, gi->ainfo);
+        return SUCCEED;
+    }
+    case H5VL_ATTR_GET_NAME: {
+        H5VL_attr_get_name_args_t *gn = &args->args.get_name;
+        if (gn->loc_params.type != H5VL_OBJECT_BY_SELF && gn->loc_params.type != H5VL_OBJECT_BY_IDX)
+            return NCZ_PUSH(NCZ_E_ARGS, "attribute name: unsupported location type %d",
+                            (int)gn->loc_params.type);
+        if (!(a = get_target(o, &gn->loc_params, NULL)))
+            return FAIL;
+        size_t len = H5VL_nczarr_copy_name(a->name, gn->buf, gn->buf_size);
+        if (gn->attr_name_len)
+            *gn->attr_name_len = len;
+        return SUCCEED;
+    }
+    case H5VL_ATTR_GET_SPACE:
+        if (!(a = live_attr(o)))
+            return FAIL;
+        if ((args->args.get_space.space_id = H5Scopy(a->val.space)) < 0)
+            return NCZ_PUSH(NCZ_E_HDF5, "attribute \"%s\": cannot copy its dataspace", a->name);
+        return SUCCEED;
+    case H5VL_ATTR_GET_TYPE:
+        if (!(a = live_attr(o)))
+            return FAIL;
+        if ((args->args.get_type.type_id = H5Tcopy(a->val.type)) < 0)
+            return NCZ_PUSH(NCZ_E_HDF5, "attribute \"%s\": cannot copy its datatype", a->name);
+        return SUCCEED;
+    case H5VL_ATTR_GET_STORAGE_SIZE:
+        if (!(a = live_attr(o)))
+            return FAIL;
+        *args->args.get_storage_size.data_size = attr_bytes(a);
+        return SUCCEED;
+    default:
+        return NCZ_PUSH(NCZ_E_UNSUPPORTED, "attribute get operation %d is not supported", (int)args->op_type);
+    }
+}
+
+/* H5Aiterate2 / H5Aiterate_by_name2. The callback gets an id of the owning object, as
+ * HDF5 does (for a file id: the root group). It iterates over a snapshot whose entries it
+ * holds references to, so callbacks that delete or rename attributes cannot make it
+ * touch freed memory; attributes deleted meanwhile are skipped. */
+static herr_t attr_iterate(H5VL_nczarr_obj_t *o, ncztr_obj *owner, H5VL_attr_iterate_args_t *it)
+{
+    herr_t ret = SUCCEED;
+    char buf[256];
+    size_t n = owner->nattrs;
+    hsize_t start = it->idx ? *it->idx : 0, done_n = start;
+    hid_t loc_id = H5I_INVALID_HID;
+    ncztr_attr **v = NULL;
+    if (start > 0 && start >= n)
+        NCZ_GOTO(FAIL, NCZ_E_ARGS,
+                 "attribute iteration on \"%s\": start index %llu is out of range (%zu attributes)",
+                 where(owner, buf, sizeof buf), (unsigned long long)start, n);
+    if (!it->op)
+        NCZ_GOTO(FAIL, NCZ_E_ARGS, "attribute iteration on \"%s\": no callback",
+                 where(owner, buf, sizeof buf));
+    if (n == 0)
+        goto done;
+    if (!(v = ncztr_attrs_sorted(owner, it->idx_type, it->order)))
+        NCZ_GOTO_QUIET(FAIL);
+    for (size_t i = 0; i < n; i++)
+        ncztr_attr_ref(v[i]);
+    if ((loc_id = H5VL_nczarr_wrap_register(o->file, owner)) < 0)
+        NCZ_GOTO_QUIET(FAIL);
+    for (size_t i = (size_t)start; i < n && ret == 0; i++) {
+        H5A_info_t ai;
+        done_n++;
+        if (v[i]->deleted)
+            continue;
+        fill_ainfo(v[i], &ai);
+        ret = it->op(loc_id, v[i]->name, &ai, it->op_data);
+        if (ret < 0)
+            NCZ_PUSH(NCZ_E_ARGS, "attribute iteration on \"%s\": the callback failed on \"%s\"",
+                     where(owner, buf, sizeof buf), v[i]->name);
+    }
+done:
+    if (it->idx)
+        *it->idx = done_n;
+    if (loc_id >= 0)
+        H5Idec_ref(loc_id);
+    if (v) {
+        for (size_t i = 0; i < n; i++)
+            ncztr_attr_unref(v[i]);
+        free(v);
+    }
+    return ret;
+}
+
+herr_t H5VL_nczarr_attr_specific(void *obj, const H5VL_loc_params_t *loc_params,
+                                 H5VL_attr_specific_args_t *args, hid_t dxpl_id, void **req)
+{
+    (void)dxpl_id;
+    (void)req;
+    H5VL_nczarr_obj_t *o = obj;
+    ncztr_attr *a = NULL;
+    if (loc_params->type != H5VL_OBJECT_BY_SELF && loc_params->type != H5VL_OBJECT_BY_NAME)
+        return NCZ_PUSH(NCZ_E_ARGS, "attribute operation %d: unsupported location type %d",
+                        (int)args->op_type, (int)loc_params->type);
+    ncztr_obj *owner = attr_owner(o, loc_params);
+    if (!owner)
+        return FAIL;
+    switch (args->op_type) {
+    case H5VL_ATTR_DELETE:
+        if (!(a = find_named(owner, args->args.del.name)))
+            return FAIL;
+        return ncztr_attr_delete(owner, a);
+    case H5VL_ATTR_DELETE_BY_IDX: {
+        H5VL_attr_delete_by_idx_args_t *d = &args->args.delete_by_idx;
+        if (!(a = ncztr_attr_by_idx(owner, d->idx_type, d->order, d->n)))
+            return FAIL;
+        return ncztr_attr_delete(owner, a);
+    }
+    case H5VL_ATTR_EXISTS:
+        if (!args->args.exists.name)
+            return NCZ_PUSH(NCZ_E_ARGS, "attribute exists: no attribute name given");
+        *args->args.exists.exists = ncztr_attr_find(owner, args->args.exists.name) != NULL;
+        return SUCCEED;
+    case H5VL_ATTR_ITER:
+        return attr_iterate(o, owner, &args->args.iterate);
+    case H5VL_ATTR_RENAME:
+        if (!(a = find_named(owner, args->args.rename.old_name)))
+            return FAIL;
+        return ncztr_attr_rename(owner, a, args->args.rename.new_name);
+    default:
+        return NCZ_PUSH(NCZ_E_UNSUPPORTED, "attribute operation %d is not supported", (int)args->op_type);
+    }
+}
+
+herr_t H5VL_nczarr_attr_optional(void *obj, H5VL_optional_args_t *args, hid_t dxpl_id, void **req)
+{
+    (void)obj;
+    (void)dxpl_id;
+    (void)req;
+    /* The only native optional attribute operation is the deprecated H5Aiterate1. */
+    return NCZ_PUSH(NCZ_E_UNSUPPORTED,
+                    "attribute operation %d (H5Aiterate1 or another native-only call) is not supported by "
+                    "the nczarr connector; use H5Aiterate2",
+                    args->op_type);
+}
+
+herr_t H5VL_nczarr_attr_close(void *attr, hid_t dxpl_id, void **req)
+{
+    (void)dxpl_id;
+    (void)req;
+    return H5VL_nczarr_obj_release(attr);
+}

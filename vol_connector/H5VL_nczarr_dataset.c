@@ -1,0 +1,234 @@
+/* Dataset callbacks: creation from type/space/dcpl, the dataset queries, and reads and
+ * writes, whose H5S_ALL / H5S_BLOCK ids are resolved here the way the native connector
+ * resolves them before the model moves the bytes. */
+#include "H5VL_nczarr.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static bool want_intermediate(hid_t lcpl_id)
+{
+    unsigned crt = 0;
+    if (lcpl_id < 0 || lcpl_id == H5P_DEFAULT)
+        return false;
+    return H5Pget_create_intermediate_group(lcpl_id, &crt) >= 0 && crt;
+}
+
+void *H5VL_nczarr_dataset_create(void *obj, const H5VL_loc_params_t *loc_params, const char *name,
+                                 hid_t lcpl_id, hid_t type_id, hid_t space_id, hid_t dcpl_id, hid_t dapl_id,
+                                 hid_t dxpl_id, void **req)
+{
+    (void)dxpl_id;
+    (void)req;
+    H5VL_nczarr_obj_t *o = obj;
+    ncztr_obj *base = H5VL_nczarr_resolve(o, loc_params), *parent = NULL, *d = NULL;
+    char *leaf = NULL;
+    H5VL_nczarr_obj_t *ret = NULL;
+    if (!base)
+        return NULL;
+    if (!name) {
+        NCZ_PUSH(NCZ_E_NOTREPR, "anonymous datasets (H5Dcreate_anon) are not representable in NCZarr");
+        return NULL;
+    }
+    if (ncztr_resolve_new(base, name, want_intermediate(lcpl_id), &parent, &leaf) < 0)
+        return NULL;
+    if (ncztr_array_create(parent, leaf, type_id, space_id,
+                           dcpl_id == H5P_DEFAULT ? H5P_DATASET_CREATE_DEFAULT : dcpl_id, dapl_id,
+                           &d) == SUCCEED) {
+        ret = H5VL_nczarr_obj_new(H5I_DATASET, o->file, d, NULL);
+        ncztr_obj_unref(d);
+    }
+    free(leaf);
+    return ret;
+}
+
+void *H5VL_nczarr_dataset_open(void *obj, const H5VL_loc_params_t *loc_params, const char *name, hid_t dapl_id,
+                               hid_t dxpl_id, void **req)
+{
+    (void)dxpl_id;
+    (void)req;
+    H5VL_nczarr_obj_t *o = obj;
+    ncztr_obj *base = H5VL_nczarr_resolve(o, loc_params), *d = NULL;
+    if (!base || ncztr_lookup(base, name ? name : ".", &d) < 0)
+        return NULL;
+    if (d->kind != NCZTR_ARRAY) {
+        NCZ_PUSH(NCZ_E_ARGS, "\"%s\" is a group, not a dataset", name);
+        return NULL;
+    }
+    if (ncztr_array_check_usable(d) < 0)
+        return NULL;
+    size_t nslots = 0, nbytes = 0;
+    double w0 = 0;
+    if (dapl_id >= 0 && dapl_id != H5P_DEFAULT && H5Pget_chunk_cache(dapl_id, &nslots, &nbytes, &w0) >= 0 &&
+        nbytes)
+        d->arr->cache_bytes = nbytes;
+    return H5VL_nczarr_obj_new(H5I_DATASET, o->file, d, NULL);
+}
+
+/* Resolves the (mem, file) space pair the way the native connector does. mem and file get
+ * new ids the caller closes. */
+static herr_t resolve_spaces(ncztr_obj *d, hid_t mem_space_id, hid_t file_space_id, hid_t *mem, hid_t *file)
+{
+    *mem = *file = H5I_INVALID_HID;
+    if (file_space_id == H5S_ALL || file_space_id == H5S_BLOCK) {
+        if ((*file = ncztr_array_space(d)) < 0)
+            return NCZ_PUSH(NCZ_E_HDF5, "dataset \"%s\": cannot build its dataspace", d->name);
+    } else if (file_space_id == H5S_PLIST) {
+        return NCZ_PUSH(NCZ_E_UNSUPPORTED, "dataset \"%s\": H5S_PLIST file selections are not supported",
+                        d->name);
+    } else if ((*file = H5Scopy(file_space_id)) < 0) {
+        return NCZ_PUSH(NCZ_E_ARGS, "dataset \"%s\": invalid file dataspace", d->name);
+    }
+    if (mem_space_id == H5S_ALL) {
+        *mem = H5Scopy(*file);
+    } else if (mem_space_id == H5S_BLOCK) {
+        hssize_t n = H5Sget_select_npoints(*file);
+        hsize_t dim = n > 0 ? (hsize_t)n : 0;
+        *mem = H5Screate_simple(1, &dim, NULL);
+    } else {
+        *mem = H5Scopy(mem_space_id);
+    }
+    if (*mem < 0) {
+        H5Sclose(*file);
+        *file = H5I_INVALID_HID;
+        return NCZ_PUSH(NCZ_E_ARGS, "dataset \"%s\": invalid memory dataspace", d->name);
+    }
+    /* A file selection must lie inside the current extent. */
+    if (file_space_id >= 0 && file_space_id != H5S_ALL && file_space_id != H5S_BLOCK &&
+        H5Sselect_valid(*file) <= 0) {
+        H5Sclose(*mem);
+        H5Sclose(*file);
+        *mem = *file = H5I_INVALID_HID;
+        return NCZ_PUSH(NCZ_E_ARGS, "dataset \"%s\": the file selection is outside the dataset's extent",
+                        d->name);
+    }
+    return SUCCEED;
+}
+
+static herr_t dataset_io(size_t count, void *dset[], hid_t mem_type_id[], hid_t mem_space_id[],
+                         hid_t file_space_id[], void *rbuf[], const void *wbuf[])
+{
+    herr_t ret = SUCCEED;
+    for (size_t i = 0; i < count && ret == SUCCEED; i++) {
+        H5VL_nczarr_obj_t *o = dset[i];
+        ncztr_obj *d = o->node;
+        hid_t mem = H5I_INVALID_HID, file = H5I_INVALID_HID;
+        if (ncztr_array_check_usable(d) < 0)
+            return FAIL;
+        if (resolve_spaces(d, mem_space_id[i], file_space_id[i], &mem, &file) < 0)
+            return FAIL;
+        if (rbuf)
+            ret = ncztr_array_read(d, mem_type_id[i], mem, file, rbuf[i]);
+        else
+            ret = ncztr_array_write(d, mem_type_id[i], mem, file, wbuf[i]);
+        H5Sclose(mem);
+        H5Sclose(file);
+    }
+    return ret;
+}
+
+herr_t H5VL_nczarr_dataset_read(size_t count, void *dset[], hid_t mem_type_id[], hid_t mem_space_id[],
+                                hid_t file_space_id[], hid_t dxpl_id, void *buf[], void **req)
+{
+    (void)dxpl_id;
+    (void)req;
+    return dataset_io(count, dset, mem_type_id, mem_space_id, file_space_id, buf, NULL);
+}
+
+herr_t H5VL_nczarr_dataset_write(size_t count, void *dset[], hid_t mem_type_id[], hid_t mem_space_id[],
+                                 hid_t file_space_id[], hid_t dxpl_id, const void *buf[], void **req)
+{
+    (void)dxpl_id;
+    (void)req;
+    return dataset_io(count, dset, mem_type_id, mem_space_id, file_space_id, NULL, buf);
+}
+
+herr_t H5VL_nczarr_dataset_get(void *obj, H5VL_dataset_get_args_t *args, hid_t dxpl_id, void **req)
+{
+    (void)dxpl_id;
+    (void)req;
+    H5VL_nczarr_obj_t *o = obj;
+    ncztr_obj *d = o->node;
+    if (ncztr_array_check_usable(d) < 0)
+        return FAIL;
+    switch (args->op_type) {
+    case H5VL_DATASET_GET_DAPL: {
+        hid_t dapl = H5Pcreate(H5P_DATASET_ACCESS);
+        if (dapl < 0)
+            return NCZ_PUSH(NCZ_E_HDF5, "cannot create a dataset access plist");
+        /* netCDF-C reads its chunk cache settings back from here. */
+        H5Pset_chunk_cache(dapl, H5D_CHUNK_CACHE_NSLOTS_DEFAULT, d->arr->cache_bytes, H5D_CHUNK_CACHE_W0_DEFAULT);
+        args->args.get_dapl.dapl_id = dapl;
+        return SUCCEED;
+    }
+    case H5VL_DATASET_GET_DCPL:
+        if ((args->args.get_dcpl.dcpl_id = ncztr_array_dcpl(d)) < 0)
+            return NCZ_PUSH(NCZ_E_HDF5, "dataset \"%s\": cannot copy its creation plist", d->name);
+        return SUCCEED;
+    case H5VL_DATASET_GET_SPACE:
+        if ((args->args.get_space.space_id = ncztr_array_space(d)) < 0)
+            return NCZ_PUSH(NCZ_E_HDF5, "dataset \"%s\": cannot build its dataspace", d->name);
+        return SUCCEED;
+    case H5VL_DATASET_GET_SPACE_STATUS: {
+        hsize_t sz = 0;
+        if (ncztr_array_storage_size(d, &sz) < 0)
+            return FAIL;
+        *args->args.get_space_status.status = sz ? H5D_SPACE_STATUS_ALLOCATED : H5D_SPACE_STATUS_NOT_ALLOCATED;
+        return SUCCEED;
+    }
+    case H5VL_DATASET_GET_STORAGE_SIZE:
+        return ncztr_array_storage_size(d, args->args.get_storage_size.storage_size);
+    case H5VL_DATASET_GET_TYPE:
+        if ((args->args.get_type.type_id = ncztr_array_type(d)) < 0)
+            return NCZ_PUSH(NCZ_E_HDF5, "dataset \"%s\": cannot copy its type", d->name);
+        return SUCCEED;
+    default:
+        return NCZ_PUSH(NCZ_E_UNSUPPORTED, "dataset get operation %d is not supported", (int)args->op_type);
+    }
+}
+
+herr_t H5VL_nczarr_dataset_specific(void *obj, H5VL_dataset_specific_args_t *args, hid_t dxpl_id, void **req)
+{
+    (void)dxpl_id;
+    (void)req;
+    H5VL_nczarr_obj_t *o = obj;
+    ncztr_obj *d = o->node;
+    switch (args->op_type) {
+    case H5VL_DATASET_SET_EXTENT:
+        return ncztr_array_set_extent(d, args->args.set_extent.size);
+    case H5VL_DATASET_FLUSH:
+        if (ncztr_array_check_usable(d) < 0 || ncztr_array_flush(d) < 0)
+            return FAIL;
+        return ncztr_file_flush(o->file->tf);
+    case H5VL_DATASET_REFRESH:
+        return SUCCEED;
+    default:
+        return NCZ_PUSH(NCZ_E_UNSUPPORTED, "dataset operation %d is not supported", (int)args->op_type);
+    }
+}
+
+herr_t H5VL_nczarr_dataset_optional(void *obj, H5VL_optional_args_t *args, hid_t dxpl_id, void **req)
+{
+    (void)obj;
+    (void)dxpl_id;
+    (void)req;
+    return NCZ_PUSH(NCZ_E_UNSUPPORTED,
+                    "dataset operation %d (direct chunk access, offsets, chunk queries) is specific to native "
+                    "HDF5 files and is not supported on Zarr stores",
+                    args->op_type);
+}
+
+herr_t H5VL_nczarr_dataset_close(void *dset, hid_t dxpl_id, void **req)
+{
+    (void)dxpl_id;
+    (void)req;
+    H5VL_nczarr_obj_t *o = dset;
+    herr_t ret = SUCCEED;
+    /* Dirty chunks of this dataset reach the store when it closes, as with HDF5's cache. */
+    if (o->rc == 1 && o->node && !o->node->deleted && o->node->arr && !o->node->arr->load_error &&
+        !o->file->tf->readonly)
+        ret = ncztr_array_flush(o->node);
+    if (H5VL_nczarr_obj_release(o) < 0)
+        ret = FAIL;
+    return ret;
+}

@@ -1,0 +1,469 @@
+/* File callbacks, the registry of open stores, and the object helpers shared by every
+ * callback file (object lifetime, location resolution, names). */
+#include "H5VL_nczarr.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static H5VL_nczarr_file_t *g_open_files = NULL;
+static unsigned long g_next_fileno = 1;
+
+/* ---- objects ---- */
+
+H5VL_nczarr_obj_t *H5VL_nczarr_obj_new(H5I_type_t type, H5VL_nczarr_file_t *file, ncztr_obj *node,
+                                       ncztr_attr *attr)
+{
+    H5VL_nczarr_obj_t *o = calloc(1, sizeof *o);
+    if (!o) {
+        NCZ_PUSH(NCZ_E_NOMEM, "out of memory creating an object handle");
+        return NULL;
+    }
+    o->type = type;
+    o->rc = 1;
+    o->file = file;
+    o->node = node;
+    o->attr = attr;
+    file->rc++;
+    if (node)
+        ncztr_obj_ref(node);
+    if (attr)
+        ncztr_attr_ref(attr);
+    return o;
+}
+
+static void file_unregister(H5VL_nczarr_file_t *f)
+{
+    for (H5VL_nczarr_file_t **p = &g_open_files; *p; p = &(*p)->next)
+        if (*p == f) {
+            *p = f->next;
+            return;
+        }
+}
+
+herr_t H5VL_nczarr_file_release(H5VL_nczarr_file_t *f)
+{
+    herr_t ret = SUCCEED;
+    if (--f->rc > 0)
+        return SUCCEED;
+    file_unregister(f);
+    ncztr_obj_unref(f->fobj.node);
+    if (ncztr_file_close(f->tf) < 0)
+        ret = FAIL;
+    if (f->fcpl >= 0)
+        H5Pclose(f->fcpl);
+    if (f->fapl >= 0)
+        H5Pclose(f->fapl);
+    free(f->name);
+    free(f);
+    return ret;
+}
+
+herr_t H5VL_nczarr_obj_release(H5VL_nczarr_obj_t *o)
+{
+    if (!o)
+        return SUCCEED;
+    if (o->type == H5I_FILE) {
+        /* The file object lives inside its file struct. */
+        return H5VL_nczarr_file_release(o->file);
+    }
+    if (--o->rc > 0)
+        return SUCCEED;
+    if (o->attr)
+        ncztr_attr_unref(o->attr);
+    if (o->node)
+        ncztr_obj_unref(o->node);
+    H5VL_nczarr_file_t *f = o->file;
+    free(o);
+    return H5VL_nczarr_file_release(f);
+}
+
+ncztr_obj *H5VL_nczarr_node(H5VL_nczarr_obj_t *obj)
+{
+    return obj->node;
+}
+
+hid_t H5VL_nczarr_wrap_register(H5VL_nczarr_file_t *file, ncztr_obj *node)
+{
+    H5I_type_t t = node->kind == NCZTR_GROUP ? H5I_GROUP : H5I_DATASET;
+    H5VL_nczarr_obj_t *o = H5VL_nczarr_obj_new(t, file, node, NULL);
+    if (!o)
+        return H5I_INVALID_HID;
+    hid_t id = H5VLwrap_register(o, t);
+    if (id < 0) {
+        H5VL_nczarr_obj_release(o);
+        NCZ_PUSH(NCZ_E_HDF5, "cannot register an id for \"%s\"", node->name);
+    }
+    return id;
+}
+
+size_t H5VL_nczarr_copy_name(const char *name, char *buf, size_t size)
+{
+    size_t len = strlen(name);
+    if (buf && size > 0) {
+        size_t n = len < size - 1 ? len : size - 1;
+        memcpy(buf, name, n);
+        buf[n] = '\0';
+    }
+    return len;
+}
+
+void H5VL_nczarr_token_encode(uint64_t id, H5O_token_t *tok)
+{
+    memset(tok, 0, sizeof *tok);
+    for (int i = 0; i < 8; i++)
+        tok->__data[i] = (uint8_t)(id >> (8 * i));
+}
+
+uint64_t H5VL_nczarr_token_decode(const H5O_token_t *tok)
+{
+    uint64_t id = 0;
+    for (int i = 0; i < 8; i++)
+        id |= (uint64_t)tok->__data[i] << (8 * i);
+    return id;
+}
+
+H5O_type_t H5VL_nczarr_otype(const ncztr_obj *n)
+{
+    return n->kind == NCZTR_GROUP ? H5O_TYPE_GROUP : H5O_TYPE_DATASET;
+}
+
+herr_t H5VL_nczarr_fill_oinfo(H5VL_nczarr_file_t *f, ncztr_obj *n, unsigned fields, H5O_info2_t *oinfo)
+{
+    memset(oinfo, 0, sizeof *oinfo);
+    oinfo->fileno = f->fileno;
+    H5VL_nczarr_token_encode(n->id, &oinfo->token);
+    oinfo->type = H5VL_nczarr_otype(n);
+    oinfo->rc = 1; /* NCZarr has no extra hard links */
+    if (fields & H5O_INFO_NUM_ATTRS)
+        oinfo->num_attrs = n->nattrs;
+    return SUCCEED;
+}
+
+ncztr_obj *H5VL_nczarr_resolve(H5VL_nczarr_obj_t *obj, const H5VL_loc_params_t *lp)
+{
+    ncztr_obj *base = obj->node;
+    ncztr_obj *n = NULL;
+    if (!base) {
+        NCZ_PUSH(NCZ_E_ARGS, "invalid location");
+        return NULL;
+    }
+    if (base->deleted) {
+        NCZ_PUSH(NCZ_E_NOTFOUND, "object \"%s\" has been deleted", base->name);
+        return NULL;
+    }
+    switch (lp->type) {
+    case H5VL_OBJECT_BY_SELF:
+        return base;
+    case H5VL_OBJECT_BY_NAME:
+        if (ncztr_lookup(base, lp->loc_data.loc_by_name.name, &n) < 0)
+            return NULL;
+        return n;
+    case H5VL_OBJECT_BY_IDX: {
+        ncztr_obj *g = NULL;
+        if (ncztr_lookup(base, lp->loc_data.loc_by_idx.name, &g) < 0)
+            return NULL;
+        if (g->kind != NCZTR_GROUP) {
+            NCZ_PUSH(NCZ_E_ARGS, "\"%s\" is not a group", lp->loc_data.loc_by_idx.name);
+            return NULL;
+        }
+        return ncztr_child_by_idx(g, lp->loc_data.loc_by_idx.idx_type, lp->loc_data.loc_by_idx.order,
+                                  lp->loc_data.loc_by_idx.n);
+    }
+    case H5VL_OBJECT_BY_TOKEN: {
+        uint64_t id = H5VL_nczarr_token_decode(lp->loc_data.loc_by_token.token);
+        n = ncztr_find_by_id(base->file, id);
+        if (!n)
+            NCZ_PUSH(NCZ_E_NOTFOUND, "no object with token %llu in this store", (unsigned long long)id);
+        return n;
+    }
+    default:
+        NCZ_PUSH(NCZ_E_ARGS, "unknown location type %d", (int)lp->type);
+        return NULL;
+    }
+}
+
+/* ---- files ---- */
+
+static void opts_from_info(const H5VL_nczarr_info_t *info, ncztr_opts *o)
+{
+    memset(o, 0, sizeof *o);
+    o->pure_zarr = info->pure_zarr;
+    o->noxarray = info->noxarray;
+    o->zip_root = info->zip_root;
+    o->consolidate = info->consolidate;
+}
+
+static H5VL_nczarr_file_t *file_wrap(ncztr_file *tf, const char *name, unsigned intent, hid_t fcpl, hid_t fapl)
+{
+    H5VL_nczarr_file_t *f = calloc(1, sizeof *f);
+    if (!f) {
+        NCZ_PUSH(NCZ_E_NOMEM, "out of memory opening \"%s\"", name);
+        return NULL;
+    }
+    f->fcpl = f->fapl = H5I_INVALID_HID;
+    f->name = strdup(name);
+    f->tf = tf;
+    f->intent = intent;
+    f->fcpl = H5Pcopy(fcpl == H5P_DEFAULT ? H5P_FILE_CREATE_DEFAULT : fcpl);
+    f->fapl = H5Pcopy(fapl == H5P_DEFAULT ? H5P_FILE_ACCESS_DEFAULT : fapl);
+    f->fileno = g_next_fileno++;
+    f->rc = 1;
+    f->file_ids = 1;
+    f->fobj.type = H5I_FILE;
+    f->fobj.rc = 1;
+    f->fobj.file = f;
+    f->fobj.node = tf->root;
+    ncztr_obj_ref(tf->root);
+    if (!f->name || f->fcpl < 0 || f->fapl < 0) {
+        NCZ_PUSH(NCZ_E_HDF5, "cannot copy the property lists of \"%s\"", name);
+        f->tf = NULL;
+        ncztr_obj_unref(f->fobj.node);
+        if (f->fcpl >= 0)
+            H5Pclose(f->fcpl);
+        if (f->fapl >= 0)
+            H5Pclose(f->fapl);
+        free(f->name);
+        free(f);
+        return NULL;
+    }
+    f->next = g_open_files;
+    g_open_files = f;
+    return f;
+}
+
+static H5VL_nczarr_file_t *find_open(const char *name)
+{
+    for (H5VL_nczarr_file_t *f = g_open_files; f; f = f->next)
+        if (strcmp(f->name, name) == 0 || strcmp(f->tf->url.location, name) == 0)
+            return f;
+    return NULL;
+}
+
+void *H5VL_nczarr_file_create(const char *name, unsigned flags, hid_t fcpl_id, hid_t fapl_id, hid_t dxpl_id,
+                              void **req)
+{
+    (void)dxpl_id;
+    (void)req;
+    H5VL_nczarr_info_t info;
+    ncztr_opts opts;
+    ncztr_file *tf = NULL;
+    if (!name || !*name) {
+        NCZ_PUSH(NCZ_E_ARGS, "file name is empty");
+        return NULL;
+    }
+    if (find_open(name)) {
+        NCZ_PUSH(NCZ_E_EXISTS, "cannot create \"%s\": it is open", name);
+        return NULL;
+    }
+    H5VL_nczarr_info_from_fapl(fapl_id, &info);
+    opts_from_info(&info, &opts);
+    unsigned mflags = (flags & H5F_ACC_TRUNC) ? NCZM_TRUNC : NCZM_EXCL;
+    if (ncztr_file_create(name, mflags, &opts, &tf) < 0)
+        return NULL;
+    if (info.maxstrlen)
+        tf->default_maxstrlen = info.maxstrlen;
+    H5VL_nczarr_file_t *f = file_wrap(tf, name, H5F_ACC_RDWR, fcpl_id, fapl_id);
+    if (!f) {
+        ncztr_file_close(tf);
+        return NULL;
+    }
+    return &f->fobj;
+}
+
+void *H5VL_nczarr_file_open(const char *name, unsigned flags, hid_t fapl_id, hid_t dxpl_id, void **req)
+{
+    (void)dxpl_id;
+    (void)req;
+    H5VL_nczarr_info_t info;
+    ncztr_opts opts;
+    ncztr_file *tf = NULL;
+    bool rw = (flags & H5F_ACC_RDWR) != 0;
+    if (!name || !*name) {
+        NCZ_PUSH(NCZ_E_ARGS, "file name is empty");
+        return NULL;
+    }
+    H5VL_nczarr_file_t *f = find_open(name);
+    if (f) {
+        if (rw && f->intent != H5F_ACC_RDWR) {
+            NCZ_PUSH(NCZ_E_ARGS, "\"%s\" is already open read-only", name);
+            return NULL;
+        }
+        /* The same store opened again shares one model, as HDF5 shares one file. */
+        f->rc++;
+        f->file_ids++;
+        return &f->fobj;
+    }
+    H5VL_nczarr_info_from_fapl(fapl_id, &info);
+    opts_from_info(&info, &opts);
+    if (ncztr_file_open(name, !rw, &opts, &tf) < 0)
+        return NULL;
+    if (info.maxstrlen)
+        tf->default_maxstrlen = info.maxstrlen;
+    f = file_wrap(tf, name, rw ? H5F_ACC_RDWR : H5F_ACC_RDONLY, H5P_DEFAULT, fapl_id);
+    if (!f) {
+        ncztr_file_close(tf);
+        return NULL;
+    }
+    return &f->fobj;
+}
+
+static herr_t count_ids(hid_t id, void *ud)
+{
+    (void)id;
+    (*(size_t *)ud)++;
+    return 0;
+}
+
+typedef struct {
+    H5VL_nczarr_file_t *f;
+    hid_t *list;
+    size_t max, n;
+    bool count_only;
+} idscan_t;
+
+static herr_t scan_id(hid_t id, void *ud)
+{
+    idscan_t *s = ud;
+    H5VL_nczarr_obj_t *o = H5VLobject(id);
+    if (!o)
+        return 0;
+    /* Only ids that belong to this connector and this store. */
+    hid_t cid = H5VLget_connector_id(id);
+    if (cid < 0)
+        return 0;
+    hid_t mine = H5VL_nczarr_connector_id();
+    htri_t same = 0;
+    if (mine >= 0) {
+        int cmp = 1;
+        same = H5VLcmp_connector_cls(&cmp, cid, mine) >= 0 && cmp == 0;
+    }
+    H5VLclose(cid);
+    if (!same || o->file != s->f)
+        return 0;
+    if (!s->count_only && s->n < s->max)
+        s->list[s->n] = id;
+    s->n++;
+    return 0;
+}
+
+static herr_t obj_ids(H5VL_nczarr_file_t *f, unsigned types, size_t max, hid_t *list, size_t *count)
+{
+    idscan_t s = {f, list, max, 0, list == NULL};
+    static const struct {
+        unsigned flag;
+        H5I_type_t t;
+    } map[] = {{H5F_OBJ_FILE, H5I_FILE},
+               {H5F_OBJ_DATASET, H5I_DATASET},
+               {H5F_OBJ_GROUP, H5I_GROUP},
+               {H5F_OBJ_DATATYPE, H5I_DATATYPE},
+               {H5F_OBJ_ATTR, H5I_ATTR}};
+    (void)count_ids;
+    for (size_t i = 0; i < sizeof map / sizeof map[0]; i++)
+        if (types & map[i].flag)
+            H5Iiterate(map[i].t, scan_id, &s);
+    *count = s.count_only ? s.n : (s.n < max ? s.n : max);
+    return SUCCEED;
+}
+
+herr_t H5VL_nczarr_file_get(void *obj, H5VL_file_get_args_t *args, hid_t dxpl_id, void **req)
+{
+    (void)dxpl_id;
+    (void)req;
+    H5VL_nczarr_obj_t *o = obj;
+    H5VL_nczarr_file_t *f = o->file;
+    switch (args->op_type) {
+    case H5VL_FILE_GET_CONT_INFO:
+        args->args.get_cont_info.info->feature_flags = 0;
+        args->args.get_cont_info.info->token_size = 8;
+        args->args.get_cont_info.info->blob_id_size = 0;
+        return SUCCEED;
+    case H5VL_FILE_GET_FAPL:
+        if ((args->args.get_fapl.fapl_id = H5Pcopy(f->fapl)) < 0)
+            return NCZ_PUSH(NCZ_E_HDF5, "cannot copy the file access plist");
+        return SUCCEED;
+    case H5VL_FILE_GET_FCPL:
+        if ((args->args.get_fcpl.fcpl_id = H5Pcopy(f->fcpl)) < 0)
+            return NCZ_PUSH(NCZ_E_HDF5, "cannot copy the file creation plist");
+        return SUCCEED;
+    case H5VL_FILE_GET_FILENO:
+        *args->args.get_fileno.fileno = f->fileno;
+        return SUCCEED;
+    case H5VL_FILE_GET_INTENT:
+        *args->args.get_intent.flags = f->intent;
+        return SUCCEED;
+    case H5VL_FILE_GET_NAME: {
+        size_t len = H5VL_nczarr_copy_name(f->name, args->args.get_name.buf, args->args.get_name.buf_size);
+        *args->args.get_name.file_name_len = len;
+        return SUCCEED;
+    }
+    case H5VL_FILE_GET_OBJ_COUNT:
+        return obj_ids(f, args->args.get_obj_count.types, 0, NULL, args->args.get_obj_count.count);
+    case H5VL_FILE_GET_OBJ_IDS:
+        return obj_ids(f, args->args.get_obj_ids.types, args->args.get_obj_ids.max_objs,
+                       args->args.get_obj_ids.oid_list, args->args.get_obj_ids.count);
+    default:
+        return NCZ_PUSH(NCZ_E_UNSUPPORTED, "file get operation %d is not supported", (int)args->op_type);
+    }
+}
+
+herr_t H5VL_nczarr_file_specific(void *obj, H5VL_file_specific_args_t *args, hid_t dxpl_id, void **req)
+{
+    (void)dxpl_id;
+    (void)req;
+    H5VL_nczarr_obj_t *o = obj;
+    switch (args->op_type) {
+    case H5VL_FILE_FLUSH:
+        if (!o)
+            return NCZ_PUSH(NCZ_E_ARGS, "flush: no file");
+        if (ncztr_file_flush(o->file->tf) < 0)
+            return NCZ_PUSH(NCZ_E_STORE, "flushing \"%s\" failed", o->file->name);
+        return SUCCEED;
+    case H5VL_FILE_REOPEN: {
+        H5VL_nczarr_file_t *f = o->file;
+        f->rc++;
+        f->file_ids++;
+        *args->args.reopen.file = &f->fobj;
+        return SUCCEED;
+    }
+    case H5VL_FILE_IS_ACCESSIBLE:
+        /* obj is NULL here; netCDF-C asks about every path and URL it opens: say "no"
+         * quietly for anything that is not a store of ours. */
+        *args->args.is_accessible.accessible = ncztr_is_store(args->args.is_accessible.filename);
+        return SUCCEED;
+    case H5VL_FILE_DELETE:
+        if (!ncztr_is_store(args->args.del.filename))
+            return NCZ_PUSH(NCZ_E_NOTFOUND, "cannot delete \"%s\": it is not a Zarr store",
+                            args->args.del.filename);
+        if (find_open(args->args.del.filename))
+            return NCZ_PUSH(NCZ_E_ARGS, "cannot delete \"%s\": it is open", args->args.del.filename);
+        return ncztr_delete_store(args->args.del.filename);
+    case H5VL_FILE_IS_EQUAL: {
+        H5VL_nczarr_obj_t *o2 = args->args.is_equal.obj2;
+        *args->args.is_equal.same_file = o && o2 && o->file == o2->file;
+        return SUCCEED;
+    }
+    default:
+        return NCZ_PUSH(NCZ_E_UNSUPPORTED, "file operation %d is not supported", (int)args->op_type);
+    }
+}
+
+herr_t H5VL_nczarr_file_optional(void *obj, H5VL_optional_args_t *args, hid_t dxpl_id, void **req)
+{
+    (void)obj;
+    (void)dxpl_id;
+    (void)req;
+    return NCZ_PUSH(NCZ_E_UNSUPPORTED,
+                    "file operation %d is specific to native HDF5 files and is not supported on Zarr stores",
+                    args->op_type);
+}
+
+herr_t H5VL_nczarr_file_close(void *obj, hid_t dxpl_id, void **req)
+{
+    (void)dxpl_id;
+    (void)req;
+    H5VL_nczarr_obj_t *o = obj;
+    H5VL_nczarr_file_t *f = o->file;
+    if (f->file_ids > 0)
+        f->file_ids--;
+    return H5VL_nczarr_file_release(f);
+}

@@ -1,0 +1,129 @@
+/* Connector info: the options after the connector name in HDF5_VOL_CONNECTOR (or h5dump's
+ * --vol-info). Words are separated by spaces or commas, as in netCDF-C's URL modes:
+ *   mode=nczarr | mode=zarr (also bare "nczarr"/"zarr"), noxarray, xarray, consolidated,
+ *   zip-root, maxstrlen=N. */
+#include "H5VL_nczarr.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+void *H5VL_nczarr_info_copy(const void *info)
+{
+    H5VL_nczarr_info_t *c = malloc(sizeof *c);
+    if (!c) {
+        NCZ_PUSH(NCZ_E_NOMEM, "out of memory copying connector info");
+        return NULL;
+    }
+    if (info)
+        memcpy(c, info, sizeof *c);
+    else
+        memset(c, 0, sizeof *c);
+    return c;
+}
+
+herr_t H5VL_nczarr_info_cmp(int *cmp_value, const void *info1, const void *info2)
+{
+    *cmp_value = (info1 && info2) ? memcmp(info1, info2, sizeof(H5VL_nczarr_info_t)) : (info1 != info2);
+    return SUCCEED;
+}
+
+herr_t H5VL_nczarr_info_free(void *info)
+{
+    free(info);
+    return SUCCEED;
+}
+
+herr_t H5VL_nczarr_info_to_str(const void *info, char **str)
+{
+    const H5VL_nczarr_info_t *i = info;
+    char buf[256];
+    if (!i) {
+        *str = NULL;
+        return SUCCEED;
+    }
+    int n = snprintf(buf, sizeof buf, "mode=%s", i->pure_zarr ? "zarr" : "nczarr");
+    if (i->noxarray)
+        n += snprintf(buf + n, sizeof buf - (size_t)n, " noxarray");
+    if (i->consolidate)
+        n += snprintf(buf + n, sizeof buf - (size_t)n, " consolidated");
+    if (i->zip_root)
+        n += snprintf(buf + n, sizeof buf - (size_t)n, " zip-root");
+    if (i->maxstrlen)
+        snprintf(buf + n, sizeof buf - (size_t)n, " maxstrlen=%zu", i->maxstrlen);
+    *str = H5allocate_memory(strlen(buf) + 1, 0);
+    if (!*str)
+        return NCZ_PUSH(NCZ_E_NOMEM, "out of memory");
+    strcpy(*str, buf);
+    return SUCCEED;
+}
+
+static herr_t apply_word(H5VL_nczarr_info_t *info, const char *w)
+{
+    if (!strcmp(w, "mode=nczarr") || !strcmp(w, "nczarr") || !strcmp(w, "file") || !strcmp(w, "zip") ||
+        !strcmp(w, "mode=file") || !strcmp(w, "mode=zip"))
+        info->pure_zarr = 0;
+    else if (!strcmp(w, "mode=zarr") || !strcmp(w, "zarr"))
+        info->pure_zarr = 1;
+    else if (!strcmp(w, "noxarray"))
+        info->noxarray = 1;
+    else if (!strcmp(w, "xarray"))
+        info->noxarray = 0;
+    else if (!strcmp(w, "consolidated"))
+        info->consolidate = 1;
+    else if (!strcmp(w, "zip-root"))
+        info->zip_root = 1;
+    else if (!strncmp(w, "maxstrlen=", 10)) {
+        char *end = NULL;
+        errno = 0;
+        unsigned long long v = strtoull(w + 10, &end, 10);
+        if (errno || !end || *end || v == 0 || v > (1u << 30))
+            return NCZ_PUSH(NCZ_E_ARGS, "connector option \"%s\": maxstrlen must be a positive integer", w);
+        info->maxstrlen = (size_t)v;
+    } else
+        return NCZ_PUSH(NCZ_E_ARGS,
+                        "unknown nczarr connector option \"%s\" (known: mode=nczarr, mode=zarr, noxarray, "
+                        "consolidated, zip-root, maxstrlen=N)",
+                        w);
+    return SUCCEED;
+}
+
+herr_t H5VL_nczarr_str_to_info(const char *str, void **info)
+{
+    H5VL_nczarr_info_t *i = calloc(1, sizeof *i);
+    if (!i)
+        return NCZ_PUSH(NCZ_E_NOMEM, "out of memory");
+    char *copy = strdup(str ? str : "");
+    if (!copy) {
+        free(i);
+        return NCZ_PUSH(NCZ_E_NOMEM, "out of memory");
+    }
+    /* "mode=zarr,noxarray" spreads a mode list over one word: split on commas too, and
+     * carry "mode=" to the words that follow it. */
+    char *save = NULL;
+    for (char *w = strtok_r(copy, " \t\n,;", &save); w; w = strtok_r(NULL, " \t\n,;", &save)) {
+        for (char *p = w; *p; p++)
+            *p = (char)tolower((unsigned char)*p);
+        if (apply_word(i, w) < 0) {
+            free(copy);
+            free(i);
+            return FAIL;
+        }
+    }
+    free(copy);
+    *info = i;
+    return SUCCEED;
+}
+
+void H5VL_nczarr_info_from_fapl(hid_t fapl_id, H5VL_nczarr_info_t *out)
+{
+    memset(out, 0, sizeof *out);
+    void *info = NULL;
+    if (fapl_id >= 0 && H5Pget_vol_info(fapl_id, &info) >= 0 && info) {
+        memcpy(out, info, sizeof *out);
+        H5VL_nczarr_info_free(info);
+    }
+    H5Eclear2(H5E_DEFAULT);
+}

@@ -1,0 +1,440 @@
+/* Link callbacks. NCZarr is a tree: every object has exactly one name (its key), so the
+ * only links are the hard links that the tree itself implies. Creating another hard link,
+ * a soft link or an external link cannot be represented and fails with a message saying
+ * so; moving, deleting, querying and iterating work on the tree. */
+#include "H5VL_nczarr.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char *where(const ncztr_obj *n, char *buf, size_t size)
+{
+    char *p = (n && !n->deleted) ? ncztr_obj_path(n) : NULL;
+    snprintf(buf, size, "%s", p ? p : (n ? n->name : "?"));
+    free(p);
+    return buf;
+}
+
+/* The new link's name from the location of a link creation, for messages. */
+static const char *new_link_name(const H5VL_loc_params_t *lp)
+{
+    if (lp && lp->type == H5VL_OBJECT_BY_NAME && lp->loc_data.loc_by_name.name)
+        return lp->loc_data.loc_by_name.name;
+    return "?";
+}
+
+/* True when a path names no link: "", "/", ".", or anything ending in "." (HDF5 resolves
+ * such a path to the location itself, which no link of it points to). */
+static bool names_no_link(const char *path)
+{
+    size_t len = strlen(path);
+    while (len > 0 && path[len - 1] == '/')
+        len--;
+    if (len == 0)
+        return true;
+    const char *last = path + len;
+    while (last > path && last[-1] != '/')
+        last--;
+    return (size_t)(path + len - last) == 1 && last[0] == '.';
+}
+
+/* The object a link location points to: BY_NAME (a path whose last component is the
+ * link) or BY_IDX (the n-th link of the named group). Fails for paths that name no link,
+ * as HDF5 does ("/" or "." have no link of their own). */
+static ncztr_obj *link_target(H5VL_nczarr_obj_t *o, const H5VL_loc_params_t *lp)
+{
+    if (!o || !o->node) {
+        NCZ_PUSH(NCZ_E_ARGS, "link operation on an invalid location");
+        return NULL;
+    }
+    if (lp->type == H5VL_OBJECT_BY_NAME) {
+        const char *name = lp->loc_data.loc_by_name.name;
+        if (!name) {
+            NCZ_PUSH(NCZ_E_ARGS, "link operation: no link name given");
+            return NULL;
+        }
+        if (names_no_link(name)) {
+            NCZ_PUSH(NCZ_E_NOTFOUND, "\"%s\" does not name a link", name);
+            return NULL;
+        }
+    } else if (lp->type == H5VL_OBJECT_BY_IDX) {
+        if (!lp->loc_data.loc_by_idx.name) {
+            NCZ_PUSH(NCZ_E_ARGS, "link operation: no group name given");
+            return NULL;
+        }
+    } else {
+        NCZ_PUSH(NCZ_E_ARGS, "link operation: unsupported location type %d", (int)lp->type);
+        return NULL;
+    }
+    ncztr_obj *n = H5VL_nczarr_resolve(o, lp);
+    if (n && !n->parent) {
+        NCZ_PUSH(NCZ_E_NOTFOUND, "the root group has no link");
+        return NULL;
+    }
+    return n;
+}
+
+static void fill_linfo(const ncztr_obj *n, H5L_info2_t *li)
+{
+    memset(li, 0, sizeof *li);
+    li->type = H5L_TYPE_HARD;
+    li->corder_valid = true; /* the model always tracks link creation order */
+    li->corder = (int64_t)n->corder;
+    li->cset = H5T_CSET_ASCII;
+    H5VL_nczarr_token_encode(n->id, &li->u.token);
+}
+
+herr_t H5VL_nczarr_link_create(H5VL_link_create_args_t *args, void *obj, const H5VL_loc_params_t *loc_params,
+                               hid_t lcpl_id, hid_t lapl_id, hid_t dxpl_id, void **req)
+{
+    (void)obj;
+    (void)lcpl_id;
+    (void)lapl_id;
+    (void)dxpl_id;
+    (void)req;
+    const char *name = new_link_name(loc_params);
+    switch (args->op_type) {
+    case H5VL_LINK_CREATE_HARD:
+        /* H5Olink (linking an anonymous object) arrives here with the object BY_SELF; the
+         * connector creates no anonymous objects, so both cases would need a second name. */
+        if (args->args.hard.curr_loc_params.type == H5VL_OBJECT_BY_SELF)
+            return NCZ_PUSH(NCZ_E_NOTREPR,
+                            "cannot link an object as \"%s\": NCZarr has no anonymous objects and cannot "
+                            "represent an object with more than one name",
+                            name);
+        return NCZ_PUSH(NCZ_E_NOTREPR,
+                        "hard link \"%s\": NCZarr cannot represent an object with more than one name", name);
+    case H5VL_LINK_CREATE_SOFT:
+        return NCZ_PUSH(NCZ_E_NOTREPR,
+                        "soft link \"%s\" -> \"%s\": soft links are not representable in NCZarr", name,
+                        args->args.soft.target ? args->args.soft.target : "");
+    case H5VL_LINK_CREATE_UD:
+        if (args->args.ud.type == H5L_TYPE_EXTERNAL)
+            return NCZ_PUSH(NCZ_E_NOTREPR,
+                            "external link \"%s\": external links are not representable in NCZarr", name);
+        return NCZ_PUSH(
+            NCZ_E_NOTREPR,
+            "user-defined link \"%s\" (type %d): user-defined links are not representable in NCZarr", name,
+            (int)args->args.ud.type);
+    default:
+        return NCZ_PUSH(NCZ_E_UNSUPPORTED, "link creation type %d is not supported", (int)args->op_type);
+    }
+}
+
+herr_t H5VL_nczarr_link_copy(void *src_obj, const H5VL_loc_params_t *loc_params1, void *dst_obj,
+                             const H5VL_loc_params_t *loc_params2, hid_t lcpl_id, hid_t lapl_id,
+                             hid_t dxpl_id, void **req)
+{
+    (void)src_obj;
+    (void)loc_params2;
+    (void)dst_obj;
+    (void)lcpl_id;
+    (void)lapl_id;
+    (void)dxpl_id;
+    (void)req;
+    /* A copied hard link would give the object a second name, which NCZarr cannot hold;
+     * a deep copy of the object is H5Ocopy's job. */
+    return NCZ_PUSH(NCZ_E_UNSUPPORTED, "H5Lcopy of \"%s\" is not supported by the nczarr connector yet",
+                    new_link_name(loc_params1));
+}
+
+/* The deepest existing group on the way to path's last component (relative to base, or
+ * absolute): where a move would attach, or below which it would create groups. */
+static ncztr_obj *deepest_existing(ncztr_obj *base, const char *path)
+{
+    ncztr_obj *cur = path[0] == '/' ? base->file->root : base;
+    const char *p = path;
+    while (*p) {
+        while (*p == '/')
+            p++;
+        size_t l = strcspn(p, "/");
+        if (l == 0 || p[l + strspn(p + l, "/")] == '\0')
+            break; /* no component, or the last one: the name of the new link */
+        if (!(l == 1 && p[0] == '.')) {
+            ncztr_obj *next = NULL;
+            for (size_t i = 0; cur->kind == NCZTR_GROUP && i < cur->nchildren; i++)
+                if (strncmp(cur->children[i]->name, p, l) == 0 && cur->children[i]->name[l] == '\0')
+                    next = cur->children[i];
+            if (!next)
+                break;
+            cur = next;
+        }
+        p += l;
+    }
+    return cur;
+}
+
+/* H5Lmove: netCDF-C renames variables and groups this way, and dimension-scale
+ * references must survive it, so the node keeps its id (token); only its link moves. */
+herr_t H5VL_nczarr_link_move(void *src_obj, const H5VL_loc_params_t *loc_params1, void *dst_obj,
+                             const H5VL_loc_params_t *loc_params2, hid_t lcpl_id, hid_t lapl_id,
+                             hid_t dxpl_id, void **req)
+{
+    (void)lapl_id;
+    (void)dxpl_id;
+    (void)req;
+    herr_t ret = SUCCEED;
+    H5VL_nczarr_obj_t *so = src_obj ? src_obj : dst_obj, *dobj = dst_obj ? dst_obj : src_obj;
+    ncztr_obj *parent = NULL;
+    char *leaf = NULL;
+    char buf[256];
+    unsigned crt_intermediate = 0;
+    if (loc_params1->type != H5VL_OBJECT_BY_NAME || loc_params2->type != H5VL_OBJECT_BY_NAME ||
+        !loc_params2->loc_data.loc_by_name.name || !dobj || !dobj->node)
+        NCZ_GOTO(FAIL, NCZ_E_ARGS, "H5Lmove: source and destination must be given by name");
+    const char *dst_name = loc_params2->loc_data.loc_by_name.name;
+    ncztr_obj *n = link_target(so, loc_params1);
+    if (!n)
+        NCZ_GOTO_QUIET(FAIL);
+    if (dobj->node->deleted)
+        NCZ_GOTO(FAIL, NCZ_E_NOTFOUND,
+                 "cannot move \"%s\" to \"%s\": the destination location has been deleted",
+                 loc_params1->loc_data.loc_by_name.name, dst_name);
+    if (so->file != dobj->file || n->file != dobj->node->file)
+        NCZ_GOTO(FAIL, NCZ_E_ARGS,
+                 "cannot move \"%s\" to \"%s\": source and destination are in different stores",
+                 loc_params1->loc_data.loc_by_name.name, dst_name);
+    if (lcpl_id >= 0 && lcpl_id != H5P_DEFAULT &&
+        H5Pget_create_intermediate_group(lcpl_id, &crt_intermediate) < 0)
+        NCZ_GOTO(FAIL, NCZ_E_HDF5, "H5Lmove: cannot read the link creation property list");
+    /* Refuse moving a group below itself before any intermediate group gets created. */
+    if (n->kind == NCZTR_GROUP && ncztr_is_ancestor(n, deepest_existing(dobj->node, dst_name)))
+        NCZ_GOTO(FAIL, NCZ_E_ARGS, "cannot move group \"%s\" into itself (\"%s\")", where(n, buf, sizeof buf),
+                 dst_name);
+    if (ncztr_resolve_new(dobj->node, dst_name, crt_intermediate != 0, &parent, &leaf) < 0)
+        NCZ_GOTO_QUIET(FAIL);
+    if (ncztr_move(n, parent, leaf) < 0)
+        NCZ_GOTO_QUIET(FAIL);
+done:
+    free(leaf);
+    return ret;
+}
+
+herr_t H5VL_nczarr_link_get(void *obj, const H5VL_loc_params_t *loc_params, H5VL_link_get_args_t *args,
+                            hid_t dxpl_id, void **req)
+{
+    (void)dxpl_id;
+    (void)req;
+    ncztr_obj *n = link_target(obj, loc_params);
+    if (!n)
+        return FAIL;
+    switch (args->op_type) {
+    case H5VL_LINK_GET_INFO:
+        fill_linfo(n, args->args.get_info.linfo);
+        return SUCCEED;
+    case H5VL_LINK_GET_NAME: {
+        size_t len = H5VL_nczarr_copy_name(n->name, args->args.get_name.name, args->args.get_name.name_size);
+        if (args->args.get_name.name_len)
+            *args->args.get_name.name_len = len;
+        return SUCCEED;
+    }
+    case H5VL_LINK_GET_VAL:
+        /* HDF5 refuses this for hard links too; NCZarr has no other kind. */
+        return NCZ_PUSH(NCZ_E_ARGS, "\"%s\" is a hard link; it has no value", n->name);
+    default:
+        return NCZ_PUSH(NCZ_E_UNSUPPORTED, "link get operation %d is not supported", (int)args->op_type);
+    }
+}
+
+/* H5Lexists: like HDF5, every component but the last must exist (else it is an error);
+ * the answer is whether the last one does. "/" always exists; a path ending in "." names
+ * no link, so HDF5 answers false for it. */
+static herr_t link_exists(H5VL_nczarr_obj_t *o, const char *path, hbool_t *exists)
+{
+    herr_t ret = SUCCEED;
+    char *parent_path = NULL;
+    char buf[256];
+    if (!path)
+        NCZ_GOTO(FAIL, NCZ_E_ARGS, "H5Lexists: no link name given");
+    if (o->node->deleted)
+        NCZ_GOTO(FAIL, NCZ_E_NOTFOUND, "object \"%s\" has been deleted", o->node->name);
+    size_t len = strlen(path);
+    while (len > 0 && path[len - 1] == '/')
+        len--;
+    if (len == 0 && path[0] == '/') {
+        *exists = true;
+        goto done;
+    }
+    if (names_no_link(path)) {
+        *exists = false;
+        goto done;
+    }
+    size_t start = len;
+    while (start > 0 && path[start - 1] != '/')
+        start--;
+    /* The parent path keeps a leading '/' so that absolute paths stay absolute. */
+    parent_path = strndup(path, start);
+    NCZ_CHECK_ALLOC(parent_path, FAIL);
+    ncztr_obj *g = ncztr_find(o->node, start ? parent_path : ".");
+    if (!g)
+        NCZ_GOTO(FAIL, NCZ_E_NOTFOUND, "H5Lexists(\"%s\"): group \"%.*s\" does not exist", path,
+                 (int)(start > 1 ? start - 1 : start), parent_path);
+    if (g->kind != NCZTR_GROUP)
+        NCZ_GOTO(FAIL, NCZ_E_ARGS, "H5Lexists(\"%s\"): \"%s\" is not a group", path,
+                 where(g, buf, sizeof buf));
+    char *leaf = strndup(path + start, len - start);
+    NCZ_CHECK_ALLOC(leaf, FAIL);
+    *exists = ncztr_child(g, leaf) != NULL;
+    free(leaf);
+done:
+    free(parent_path);
+    return ret;
+}
+
+/* One walk of H5Literate2 / H5Lvisit2. gid is the id handed to the callback: the group
+ * iterated (H5Literate) or the group the visit started from (H5Lvisit), as in HDF5. */
+typedef struct link_walk {
+    hid_t gid;
+    H5_index_t idx_type;
+    H5_iter_order_t order;
+    H5L_iterate2_t op;
+    void *op_data;
+} link_walk;
+
+/* The children of g in the requested order, each held by a reference so that callbacks
+ * that delete or move links cannot free a node the walk still looks at. */
+static ncztr_obj **snapshot(const ncztr_obj *g, const link_walk *w, size_t *n)
+{
+    *n = g->nchildren;
+    ncztr_obj **v = ncztr_children_sorted(g, w->idx_type, w->order);
+    if (v)
+        for (size_t i = 0; i < *n; i++)
+            ncztr_obj_ref(v[i]);
+    return v;
+}
+
+static void snapshot_free(ncztr_obj **v, size_t n)
+{
+    if (!v)
+        return;
+    for (size_t i = 0; i < n; i++)
+        ncztr_obj_unref(v[i]);
+    free(v);
+}
+
+static char *join_path(const char *prefix, const char *name)
+{
+    size_t pl = strlen(prefix), nl = strlen(name);
+    char *s = malloc(pl + nl + 2);
+    if (!s) {
+        NCZ_PUSH(NCZ_E_NOMEM, "out of memory building a link path");
+        return NULL;
+    }
+    if (pl) {
+        memcpy(s, prefix, pl);
+        s[pl++] = '/';
+    }
+    memcpy(s + pl, name, nl + 1);
+    return s;
+}
+
+static herr_t call_op(const link_walk *w, ncztr_obj *c, const char *name)
+{
+    H5L_info2_t li;
+    fill_linfo(c, &li);
+    herr_t r = w->op(w->gid, name, &li, w->op_data);
+    if (r < 0)
+        NCZ_PUSH(NCZ_E_ARGS, "link iteration: the callback failed on \"%s\"", name);
+    return r;
+}
+
+/* H5Lvisit2: depth-first pre-order as HDF5 does it, each group's links in index order
+ * and a group's contents right after its own link. Names are relative to the start. The
+ * tree has no aliases (every object has one link), so no object can come up twice. */
+static herr_t visit_group(const link_walk *w, ncztr_obj *g, const char *prefix)
+{
+    herr_t ret = 0;
+    size_t n = 0;
+    ncztr_obj **v = snapshot(g, w, &n);
+    if (!v)
+        return FAIL;
+    for (size_t i = 0; i < n && ret == 0; i++) {
+        if (v[i]->deleted)
+            continue; /* removed by an earlier callback */
+        char *path = join_path(prefix, v[i]->name);
+        if (!path) {
+            ret = FAIL;
+            break;
+        }
+        ret = call_op(w, v[i], path);
+        if (ret == 0 && v[i]->kind == NCZTR_GROUP && !v[i]->deleted)
+            ret = visit_group(w, v[i], path);
+        free(path);
+    }
+    snapshot_free(v, n);
+    return ret;
+}
+
+/* H5Literate2: the links of one group from *idx_p on; *idx_p becomes the index after the
+ * last link handed to the callback, as HDF5 sets it. */
+static herr_t iterate_group(const link_walk *w, ncztr_obj *g, hsize_t *idx_p)
+{
+    herr_t ret = 0;
+    size_t n = 0;
+    char buf[256];
+    hsize_t start = idx_p ? *idx_p : 0, passed = start;
+    if (start > 0 && start >= g->nchildren)
+        return NCZ_PUSH(NCZ_E_ARGS, "link iteration on \"%s\": start index %llu is out of range (%zu links)",
+                        where(g, buf, sizeof buf), (unsigned long long)start, g->nchildren);
+    ncztr_obj **v = snapshot(g, w, &n);
+    if (!v)
+        return FAIL;
+    for (size_t i = (size_t)start; i < n && ret == 0; i++) {
+        passed++;
+        if (!v[i]->deleted)
+            ret = call_op(w, v[i], v[i]->name);
+    }
+    snapshot_free(v, n);
+    if (idx_p)
+        *idx_p = passed;
+    return ret;
+}
+
+static herr_t link_iterate(H5VL_nczarr_obj_t *o, const H5VL_loc_params_t *lp, H5VL_link_iterate_args_t *it)
+{
+    char buf[256];
+    if (lp->type != H5VL_OBJECT_BY_SELF && lp->type != H5VL_OBJECT_BY_NAME)
+        return NCZ_PUSH(NCZ_E_ARGS, "link iteration: unsupported location type %d", (int)lp->type);
+    if (lp->type == H5VL_OBJECT_BY_NAME && !lp->loc_data.loc_by_name.name)
+        return NCZ_PUSH(NCZ_E_ARGS, "link iteration: no group name given");
+    if (!it->op)
+        return NCZ_PUSH(NCZ_E_ARGS, "link iteration: no callback");
+    ncztr_obj *g = H5VL_nczarr_resolve(o, lp);
+    if (!g)
+        return FAIL;
+    if (g->kind != NCZTR_GROUP)
+        return NCZ_PUSH(NCZ_E_ARGS, "link iteration: \"%s\" is not a group", where(g, buf, sizeof buf));
+    link_walk w = {H5I_INVALID_HID, it->idx_type, it->order, it->op, it->op_data};
+    if ((w.gid = H5VL_nczarr_wrap_register(o->file, g)) < 0)
+        return FAIL;
+    herr_t ret = it->recursive ? visit_group(&w, g, "") : iterate_group(&w, g, it->idx_p);
+    H5Idec_ref(w.gid);
+    return ret;
+}
+
+herr_t H5VL_nczarr_link_specific(void *obj, const H5VL_loc_params_t *loc_params,
+                                 H5VL_link_specific_args_t *args, hid_t dxpl_id, void **req)
+{
+    (void)dxpl_id;
+    (void)req;
+    H5VL_nczarr_obj_t *o = obj;
+    if (!o || !o->node)
+        return NCZ_PUSH(NCZ_E_ARGS, "link operation on an invalid location");
+    switch (args->op_type) {
+    case H5VL_LINK_DELETE: {
+        ncztr_obj *n = link_target(o, loc_params);
+        if (!n)
+            return FAIL;
+        return ncztr_unlink(n);
+    }
+    case H5VL_LINK_EXISTS:
+        if (loc_params->type != H5VL_OBJECT_BY_NAME)
+            return NCZ_PUSH(NCZ_E_ARGS, "H5Lexists: unsupported location type %d", (int)loc_params->type);
+        return link_exists(o, loc_params->loc_data.loc_by_name.name, args->args.exists.exists);
+    case H5VL_LINK_ITER:
+        return link_iterate(o, loc_params, &args->args.iterate);
+    default:
+        return NCZ_PUSH(NCZ_E_UNSUPPORTED, "link operation %d is not supported", (int)args->op_type);
+    }
+}

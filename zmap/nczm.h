@@ -1,0 +1,141 @@
+/* zmap: NCZarr's key/object store model.
+ *
+ * Keys are '/'-separated paths relative to the store root, written without a leading '/'
+ * ("sub/temp/.zarray", "temp/0.1"); the empty key "" names the root when searching.
+ * Only leaves hold content: an "object" is a key with bytes; a "prefix" is a key that has
+ * objects below it. search(prefix) lists the immediate children of a prefix (objects and
+ * prefixes alike), like an S3 listing with delimiter '/'.
+ *
+ * This layer knows nothing of HDF5 or JSON. Errors are nczm_status codes; the text of the
+ * last error of a map is in nczm_errmsg(map) and names the failing key and store.
+ */
+#ifndef NCZM_H
+#define NCZM_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef enum nczm_status {
+    NCZM_OK = 0,
+    NCZM_NOTFOUND = -1,    /* no object (or no store) at that key/location */
+    NCZM_EXISTS = -2,      /* create with NCZM_EXCL on an existing store */
+    NCZM_BADKEY = -3,      /* key fails validation (.., empty segment, control chars, ...) */
+    NCZM_IO = -4,          /* operating-system or network I/O failure */
+    NCZM_NOMEM = -5,
+    NCZM_PERM = -6,        /* permission denied, or write to a read-only map */
+    NCZM_INVAL = -7,       /* bad argument (bad URL, unknown store kind, ...) */
+    NCZM_SHORT = -8,       /* a ranged read asks for bytes past the end of the object */
+    NCZM_NOTSTORE = -9,    /* the location exists but is not a Zarr store */
+    NCZM_UNSUPPORTED = -10 /* operation or store kind not built/supported */
+} nczm_status;
+
+typedef enum nczm_kind {
+    NCZM_KIND_NONE = 0,
+    NCZM_KIND_FILE = 1, /* a directory tree */
+    NCZM_KIND_ZIP = 2,  /* a zip archive (libzip) */
+    NCZM_KIND_S3 = 3    /* an S3 bucket (libcurl); not built yet */
+} nczm_kind;
+
+/* open/create flags */
+#define NCZM_READONLY 0x1u /* open: no writes allowed */
+#define NCZM_CREATE 0x2u   /* create a new store */
+#define NCZM_TRUNC 0x4u    /* with CREATE: replace an existing store */
+#define NCZM_EXCL 0x8u     /* with CREATE: fail with NCZM_EXISTS if something is there */
+#define NCZM_ZIP_ROOT 0x10u /* zip: put keys at the archive root (zarr-python ZipStore
+                              layout) instead of under a folder named after the zip file */
+
+#define NCZM_ERRLEN 512
+
+typedef struct nczm_map nczm_map;
+
+/* A parsed store name: a plain path or a netCDF-style URL
+ * (file:///abs/path#mode=nczarr,file, file:///x.zip#mode=nczarr,zip, s3://bucket/key).
+ * kind comes from the fragment's mode list (file|zip|s3), else the URL scheme, else the
+ * path's extension (".zip" -> zip), else FILE. location is the filesystem path (for
+ * FILE/ZIP) or the URL without fragment (S3). mode is the whole comma-separated mode list
+ * from the fragment ("" when none), for upper layers to read nczarr/zarr/noxarray from. */
+typedef struct nczm_url {
+    nczm_kind kind;
+    char *location; /* malloc'ed */
+    char *mode;     /* malloc'ed, never NULL */
+} nczm_url;
+
+nczm_status nczm_url_parse(const char *name, nczm_url *out, char errmsg[NCZM_ERRLEN]);
+void nczm_url_clear(nczm_url *url);
+/* Does a comma-separated mode list contain this word (case-insensitive)? */
+int nczm_mode_has(const char *mode, const char *word);
+
+/* Open or create a store. On failure *out is NULL and errmsg says why (naming the path). */
+nczm_status nczm_open(const nczm_url *url, unsigned flags, nczm_map **out, char errmsg[NCZM_ERRLEN]);
+/* Flushes and frees. For zip this is when the archive is written. */
+nczm_status nczm_close(nczm_map *map);
+/* nczm_close that also says why it failed (the map, and so nczm_errmsg, is gone after
+ * close): errmsg (may be NULL) gets the message, "" on success. */
+nczm_status nczm_close_err(nczm_map *map, char errmsg[NCZM_ERRLEN]);
+/* Remove a whole store (H5Fdelete). NCZM_NOTSTORE if the location is not a Zarr store:
+ * never removes a directory that lacks a .zgroup/.zarray at its root. */
+nczm_status nczm_destroy(const nczm_url *url, char errmsg[NCZM_ERRLEN]);
+/* Is this location an existing Zarr store (root has .zgroup or .zarray, or for zip the
+ * archive holds one at its root or under its folder)? Quiet: 1 yes, 0 no. */
+int nczm_probe(const nczm_url *url);
+
+/* Validates a key: non-empty, no leading or trailing '/', no empty segment, no "." or ".."
+ * segment, no control characters or backslash, at most 1024 bytes. */
+nczm_status nczm_key_validate(const char *key);
+
+/* Object operations. Keys as above. */
+nczm_status nczm_exists(nczm_map *map, const char *key); /* NCZM_OK or NCZM_NOTFOUND */
+nczm_status nczm_len(nczm_map *map, const char *key, uint64_t *len);
+/* Reads exactly count bytes at start; NCZM_SHORT if the object is shorter. */
+nczm_status nczm_read(nczm_map *map, const char *key, uint64_t start, uint64_t count, void *buf);
+/* Reads a whole object into a malloc'ed buffer (*buf owned by the caller; a NUL byte is
+ * appended after len bytes, so JSON text can be parsed in place). */
+nczm_status nczm_read_all(nczm_map *map, const char *key, void **buf, size_t *len);
+/* Writes a whole object atomically (a crash leaves the old object or the new one). */
+nczm_status nczm_write(nczm_map *map, const char *key, const void *buf, size_t len);
+/* Deletes one object; NCZM_NOTFOUND if absent. */
+nczm_status nczm_delete(nczm_map *map, const char *key);
+/* Deletes every object at or below prefix ("" is not allowed). OK if nothing was there. */
+nczm_status nczm_delete_tree(nczm_map *map, const char *prefix);
+
+/* Immediate children of prefix ("" = root), sorted by strcmp, each a bare name. */
+typedef struct nczm_list {
+    size_t count;
+    char **names; /* malloc'ed, each malloc'ed */
+} nczm_list;
+nczm_status nczm_search(nczm_map *map, const char *prefix, nczm_list *out);
+void nczm_list_clear(nczm_list *list);
+
+/* Batches: many requests at once. The directory store runs them in a loop; a remote store
+ * overlaps them. Each request has its own status; the call returns the first failure
+ * (NCZM_NOTFOUND of a get is reported per request only, not as the call's result). */
+typedef struct nczm_get {
+    const char *key; /* in */
+    void *buf;       /* out: malloc'ed whole object (NUL appended), owned by the caller */
+    size_t len;      /* out */
+    nczm_status status;
+} nczm_get;
+typedef struct nczm_put {
+    const char *key; /* in */
+    const void *buf; /* in */
+    size_t len;      /* in */
+    nczm_status status;
+} nczm_put;
+nczm_status nczm_get_many(nczm_map *map, size_t n, nczm_get *reqs);
+nczm_status nczm_put_many(nczm_map *map, size_t n, nczm_put *reqs);
+
+nczm_kind nczm_map_kind(const nczm_map *map);
+const char *nczm_map_location(const nczm_map *map);
+int nczm_map_readonly(const nczm_map *map);
+/* The message of the last failure on this map (never NULL). */
+const char *nczm_errmsg(const nczm_map *map);
+const char *nczm_status_str(nczm_status st);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,117 @@
+/* zmap internals: what a store kind implements, and the helpers the store kinds share.
+ * Not installed; only the zmap sources include it.
+ *
+ * The dispatcher (nczm.c) owns argument checking so that each store can trust its input:
+ * keys are validated, NULL pointers rejected, and writes to a read-only map refused before
+ * a driver is called. A driver therefore only does the store-specific work and reports
+ * failures through nczm_seterr(), which names the store and the key.
+ */
+#ifndef NCZM_IMPL_H
+#define NCZM_IMPL_H
+
+#include "nczm.h"
+
+#include <stdarg.h>
+
+#if defined(__GNUC__) || defined(__clang__)
+#define NCZM_PRINTF(fmt, args) __attribute__((format(printf, fmt, args)))
+#else
+#define NCZM_PRINTF(fmt, args)
+#endif
+
+/* Prefix of the temporary names the directory store writes before renaming into place;
+ * search() hides them so a crashed writer's debris never shows up as a child. */
+#define NCZM_TMP_PREFIX ".nczm-tmp"
+
+/* One store kind. open/destroy/probe work on a parsed URL (S3 needs more than a path:
+ * endpoint, bucket, profile from the fragment). Every other entry gets an open map.
+ *
+ * Memory contract: open allocates the kind's own struct (with struct nczm_map as its first
+ * member) and initialises the base with nczm_map_init(). close releases only what the kind
+ * added; the dispatcher then frees the base fields and the block itself. This keeps the
+ * one-owner rule simple: whatever nczm_map_init allocated, nczm_close frees.
+ *
+ * get_many/put_many may be NULL, in which case the dispatcher loops over read_all/write.
+ * A store with real concurrency (S3 via libcurl multi) implements them natively. Contract
+ * for both: on entry every request has status NCZM_OK (to be done) or an error already set
+ * by the dispatcher (bad key, ...) which the driver must leave alone; the driver sets the
+ * status of each request it handles, and for gets fills buf/len (NUL-terminated, owned by
+ * the caller) only on success. The driver's return value is for failures of the batch as a
+ * whole (out of memory before any request ran, connection pool dead); per-request failures
+ * go in the statuses. The driver should leave the message of the first failed request (in
+ * array order, NOTFOUND of gets excluded) in the map's errmsg. */
+typedef struct nczm_driver {
+    nczm_kind kind;
+    const char *name; /* "file", "zip", ... for messages */
+
+    nczm_status (*open)(const nczm_url *url, unsigned flags, nczm_map **out, char errmsg[NCZM_ERRLEN]);
+    nczm_status (*destroy)(const nczm_url *url, char errmsg[NCZM_ERRLEN]);
+    int (*probe)(const nczm_url *url);
+
+    nczm_status (*close)(nczm_map *map);
+    nczm_status (*exists)(nczm_map *map, const char *key);
+    nczm_status (*len)(nczm_map *map, const char *key, uint64_t *len);
+    nczm_status (*read)(nczm_map *map, const char *key, uint64_t start, uint64_t count, void *buf);
+    nczm_status (*read_all)(nczm_map *map, const char *key, void **buf, size_t *len);
+    nczm_status (*write)(nczm_map *map, const char *key, const void *buf, size_t len);
+    nczm_status (*delete_obj)(nczm_map *map, const char *key);
+    /* prefix is a valid non-empty key: delete the object at prefix and everything below. */
+    nczm_status (*delete_tree)(nczm_map *map, const char *prefix);
+    /* prefix is "" or a valid key; out arrives zeroed. Sorting is the driver's job
+     * (nczm_list_finish does it). */
+    nczm_status (*search)(nczm_map *map, const char *prefix, nczm_list *out);
+
+    nczm_status (*get_many)(nczm_map *map, size_t n, nczm_get *reqs); /* optional */
+    nczm_status (*put_many)(nczm_map *map, size_t n, nczm_put *reqs); /* optional */
+} nczm_driver;
+
+struct nczm_map {
+    const nczm_driver *drv;
+    nczm_kind kind;
+    char *location; /* malloc'ed; the filesystem path or the URL */
+    unsigned flags; /* as passed to nczm_open */
+    int readonly;
+    char errmsg[NCZM_ERRLEN];
+};
+
+extern const nczm_driver nczm_file_driver;
+extern const nczm_driver nczm_zip_driver;
+
+/* Fills the base of a freshly calloc'ed map. NCZM_NOMEM (with errmsg set) on failure. */
+nczm_status nczm_map_init(nczm_map *map, const nczm_driver *drv, const char *location, unsigned flags,
+                          char errmsg[NCZM_ERRLEN]);
+
+/* Formats the map's last-error message and returns st, so a driver can write
+ * `return nczm_seterr(map, NCZM_IO, "%s: read \"%s\": %s", ...)`. */
+nczm_status nczm_seterr(nczm_map *map, nczm_status st, const char *fmt, ...) NCZM_PRINTF(3, 4);
+/* Same for the errmsg buffer of open/destroy (which may be NULL: then nothing is written). */
+nczm_status nczm_fmterr(char errmsg[NCZM_ERRLEN], nczm_status st, const char *fmt, ...) NCZM_PRINTF(3, 4);
+
+/* errno -> status: ENOENT/ENOTDIR -> NOTFOUND, EACCES/EPERM/EROFS -> PERM, ENOMEM -> NOMEM,
+ * anything else -> IO. */
+nczm_status nczm_errno_status(int err);
+
+/* Why a key is invalid, or NULL if it is valid. */
+const char *nczm_key_problem(const char *key);
+/* Is name usable as one segment of a key (what search() may list)? */
+int nczm_segment_ok(const char *name, size_t len);
+/* Writes key into dst as printable text (control bytes escaped, long keys cut with "...")
+ * for error messages about keys that failed validation. */
+void nczm_key_quote(char *dst, size_t dstlen, const char *key);
+
+/* Growing a search result: append a copy of name[0..len); then sort by strcmp and drop
+ * duplicates. cap is the caller's capacity counter, starting at 0 with a zeroed list. */
+nczm_status nczm_list_append(nczm_list *list, size_t *cap, const char *name, size_t len);
+void nczm_list_finish(nczm_list *list);
+
+/* "dir/name" in a fresh malloc'ed string; NULL on out-of-memory. */
+char *nczm_join(const char *dir, const char *name);
+/* The directory part of a path ("." for a bare name), malloc'ed; NULL on out-of-memory. */
+char *nczm_parent_of(const char *path);
+/* Creates a new file NCZM_TMP_PREFIX... in dir, mode 0666 & ~umask; returns the fd and the
+ * malloc'ed path in *tmppath, or -1 with errno set. */
+int nczm_open_tmp(const char *dir, char **tmppath);
+/* Can files be created in dir? NCZM_PERM (message naming store) if not. */
+nczm_status nczm_check_dir_writable(const char *dir, const char *store, char errmsg[NCZM_ERRLEN]);
+
+#endif

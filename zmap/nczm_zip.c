@@ -1,0 +1,847 @@
+/* The zip store (libzip). Two layouts exist in the wild and both are read:
+ *   folder: netCDF-C puts every key under a top-level folder named after the archive
+ *           without its extension (x.nczarr.zip holds x.nczarr/.zgroup), with a directory
+ *           entry for every folder;
+ *   root:   zarr-python's ZipStore puts keys at the archive root, no directory entries.
+ * New archives get the folder layout (what ncdump reads) unless NCZM_ZIP_ROOT.
+ *
+ * libzip only writes the archive in zip_close, reading added data from the sources until
+ * then, and refuses to read back an entry it holds changes for. So the map keeps every
+ * object written in this session in memory (pend[], indexed like the archive's entries):
+ * the buffers stay alive for libzip and serve read-back of our own writes. */
+#include "nczm_impl.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <zip.h>
+
+typedef struct pending {
+    char *data; /* non-NULL when this entry's content was written in this session */
+    size_t len;
+} pending;
+
+/* Every prefix (folder) that has held something, as keys ("a", "a/b"). A root-layout
+ * archive has no directory entries, so without this, telling whether a key is a prefix
+ * would take a scan of all entries on every write. Never shrinks: a hit is confirmed by a
+ * scan, which is rare (it means writing an object where a folder is or was). */
+typedef struct prefix_set {
+    char **slots; /* open addressing; NULL = empty */
+    size_t cap;   /* power of two, or 0 */
+    size_t count;
+} prefix_set;
+
+typedef struct zip_map {
+    nczm_map base; /* must stay first: the dispatcher frees the block through it */
+    zip_t *za;
+    char *folder; /* "name/" for the folder layout, "" for the root layout */
+    size_t folderlen;
+    pending *pend;
+    size_t npend;
+    prefix_set prefixes;
+} zip_map;
+
+#define ZM(map) ((zip_map *)(map))
+
+/* ---------------------------------------------------------------- helpers */
+
+static const char *zerr(zip_t *za)
+{
+    return zip_error_strerror(zip_get_error(za));
+}
+
+/* folder + key + suffix, malloc'ed. */
+static char *entry_name(const zip_map *zm, const char *key, const char *suffix)
+{
+    size_t k = strlen(key), s = strlen(suffix);
+    char *n = malloc(zm->folderlen + k + s + 1);
+    if (n) {
+        memcpy(n, zm->folder, zm->folderlen);
+        memcpy(n + zm->folderlen, key, k);
+        memcpy(n + zm->folderlen + k, suffix, s + 1);
+    }
+    return n;
+}
+
+static zip_int64_t locate(zip_t *za, const char *name)
+{
+    return zip_name_locate(za, name, 0);
+}
+
+static int has_marker(zip_t *za, const char *folder)
+{
+    const char *marks[] = {".zgroup", ".zarray"};
+    char buf[1200];
+    for (size_t i = 0; i < 2; i++) {
+        int n = snprintf(buf, sizeof buf, "%s%s", folder, marks[i]);
+        if (n > 0 && (size_t)n < sizeof buf && locate(za, buf) >= 0)
+            return 1;
+    }
+    return 0;
+}
+
+/* The archive's basename without its last extension plus '/': the netCDF-C folder. */
+static char *folder_for(const char *path)
+{
+    const char *b = strrchr(path, '/');
+    b = b ? b + 1 : path;
+    size_t n = strlen(b);
+    const char *dot = strrchr(b, '.');
+    if (dot && dot > b)
+        n = (size_t)(dot - b);
+    char *f = malloc(n + 2);
+    if (f) {
+        memcpy(f, b, n);
+        f[n] = '/';
+        f[n + 1] = '\0';
+    }
+    return f;
+}
+
+/* Which layout does an open archive use? Sets *folder ("x/" or "") and returns 1, or 0 if
+ * it holds no Zarr store. When the archive was renamed, netCDF-C's folder no longer
+ * matches the file name; then a lone top-level folder with a .zgroup/.zarray is used. */
+static int detect_layout(zip_t *za, const char *path, char **folder)
+{
+    *folder = NULL;
+    char *f = folder_for(path);
+    if (!f)
+        return -1;
+    if (has_marker(za, f)) {
+        *folder = f;
+        return 1;
+    }
+    free(f);
+    if (has_marker(za, "")) {
+        *folder = strdup("");
+        return *folder ? 1 : -1;
+    }
+    zip_int64_t n = zip_get_num_entries(za, 0);
+    size_t flen = 0;
+    const char *first = NULL;
+    for (zip_int64_t i = 0; i < n; i++) {
+        const char *name = zip_get_name(za, (zip_uint64_t)i, 0);
+        if (!name)
+            continue;
+        const char *slash = strchr(name, '/');
+        if (!slash || slash == name)
+            return 0;
+        if (!first) {
+            first = name;
+            flen = (size_t)(slash - name) + 1;
+        } else if (strncmp(name, first, flen) != 0) {
+            return 0;
+        }
+    }
+    if (!first)
+        return 0;
+    f = malloc(flen + 1);
+    if (!f)
+        return -1;
+    memcpy(f, first, flen);
+    f[flen] = '\0';
+    if (!has_marker(za, f)) {
+        free(f);
+        return 0;
+    }
+    *folder = f;
+    return 1;
+}
+
+static nczm_status open_error(int zcode, const char *path, const char *op, char errmsg[NCZM_ERRLEN])
+{
+    zip_error_t ze;
+    zip_error_init_with_code(&ze, zcode);
+    nczm_status st;
+    switch (zcode) {
+    case ZIP_ER_NOENT:
+        st = NCZM_NOTFOUND;
+        break;
+    case ZIP_ER_NOZIP:
+    case ZIP_ER_INCONS:
+        st = NCZM_NOTSTORE;
+        break;
+    case ZIP_ER_EXISTS:
+        st = NCZM_EXISTS;
+        break;
+    case ZIP_ER_MEMORY:
+        st = NCZM_NOMEM;
+        break;
+    case ZIP_ER_OPEN:
+    case ZIP_ER_READ:
+        st = nczm_errno_status(zip_error_code_system(&ze));
+        if (st == NCZM_NOTFOUND)
+            st = NCZM_IO;
+        break;
+    default:
+        st = NCZM_IO;
+    }
+    nczm_fmterr(errmsg, st, "%s: %s: %s", path, op, zip_error_strerror(&ze));
+    zip_error_fini(&ze);
+    return st;
+}
+
+/* Quietly: is path a zip archive holding a Zarr store? */
+static int is_zip_store(const char *path)
+{
+    int zcode;
+    zip_t *za = zip_open(path, ZIP_RDONLY, &zcode);
+    if (!za)
+        return 0;
+    char *folder = NULL;
+    int ok = detect_layout(za, path, &folder) == 1;
+    free(folder);
+    zip_discard(za);
+    return ok;
+}
+
+/* Writing rewrites the archive through a temporary file beside it, so both the file and
+ * its directory must be writable. */
+static nczm_status check_writable(const char *path, int exists, char errmsg[NCZM_ERRLEN])
+{
+    if (exists && access(path, W_OK) != 0) {
+        int e = errno;
+        return nczm_fmterr(errmsg, nczm_errno_status(e) == NCZM_PERM ? NCZM_PERM : NCZM_IO,
+                           "%s: open for writing: %s", path, strerror(e));
+    }
+    char *dir = nczm_parent_of(path);
+    if (!dir)
+        return nczm_fmterr(errmsg, NCZM_NOMEM, "%s: open: out of memory", path);
+    nczm_status st = nczm_check_dir_writable(dir, path, errmsg);
+    free(dir);
+    return st;
+}
+
+static int ensure_pend(zip_map *zm, zip_uint64_t idx)
+{
+    if (idx < zm->npend)
+        return 0;
+    size_t n = zm->npend ? zm->npend : 64;
+    while (n <= idx)
+        n *= 2;
+    pending *p = realloc(zm->pend, n * sizeof *p);
+    if (!p)
+        return -1;
+    memset(p + zm->npend, 0, (n - zm->npend) * sizeof *p);
+    zm->pend = p;
+    zm->npend = n;
+    return 0;
+}
+
+static void drop_pend(zip_map *zm, zip_uint64_t idx)
+{
+    if (idx < zm->npend) {
+        free(zm->pend[idx].data);
+        zm->pend[idx].data = NULL;
+        zm->pend[idx].len = 0;
+    }
+}
+
+static const pending *pend_of(const zip_map *zm, zip_uint64_t idx)
+{
+    return idx < zm->npend && zm->pend[idx].data ? &zm->pend[idx] : NULL;
+}
+
+static size_t hash_name(const char *s, size_t n)
+{
+    uint64_t h = 1469598103934665603u; /* FNV-1a */
+    for (size_t i = 0; i < n; i++)
+        h = (h ^ (unsigned char)s[i]) * 1099511628211u;
+    return (size_t)h;
+}
+
+static int pset_has(const prefix_set *ps, const char *s, size_t n)
+{
+    if (!ps->cap)
+        return 0;
+    for (size_t i = hash_name(s, n) & (ps->cap - 1);; i = (i + 1) & (ps->cap - 1)) {
+        const char *e = ps->slots[i];
+        if (!e)
+            return 0;
+        if (strncmp(e, s, n) == 0 && e[n] == '\0')
+            return 1;
+    }
+}
+
+static void pset_put(prefix_set *ps, char *owned)
+{
+    size_t i = hash_name(owned, strlen(owned)) & (ps->cap - 1);
+    while (ps->slots[i])
+        i = (i + 1) & (ps->cap - 1);
+    ps->slots[i] = owned;
+    ps->count++;
+}
+
+static int pset_add(prefix_set *ps, const char *s, size_t n)
+{
+    if (pset_has(ps, s, n))
+        return 0;
+    if ((ps->count + 1) * 2 > ps->cap) {
+        prefix_set grown = {NULL, ps->cap ? ps->cap * 2 : 64, 0};
+        if (!(grown.slots = calloc(grown.cap, sizeof *grown.slots)))
+            return -1;
+        for (size_t i = 0; i < ps->cap; i++)
+            if (ps->slots[i])
+                pset_put(&grown, ps->slots[i]);
+        free(ps->slots);
+        *ps = grown;
+    }
+    char *copy = malloc(n + 1);
+    if (!copy)
+        return -1;
+    memcpy(copy, s, n);
+    copy[n] = '\0';
+    pset_put(ps, copy);
+    return 0;
+}
+
+/* Adds every folder above rel ("a/b/c" -> "a", "a/b"; a directory entry "a/b/" -> "a",
+ * "a/b"). */
+static int pset_add_parents(prefix_set *ps, const char *rel)
+{
+    for (const char *p = rel; (p = strchr(p, '/')) != NULL; p++)
+        if (p > rel && pset_add(ps, rel, (size_t)(p - rel)) != 0)
+            return -1;
+    return 0;
+}
+
+static void pset_free(prefix_set *ps)
+{
+    for (size_t i = 0; i < ps->cap; i++)
+        free(ps->slots[i]);
+    free(ps->slots);
+    ps->slots = NULL;
+    ps->cap = ps->count = 0;
+}
+
+static int index_prefixes(zip_map *zm)
+{
+    zip_int64_t n = zip_get_num_entries(zm->za, 0);
+    for (zip_int64_t i = 0; i < n; i++) {
+        const char *name = zip_get_name(zm->za, (zip_uint64_t)i, 0);
+        if (name && strncmp(name, zm->folder, zm->folderlen) == 0 &&
+            pset_add_parents(&zm->prefixes, name + zm->folderlen) != 0)
+            return -1;
+    }
+    return 0;
+}
+
+/* ---------------------------------------------------------------- open/destroy/probe */
+
+static nczm_status zip_store_open(const nczm_url *url, unsigned flags, nczm_map **out,
+                                  char errmsg[NCZM_ERRLEN])
+{
+    const char *path = url->location;
+    struct stat sb;
+    int exists = stat(path, &sb) == 0;
+    if (!exists && errno != ENOENT) {
+        int e = errno;
+        return nczm_fmterr(errmsg, nczm_errno_status(e), "%s: open: %s", path, strerror(e));
+    }
+    if (exists && S_ISDIR(sb.st_mode))
+        return nczm_fmterr(errmsg, NCZM_NOTSTORE, "%s: open: is a directory, not a zip archive", path);
+
+    nczm_status st;
+    int zflags, detect;
+    if (flags & NCZM_CREATE) {
+        if (exists) {
+            if (flags & NCZM_EXCL)
+                return nczm_fmterr(errmsg, NCZM_EXISTS, "%s: create: the path already exists", path);
+            int empty = sb.st_size == 0;
+            if (!empty && !is_zip_store(path))
+                return nczm_fmterr(
+                    errmsg, NCZM_NOTSTORE,
+                    "%s: create: the file exists and is not a zip archive holding a Zarr store; "
+                    "refusing to %s it",
+                    path, (flags & NCZM_TRUNC) ? "replace" : "modify");
+            if ((st = check_writable(path, 1, errmsg)) != NCZM_OK)
+                return st;
+            detect = !(flags & NCZM_TRUNC) && !empty;
+            zflags = detect ? 0 : ZIP_CREATE | ZIP_TRUNCATE;
+        } else {
+            char *parent = nczm_parent_of(path);
+            if (!parent)
+                return nczm_fmterr(errmsg, NCZM_NOMEM, "%s: create: out of memory", path);
+            struct stat psb;
+            int pok = stat(parent, &psb) == 0;
+            int e = errno;
+            if (!pok || !S_ISDIR(psb.st_mode)) {
+                st =
+                    nczm_fmterr(errmsg, !pok && nczm_errno_status(e) == NCZM_PERM ? NCZM_PERM : NCZM_NOTFOUND,
+                                "%s: create: parent directory \"%s\" %s", path, parent,
+                                pok           ? "is not a directory"
+                                : e == ENOENT ? "does not exist"
+                                              : strerror(e));
+                free(parent);
+                return st;
+            }
+            free(parent);
+            if ((st = check_writable(path, 0, errmsg)) != NCZM_OK)
+                return st;
+            detect = 0;
+            zflags = ZIP_CREATE | ZIP_EXCL;
+        }
+    } else {
+        if (!exists)
+            return nczm_fmterr(errmsg, NCZM_NOTFOUND, "%s: open: %s", path, strerror(ENOENT));
+        if (!(flags & NCZM_READONLY) && (st = check_writable(path, 1, errmsg)) != NCZM_OK)
+            return st;
+        detect = 1;
+        zflags = (flags & NCZM_READONLY) ? ZIP_RDONLY : 0;
+    }
+
+    int zcode = 0;
+    zip_t *za = zip_open(path, zflags, &zcode);
+    if (!za)
+        return open_error(zcode, path, (flags & NCZM_CREATE) ? "create" : "open", errmsg);
+
+    char *folder = NULL;
+    if (detect) {
+        int r = detect_layout(za, path, &folder);
+        if (r != 1) {
+            zip_discard(za);
+            return r < 0 ? nczm_fmterr(errmsg, NCZM_NOMEM, "%s: open: out of memory", path)
+                         : nczm_fmterr(errmsg, NCZM_NOTSTORE,
+                                       "%s: open: the zip archive holds no Zarr store (no .zgroup or .zarray "
+                                       "at its root or under its top folder)",
+                                       path);
+        }
+    } else {
+        folder = (flags & NCZM_ZIP_ROOT) ? strdup("") : folder_for(path);
+        if (!folder) {
+            zip_discard(za);
+            return nczm_fmterr(errmsg, NCZM_NOMEM, "%s: create: out of memory", path);
+        }
+        /* netCDF-C's reader expects the folder's own directory entry. */
+        if (*folder && zip_dir_add(za, folder, ZIP_FL_ENC_UTF_8) < 0) {
+            st = nczm_fmterr(errmsg, NCZM_IO, "%s: create: %s", path, zerr(za));
+            zip_discard(za);
+            free(folder);
+            return st;
+        }
+    }
+
+    zip_map *zm = calloc(1, sizeof *zm);
+    if (!zm || (st = nczm_map_init(&zm->base, &nczm_zip_driver, path, flags, errmsg)) != NCZM_OK) {
+        st = zm ? st : nczm_fmterr(errmsg, NCZM_NOMEM, "%s: open: out of memory", path);
+        free(zm);
+        free(folder);
+        zip_discard(za);
+        return st;
+    }
+    zm->za = za;
+    zm->folder = folder;
+    zm->folderlen = strlen(folder);
+    if (index_prefixes(zm) != 0) {
+        st = nczm_fmterr(errmsg, NCZM_NOMEM, "%s: open: out of memory", path);
+        pset_free(&zm->prefixes);
+        zip_discard(za);
+        free(folder);
+        free(zm->base.location);
+        free(zm);
+        return st;
+    }
+    *out = &zm->base;
+    return NCZM_OK;
+}
+
+static nczm_status zip_store_destroy(const nczm_url *url, char errmsg[NCZM_ERRLEN])
+{
+    const char *path = url->location;
+    struct stat sb;
+    if (stat(path, &sb) != 0) {
+        int e = errno;
+        return nczm_fmterr(errmsg, nczm_errno_status(e), "%s: destroy: %s", path, strerror(e));
+    }
+    if (S_ISDIR(sb.st_mode) || !is_zip_store(path))
+        return nczm_fmterr(errmsg, NCZM_NOTSTORE,
+                           "%s: destroy: not a zip archive holding a Zarr store; refusing to delete it",
+                           path);
+    if (unlink(path) != 0) {
+        int e = errno;
+        return nczm_fmterr(errmsg, nczm_errno_status(e), "%s: destroy: %s", path, strerror(e));
+    }
+    return NCZM_OK;
+}
+
+static int zip_store_probe(const nczm_url *url)
+{
+    struct stat sb;
+    return stat(url->location, &sb) == 0 && S_ISREG(sb.st_mode) && is_zip_store(url->location);
+}
+
+static nczm_status zip_store_close(nczm_map *map)
+{
+    zip_map *zm = ZM(map);
+    nczm_status st = NCZM_OK;
+    if (map->readonly) {
+        zip_discard(zm->za);
+    } else if (zip_close(zm->za) != 0) {
+        st = nczm_seterr(map, NCZM_IO, "%s: writing the archive: %s", map->location, zerr(zm->za));
+        zip_discard(zm->za);
+    }
+    /* Only now, with libzip done with its sources, may the buffers go. */
+    for (size_t i = 0; i < zm->npend; i++)
+        free(zm->pend[i].data);
+    free(zm->pend);
+    free(zm->folder);
+    pset_free(&zm->prefixes);
+    return st;
+}
+
+/* ---------------------------------------------------------------- object operations */
+
+/* The index of key's entry, or NCZM_NOTFOUND with the message set. */
+static nczm_status find(zip_map *zm, const char *op, const char *key, zip_uint64_t *idx)
+{
+    char *name = entry_name(zm, key, "");
+    if (!name)
+        return nczm_seterr(&zm->base, NCZM_NOMEM, "%s: %s \"%s\": out of memory", zm->base.location, op, key);
+    zip_int64_t i = locate(zm->za, name);
+    free(name);
+    if (i < 0)
+        return nczm_seterr(&zm->base, NCZM_NOTFOUND, "%s: %s \"%s\": no such object in the archive",
+                           zm->base.location, op, key);
+    *idx = (zip_uint64_t)i;
+    return NCZM_OK;
+}
+
+static nczm_status entry_size(zip_map *zm, const char *op, const char *key, zip_uint64_t idx, uint64_t *size)
+{
+    const pending *p = pend_of(zm, idx);
+    if (p) {
+        *size = p->len;
+        return NCZM_OK;
+    }
+    zip_stat_t zs;
+    if (zip_stat_index(zm->za, idx, 0, &zs) != 0 || !(zs.valid & ZIP_STAT_SIZE))
+        return nczm_seterr(&zm->base, NCZM_IO, "%s: %s \"%s\": %s", zm->base.location, op, key, zerr(zm->za));
+    *size = zs.size;
+    return NCZM_OK;
+}
+
+static nczm_status zip_store_exists(nczm_map *map, const char *key)
+{
+    zip_uint64_t idx;
+    return find(ZM(map), "exists", key, &idx);
+}
+
+static nczm_status zip_store_len(nczm_map *map, const char *key, uint64_t *len)
+{
+    zip_uint64_t idx;
+    nczm_status st = find(ZM(map), "len", key, &idx);
+    return st ? st : entry_size(ZM(map), "len", key, idx, len);
+}
+
+/* Reads count bytes at start of an unchanged entry. Stored entries can seek; compressed
+ * ones (written by other tools) cannot in every libzip, so then we read up to start. */
+static nczm_status read_entry(zip_map *zm, const char *key, zip_uint64_t idx, uint64_t start, uint64_t count,
+                              char *buf)
+{
+    zip_file_t *zf = zip_fopen_index(zm->za, idx, 0);
+    if (!zf)
+        goto zfail;
+    if (start && zip_fseek(zf, (zip_int64_t)start, SEEK_SET) != 0) {
+        zip_fclose(zf);
+        if (!(zf = zip_fopen_index(zm->za, idx, 0)))
+            goto zfail;
+        char scratch[8192];
+        for (uint64_t left = start; left;) {
+            zip_int64_t r = zip_fread(zf, scratch, left < sizeof scratch ? left : sizeof scratch);
+            if (r <= 0)
+                goto ffail;
+            left -= (uint64_t)r;
+        }
+    }
+    while (count) {
+        zip_int64_t r = zip_fread(zf, buf, count);
+        if (r <= 0)
+            goto ffail;
+        buf += r;
+        count -= (uint64_t)r;
+    }
+    zip_fclose(zf);
+    return NCZM_OK;
+ffail:
+    nczm_seterr(&zm->base, NCZM_IO, "%s: read \"%s\": %s", zm->base.location, key,
+                zip_error_strerror(zip_file_get_error(zf)));
+    zip_fclose(zf);
+    return NCZM_IO;
+zfail:
+    return nczm_seterr(&zm->base, NCZM_IO, "%s: read \"%s\": %s", zm->base.location, key, zerr(zm->za));
+}
+
+static nczm_status zip_store_read(nczm_map *map, const char *key, uint64_t start, uint64_t count, void *buf)
+{
+    zip_map *zm = ZM(map);
+    zip_uint64_t idx;
+    uint64_t size;
+    nczm_status st = find(zm, "read", key, &idx);
+    if (!st)
+        st = entry_size(zm, "read", key, idx, &size);
+    if (st)
+        return st;
+    if (start > size || count > size - start)
+        return nczm_seterr(map, NCZM_SHORT,
+                           "%s: read \"%s\": bytes %llu..%llu are past the end of the %llu-byte object",
+                           map->location, key, (unsigned long long)start, (unsigned long long)(start + count),
+                           (unsigned long long)size);
+    if (count == 0)
+        return NCZM_OK;
+    const pending *p = pend_of(zm, idx);
+    if (p) {
+        memcpy(buf, p->data + start, (size_t)count);
+        return NCZM_OK;
+    }
+    return read_entry(zm, key, idx, start, count, buf);
+}
+
+static nczm_status zip_store_read_all(nczm_map *map, const char *key, void **bufp, size_t *lenp)
+{
+    zip_map *zm = ZM(map);
+    zip_uint64_t idx;
+    uint64_t size;
+    nczm_status st = find(zm, "read", key, &idx);
+    if (!st)
+        st = entry_size(zm, "read", key, idx, &size);
+    if (st)
+        return st;
+    char *buf = size < SIZE_MAX ? malloc((size_t)size + 1) : NULL;
+    if (!buf)
+        return nczm_seterr(map, NCZM_NOMEM, "%s: read \"%s\": out of memory for %llu bytes", map->location,
+                           key, (unsigned long long)size);
+    const pending *p = pend_of(zm, idx);
+    if (p)
+        memcpy(buf, p->data, p->len);
+    else if (size && (st = read_entry(zm, key, idx, 0, size, buf)) != NCZM_OK) {
+        free(buf);
+        return st;
+    }
+    buf[size] = '\0';
+    *bufp = buf;
+    *lenp = (size_t)size;
+    return NCZM_OK;
+}
+
+/* Adds netCDF-C's directory entries for the folders above key (folder layout only). */
+static nczm_status add_dirs(zip_map *zm, const char *key)
+{
+    if (!zm->folderlen)
+        return NCZM_OK;
+    char *name = entry_name(zm, key, "");
+    if (!name)
+        return nczm_seterr(&zm->base, NCZM_NOMEM, "%s: write \"%s\": out of memory", zm->base.location, key);
+    nczm_status st = NCZM_OK;
+    for (char *p = name + zm->folderlen; (p = strchr(p, '/')) != NULL; p++) {
+        char save = p[1];
+        p[1] = '\0';
+        if (locate(zm->za, name) < 0 && zip_dir_add(zm->za, name, ZIP_FL_ENC_UTF_8) < 0)
+            st = nczm_seterr(&zm->base, NCZM_IO, "%s: write \"%s\": adding folder \"%s\": %s",
+                             zm->base.location, key, name, zerr(zm->za));
+        p[1] = save;
+        if (st)
+            break;
+    }
+    free(name);
+    return st;
+}
+
+/* Is there any entry other than the directory entry dirname itself under dirname? */
+static int folder_has_content(zip_map *zm, const char *dirname)
+{
+    size_t n = strlen(dirname);
+    zip_int64_t count = zip_get_num_entries(zm->za, 0);
+    for (zip_int64_t i = 0; i < count; i++) {
+        const char *name = zip_get_name(zm->za, (zip_uint64_t)i, 0);
+        if (name && strncmp(name, dirname, n) == 0 && name[n])
+            return 1;
+    }
+    return 0;
+}
+
+/* A zip can hold "a" and "a/b" side by side; a directory tree cannot. Refuse here too so
+ * both stores agree on what a valid set of keys is. */
+static nczm_status check_conflicts(zip_map *zm, const char *key)
+{
+    char *name = entry_name(zm, key, "/");
+    if (!name)
+        return nczm_seterr(&zm->base, NCZM_NOMEM, "%s: write \"%s\": out of memory", zm->base.location, key);
+    nczm_status st = NCZM_OK;
+    if (pset_has(&zm->prefixes, key, strlen(key))) {
+        if (folder_has_content(zm, name)) {
+            st = nczm_seterr(&zm->base, NCZM_INVAL,
+                             "%s: write \"%s\": the key is a prefix (has objects below it)",
+                             zm->base.location, key);
+        } else {
+            /* An emptied folder's leftover directory entry would shadow the object. */
+            zip_int64_t i = locate(zm->za, name);
+            if (i >= 0)
+                zip_delete(zm->za, (zip_uint64_t)i);
+        }
+    }
+    for (char *p = name + zm->folderlen; !st && (p = strchr(p, '/')) != NULL && p[1]; p++) {
+        *p = '\0';
+        if (locate(zm->za, name) >= 0)
+            st = nczm_seterr(&zm->base, NCZM_INVAL, "%s: write \"%s\": a prefix of the key is an object",
+                             zm->base.location, key);
+        *p = '/';
+    }
+    free(name);
+    return st;
+}
+
+static nczm_status zip_store_write(nczm_map *map, const char *key, const void *data, size_t len)
+{
+    zip_map *zm = ZM(map);
+    nczm_status st = check_conflicts(zm, key);
+    if (!st)
+        st = add_dirs(zm, key);
+    if (st)
+        return st;
+    char *name = entry_name(zm, key, "");
+    char *copy = malloc(len ? len : 1);
+    zip_int64_t nent = zip_get_num_entries(zm->za, 0);
+    /* Room for the entry's slot before adding, so nothing can fail after libzip holds the
+     * buffer (an existing name keeps its index; a new one is appended). */
+    if (!name || !copy || nent < 0 || ensure_pend(zm, (zip_uint64_t)nent) != 0) {
+        free(name);
+        free(copy);
+        return nczm_seterr(map, NCZM_NOMEM, "%s: write \"%s\": out of memory", map->location, key);
+    }
+    memcpy(copy, data, len);
+    zip_source_t *src = zip_source_buffer(zm->za, copy, len, 0);
+    zip_int64_t idx = src ? zip_file_add(zm->za, name, src, ZIP_FL_OVERWRITE | ZIP_FL_ENC_UTF_8) : -1;
+    free(name);
+    if (idx < 0) {
+        st = nczm_seterr(map, NCZM_IO, "%s: write \"%s\": %s", map->location, key, zerr(zm->za));
+        if (src)
+            zip_source_free(src);
+        free(copy);
+        return st;
+    }
+    /* Replacing freed the old entry's source, so its buffer is no longer referenced. */
+    drop_pend(zm, (zip_uint64_t)idx);
+    zm->pend[idx].data = copy;
+    zm->pend[idx].len = len;
+    if (zip_set_file_compression(zm->za, (zip_uint64_t)idx, ZIP_CM_STORE, 0) != 0)
+        return nczm_seterr(map, NCZM_IO, "%s: write \"%s\": %s", map->location, key, zerr(zm->za));
+    if (pset_add_parents(&zm->prefixes, key) != 0)
+        return nczm_seterr(map, NCZM_NOMEM, "%s: write \"%s\": out of memory", map->location, key);
+    return NCZM_OK;
+}
+
+/* After a delete, drop the directory entries of folders left empty, so a prefix exists
+ * exactly while something is below it (as in the directory store). The top folder stays. */
+static void prune_dirs(zip_map *zm, const char *key)
+{
+    if (!zm->folderlen)
+        return;
+    char *name = entry_name(zm, key, "");
+    if (!name)
+        return;
+    for (;;) {
+        char *slash = strrchr(name + zm->folderlen, '/');
+        if (!slash)
+            break;
+        slash[1] = '\0';
+        zip_int64_t i = locate(zm->za, name);
+        if (folder_has_content(zm, name) || (i >= 0 && zip_delete(zm->za, (zip_uint64_t)i) != 0))
+            break;
+        slash[0] = '\0';
+    }
+    free(name);
+}
+
+static nczm_status zip_store_delete(nczm_map *map, const char *key)
+{
+    zip_map *zm = ZM(map);
+    zip_uint64_t idx;
+    nczm_status st = find(zm, "delete", key, &idx);
+    if (st)
+        return st;
+    if (zip_delete(zm->za, idx) != 0)
+        return nczm_seterr(map, NCZM_IO, "%s: delete \"%s\": %s", map->location, key, zerr(zm->za));
+    drop_pend(zm, idx);
+    prune_dirs(zm, key);
+    return NCZM_OK;
+}
+
+static nczm_status zip_store_delete_tree(nczm_map *map, const char *prefix)
+{
+    zip_map *zm = ZM(map);
+    char *name = entry_name(zm, prefix, "/");
+    if (!name)
+        return nczm_seterr(map, NCZM_NOMEM, "%s: delete_tree \"%s\": out of memory", map->location, prefix);
+    size_t n = strlen(name);
+    nczm_status st = NCZM_OK;
+    zip_int64_t count = zip_get_num_entries(zm->za, 0);
+    for (zip_int64_t i = 0; i < count && !st; i++) {
+        const char *e = zip_get_name(zm->za, (zip_uint64_t)i, 0);
+        /* The object at prefix itself ("name" minus its '/'), or anything under "name/". */
+        if (!e || !(strncmp(e, name, n - 1) == 0 && (e[n - 1] == '\0' || e[n - 1] == '/')))
+            continue;
+        if (zip_delete(zm->za, (zip_uint64_t)i) != 0)
+            st = nczm_seterr(map, NCZM_IO, "%s: delete_tree \"%s\": %s", map->location, prefix, zerr(zm->za));
+        else
+            drop_pend(zm, (zip_uint64_t)i);
+    }
+    free(name);
+    if (!st)
+        prune_dirs(zm, prefix);
+    return st;
+}
+
+static nczm_status zip_store_search(nczm_map *map, const char *prefix, nczm_list *out)
+{
+    zip_map *zm = ZM(map);
+    char *name = *prefix ? entry_name(zm, prefix, "/") : strdup(zm->folder);
+    if (!name)
+        return nczm_seterr(map, NCZM_NOMEM, "%s: search \"%s\": out of memory", map->location, prefix);
+    size_t n = strlen(name), cap = 0;
+    nczm_status st = NCZM_OK;
+    zip_int64_t count = zip_get_num_entries(zm->za, 0);
+    /* Children are synthesised from entry names: "p/a" gives "a", "p/b/c" gives "b" whether
+     * or not "p/b/" has a directory entry of its own. */
+    for (zip_int64_t i = 0; i < count && !st; i++) {
+        const char *e = zip_get_name(zm->za, (zip_uint64_t)i, 0);
+        if (!e || strncmp(e, name, n) != 0)
+            continue;
+        const char *rest = e + n, *slash = strchr(rest, '/');
+        size_t len = slash ? (size_t)(slash - rest) : strlen(rest);
+        if (!nczm_segment_ok(rest, len))
+            continue;
+        /* Entries of one folder are usually adjacent: skip repeats early rather than
+         * collecting one copy of "temp" per chunk. */
+        if (out->count && strncmp(out->names[out->count - 1], rest, len) == 0 &&
+            out->names[out->count - 1][len] == '\0')
+            continue;
+        if (nczm_list_append(out, &cap, rest, len) != NCZM_OK)
+            st = nczm_seterr(map, NCZM_NOMEM, "%s: search \"%s\": out of memory", map->location, prefix);
+    }
+    free(name);
+    if (!st)
+        nczm_list_finish(out);
+    return st;
+}
+
+const nczm_driver nczm_zip_driver = {
+    .kind = NCZM_KIND_ZIP,
+    .name = "zip",
+    .open = zip_store_open,
+    .destroy = zip_store_destroy,
+    .probe = zip_store_probe,
+    .close = zip_store_close,
+    .exists = zip_store_exists,
+    .len = zip_store_len,
+    .read = zip_store_read,
+    .read_all = zip_store_read_all,
+    .write = zip_store_write,
+    .delete_obj = zip_store_delete,
+    .delete_tree = zip_store_delete_tree,
+    .search = zip_store_search,
+    .get_many = NULL,
+    .put_many = NULL,
+};
