@@ -43,9 +43,29 @@ herr_t ncztr_array_check_usable(const ncztr_obj *o)
     return SUCCEED;
 }
 
+hid_t ncztr_array_elem_type(const ncztr_array *a)
+{
+    /* Zarr "S" values are raw bytes: a fixed string dataset keeps the application's
+     * padding and character set, so that its own type reads back what it wrote, byte for
+     * byte (as a native HDF5 dataset does). */
+    if (!a->vlen_string && (a->za.dtype.tclass == NCZTR_T_STRING || a->za.dtype.tclass == NCZTR_T_CHAR) &&
+        a->type >= 0 && H5Tget_class(a->type) == H5T_STRING && H5Tis_variable_str(a->type) == 0 &&
+        H5Tget_size(a->type) == a->za.dtype.size)
+        return H5Tcopy(a->type);
+    return ncztr_dtype_to_hdf5(&a->za.dtype);
+}
+
+bool ncztr_is_half_float(hid_t type)
+{
+    size_t spos, epos, esize, mpos, msize;
+    return H5Tget_class(type) == H5T_FLOAT && H5Tget_size(type) == 2 &&
+           H5Tget_fields(type, &spos, &epos, &esize, &mpos, &msize) >= 0 && esize == 5 && msize == 10 &&
+           (H5Tget_order(type) == H5T_ORDER_LE || H5Tget_order(type) == H5T_ORDER_BE);
+}
+
 hid_t ncztr_array_storage_type(const ncztr_obj *o)
 {
-    hid_t t = ncztr_dtype_to_hdf5(&o->arr->za.dtype);
+    hid_t t = ncztr_array_elem_type(o->arr);
     if (t < 0)
         NCZ_PUSH(NCZ_E_INTERNAL, "dataset \"%s\": no HDF5 type for dtype %s", o->name, o->arr->za.dtype.zarr);
     return t;
@@ -54,7 +74,8 @@ hid_t ncztr_array_storage_type(const ncztr_obj *o)
 static hid_t vlen_string_type(void)
 {
     hid_t t = H5Tcopy(H5T_C_S1);
-    if (t >= 0 && (H5Tset_size(t, H5T_VARIABLE) < 0 || H5Tset_cset(t, H5T_CSET_UTF8) < 0)) {
+    /* ASCII, HDF5's default for C strings: what HDF5 programs create and h5dump shows. */
+    if (t >= 0 && H5Tset_size(t, H5T_VARIABLE) < 0) {
         H5Tclose(t);
         t = H5I_INVALID_HID;
     }
@@ -138,6 +159,11 @@ herr_t ncztr_array_create(ncztr_obj *parent, const char *name, hid_t type, hid_t
         NCZ_GOTO(FAIL, NCZ_E_ARGS, "cannot create dataset \"%s\": the store is open read-only", name);
     if (ncztr_check_name(name, "dataset") < 0)
         NCZ_GOTO_QUIET(FAIL);
+    /* "/.zattrs" or a chunk key of up to 32 indices of 20 digits */
+    if (ncztr_check_key_room(parent, name, H5Sget_simple_extent_ndims(space) > 0
+                                               ? 1 + 21 * (size_t)H5Sget_simple_extent_ndims(space)
+                                               : 8) < 0)
+        NCZ_GOTO_QUIET(FAIL);
     a = calloc(1, sizeof *a);
     NCZ_CHECK_ALLOC(a, FAIL);
     a->type = a->dcpl = H5I_INVALID_HID;
@@ -145,7 +171,13 @@ herr_t ncztr_array_create(ncztr_obj *parent, const char *name, hid_t type, hid_t
     htri_t isvlen = H5Tis_variable_str(type);
     a->vlen_string = isvlen > 0;
     a->maxstrlen = f->default_maxstrlen;
-    if (ncztr_dtype_from_hdf5(type, a->maxstrlen, name, &za->dtype) < 0)
+    /* Zarr readers (numpy) know "<f2" but netCDF-C does not: a 16-bit float dataset is
+     * stored as float32 ("<f4"/">f4", exact for every half value) and remembered as half
+     * in "_nczarr_array" so that HDF5 programs get their type back. */
+    bool half = ncztr_is_half_float(type);
+    if (ncztr_dtype_from_hdf5(half ? (H5Tget_order(type) == H5T_ORDER_BE ? H5T_IEEE_F32BE : H5T_IEEE_F32LE)
+                                   : type,
+                              a->maxstrlen, name, &za->dtype) < 0)
         NCZ_GOTO_QUIET(FAIL);
     /* dataspace */
     H5S_class_t scls = H5Sget_simple_extent_type(space);
@@ -207,12 +239,16 @@ herr_t ncztr_array_create(ncztr_obj *parent, const char *name, hid_t type, hid_t
     }
     za->order = 'C';
     za->dimsep = '.';
-    if ((stype = ncztr_dtype_to_hdf5(&za->dtype)) < 0)
+    a->type = a->vlen_string ? vlen_string_type()
+              : half || (H5Tget_class(type) == H5T_STRING) ? H5Tcopy(type)
+                                                          : ncztr_dtype_to_hdf5(&za->dtype);
+    if (a->type < 0)
+        NCZ_GOTO(FAIL, NCZ_E_HDF5, "dataset \"%s\": cannot copy its type", name);
+    if ((stype = ncztr_array_elem_type(a)) < 0)
         NCZ_GOTO_QUIET(FAIL);
     if (fill_from_dcpl(dcpl, &za->dtype, a->vlen_string, stype, za, &a->fill_never, name) < 0)
         NCZ_GOTO_QUIET(FAIL);
-    a->type = a->vlen_string ? vlen_string_type() : H5Tcopy(stype);
-    if (a->type < 0 || (a->dcpl = H5Pcopy(dcpl)) < 0)
+    if ((a->dcpl = H5Pcopy(dcpl)) < 0)
         NCZ_GOTO(FAIL, NCZ_E_HDF5, "dataset \"%s\": cannot copy its type or creation plist", name);
     size_t nslots = 0, nbytes = 0;
     double w0 = 0;
@@ -319,7 +355,13 @@ herr_t ncztr_array_setup_loaded(ncztr_obj *o, json_t *nca, json_t *zattrs, const
         a->maxstrlen = za->dtype.size;
     if ((stype = ncztr_dtype_to_hdf5(&za->dtype)) < 0)
         NCZ_GOTO_QUIET(FAIL);
-    a->type = a->vlen_string ? vlen_string_type() : H5Tcopy(stype);
+    /* "hdf5_dtype": "<f2" / ">f2": an HDF5 16-bit float dataset kept as float32. */
+    json_t *hd = nca ? json_object_get(nca, "hdf5_dtype") : NULL;
+    bool half = json_is_string(hd) && za->dtype.tclass == NCZTR_T_FLOAT && za->dtype.size == 4 &&
+                (strcmp(json_string_value(hd), "<f2") == 0 || strcmp(json_string_value(hd), ">f2") == 0);
+    a->type = a->vlen_string ? vlen_string_type()
+              : half         ? H5Tcopy(json_string_value(hd)[0] == '>' ? H5T_IEEE_F16BE : H5T_IEEE_F16LE)
+                             : H5Tcopy(stype);
     if (a->type < 0)
         NCZ_GOTO(FAIL, NCZ_E_HDF5, "%s: cannot build the HDF5 type", key);
     if ((a->dcpl = H5Pcreate(H5P_DATASET_CREATE)) < 0)
@@ -483,6 +525,12 @@ herr_t ncztr_array_set_extent(ncztr_obj *o, const hsize_t *size)
         NCZ_GOTO(FAIL, NCZ_E_ARGS, "cannot change the extent of \"%s\": the store is open read-only", o->name);
     if (a->scalar)
         NCZ_GOTO(FAIL, NCZ_E_ARGS, "cannot change the extent of scalar dataset \"%s\"", o->name);
+    /* As in HDF5: only chunked datasets change extent (the layout is the one the
+     * application asked for; every array loaded from a store is chunked). */
+    H5D_layout_t layout = H5Pget_layout(a->dcpl);
+    if (layout == H5D_COMPACT || layout == H5D_CONTIGUOUS)
+        NCZ_GOTO(FAIL, NCZ_E_ARGS, "cannot change the extent of dataset \"%s\": it has %s storage, not chunked",
+                 o->name, layout == H5D_COMPACT ? "compact" : "contiguous");
     bool shrink = false, change = false;
     for (int k = 0; k < a->za.rank; k++) {
         if (a->maxdims[k] != H5S_UNLIMITED && size[k] > a->maxdims[k])

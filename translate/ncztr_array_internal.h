@@ -10,6 +10,11 @@
 herr_t ncztr_array_setup_loaded(ncztr_obj *o, json_t *nczarr_array, json_t *zattrs, const char *key);
 /* The HDF5 type of one stored element (fixed strings for vlen-string arrays). */
 hid_t ncztr_array_storage_type(const ncztr_obj *o);
+/* The same without a message: the type the chunk bytes are read as (a fixed string
+ * dataset's own string type, so padding and character set are the application's). */
+hid_t ncztr_array_elem_type(const ncztr_array *a);
+/* An IEEE 16-bit float (stored as float32, see ncztr_array_create). */
+bool ncztr_is_half_float(hid_t type);
 
 /* Finds a dimension by its fully qualified name; *owner = the defining group. */
 ncztr_dim *ncztr_find_dim(ncztr_file *f, const char *fqn, ncztr_obj **owner);

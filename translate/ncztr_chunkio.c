@@ -13,6 +13,7 @@
  * order and codecs are applied only when talking to the store. The chunk cache and the
  * write queue live in ncztr_chunkcache.c.
  */
+#include "ncztr_array_internal.h"
 #include "ncztr_chunkio_internal.h"
 #include "ncztr_codec.h"
 
@@ -213,7 +214,7 @@ static herr_t setup_types(ncztr_ioctx *x, hid_t mem_type)
     herr_t ret = SUCCEED;
     const char *path = x->g.path;
     x->mem_type = mem_type;
-    if ((x->st = ncztr_dtype_to_hdf5(&x->a->za.dtype)) < 0)
+    if ((x->st = ncztr_array_elem_type(x->a)) < 0)
         NCZ_GOTO(FAIL, NCZ_E_INTERNAL, "dataset \"%s\": no HDF5 type for dtype %s", path,
                  x->a->za.dtype.zarr);
     if ((x->msz = H5Tget_size(mem_type)) == 0)

@@ -333,11 +333,27 @@ done:
     return ret;
 }
 
+herr_t ncztr_check_key_room(const ncztr_obj *parent, const char *name, size_t extra)
+{
+    char *pk = ncztr_obj_key(parent);
+    if (!pk)
+        return FAIL;
+    size_t len = strlen(pk) + (*pk ? 1 : 0) + strlen(name) + extra;
+    free(pk);
+    size_t max = nczm_key_max(parent->file->map);
+    if (len > max)
+        return NCZ_PUSH(NCZ_E_NOTREPR,
+                        "cannot create \"%s\": its keys would be %zu bytes long, more than the %zu bytes this "
+                        "store allows",
+                        name, len, max);
+    return SUCCEED;
+}
+
 herr_t ncztr_group_create(ncztr_obj *parent, const char *name, ncztr_obj **out)
 {
     if (parent->file->readonly)
         return NCZ_PUSH(NCZ_E_ARGS, "cannot create group \"%s\": the store is open read-only", name);
-    if (ncztr_check_name(name, "group") < 0)
+    if (ncztr_check_name(name, "group") < 0 || ncztr_check_key_room(parent, name, strlen("/.zattrs")) < 0)
         return FAIL;
     ncztr_obj *g = ncztr_obj_new(parent->file, NCZTR_GROUP, name);
     if (!g)

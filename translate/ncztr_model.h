@@ -137,6 +137,9 @@ herr_t ncztr_check_name(const char *name, const char *what);
  * create_intermediate), *leaf = "c" (malloc'ed). Fails if the leaf exists. */
 herr_t ncztr_resolve_new(ncztr_obj *base, const char *path, bool create_intermediate, ncztr_obj **parent,
                          char **leaf);
+/* Fails (NOTREPR) when a child `name` of parent would need keys longer than the store
+ * allows; extra = the longest suffix the child adds ("/.zattrs", chunk indices). */
+herr_t ncztr_check_key_room(const ncztr_obj *parent, const char *name, size_t extra);
 herr_t ncztr_group_create(ncztr_obj *parent, const char *name, ncztr_obj **out);
 /* Creates an array node (see ncztr_array.c for the type/space/dcpl rules). */
 herr_t ncztr_array_create(ncztr_obj *parent, const char *name, hid_t type, hid_t space, hid_t dcpl,

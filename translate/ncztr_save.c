@@ -199,6 +199,9 @@ static herr_t build_zattrs(const ncztr_obj *o, json_t **out)
                 json_object_set_new(na, "scalar", json_integer(1));
             if (a->za.dtype.tclass == NCZTR_T_STRING && !a->vlen_string)
                 json_object_set_new(na, "fixedstring", json_integer(1));
+            if (ncztr_is_half_float(a->type)) /* stored as float32: see ncztr_array_create */
+                json_object_set_new(na, "hdf5_dtype",
+                                    json_string(H5Tget_order(a->type) == H5T_ORDER_BE ? ">f2" : "<f2"));
             json_object_set_new(na, "storage", json_string("chunked"));
             json_object_set_new(j, "_nczarr_array", na);
             json_object_set_new(types, "_nczarr_array", json_string("|J0"));

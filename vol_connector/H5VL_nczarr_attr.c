@@ -18,6 +18,34 @@ static const char *where(const ncztr_obj *n, char *buf, size_t size)
     return buf;
 }
 
+/* HDF5 leaves access plists for the connector to check (the native one fails when it
+ * reads them): refuse ids that are not property lists at all. */
+static herr_t check_plist(hid_t id, const char *what)
+{
+    if (id != H5P_DEFAULT && H5Iget_type(id) != H5I_GENPROP_LST)
+        return NCZ_PUSH(NCZ_E_ARGS, "invalid %s property list (id %lld)", what, (long long)id);
+    return SUCCEED;
+}
+
+static herr_t check_lapl(const H5VL_loc_params_t *lp)
+{
+    if (lp->type == H5VL_OBJECT_BY_NAME)
+        return check_plist(lp->loc_data.loc_by_name.lapl_id, "link access");
+    if (lp->type == H5VL_OBJECT_BY_IDX)
+        return check_plist(lp->loc_data.loc_by_idx.lapl_id, "link access");
+    return SUCCEED;
+}
+
+/* Closes an iteration's location id. H5Idec_ref, like every public HDF5 call, clears the
+ * error stack on entry: after a failed callback keep what it and the connector pushed. */
+static void drop_id(hid_t id, bool keep_errors)
+{
+    hid_t saved = keep_errors ? H5Eget_current_stack() : H5I_INVALID_HID;
+    H5Idec_ref(id);
+    if (saved >= 0)
+        H5Eset_current_stack(saved);
+}
+
 /* The object an attribute operation addresses. BY_SELF is obj itself (the owner when obj
  * is an attribute id, the root for a file id) and BY_NAME a path from it. For BY_IDX
  * (H5Aopen_by_idx, H5Aget_name_by_idx, H5Aget_info_by_idx) HDF5 puts the OBJECT's name in
@@ -31,6 +59,8 @@ static ncztr_obj *attr_owner(H5VL_nczarr_obj_t *o, const H5VL_loc_params_t *lp)
         NCZ_PUSH(NCZ_E_ARGS, "attribute operation on an invalid location");
         return NULL;
     }
+    if (check_lapl(lp) < 0)
+        return NULL;
     switch (lp->type) {
     case H5VL_OBJECT_BY_SELF:
         n = o->node;
@@ -122,13 +152,14 @@ void *H5VL_nczarr_attr_create(void *obj, const H5VL_loc_params_t *loc_params, co
                               hid_t type_id, hid_t space_id, hid_t acpl_id, hid_t aapl_id, hid_t dxpl_id,
                               void **req)
 {
-    (void)acpl_id;
-    (void)aapl_id;
     (void)dxpl_id;
     (void)req;
     H5VL_nczarr_obj_t *o = obj;
     ncztr_attr *a = NULL;
     char buf[256];
+    /* Nothing of an acpl (name encoding) is stored, but a bad one is still an error. */
+    if (check_plist(acpl_id, "attribute creation") < 0 || check_plist(aapl_id, "attribute access") < 0)
+        return NULL;
     if (loc_params->type != H5VL_OBJECT_BY_SELF && loc_params->type != H5VL_OBJECT_BY_NAME) {
         NCZ_PUSH(NCZ_E_ARGS, "attribute \"%s\": cannot create at this kind of location",
                  attr_name ? attr_name : "");
@@ -152,10 +183,11 @@ void *H5VL_nczarr_attr_create(void *obj, const H5VL_loc_params_t *loc_params, co
 void *H5VL_nczarr_attr_open(void *obj, const H5VL_loc_params_t *loc_params, const char *attr_name,
                             hid_t aapl_id, hid_t dxpl_id, void **req)
 {
-    (void)aapl_id;
     (void)dxpl_id;
     (void)req;
     H5VL_nczarr_obj_t *o = obj;
+    if (check_plist(aapl_id, "attribute access") < 0)
+        return NULL;
     ncztr_obj *owner = attr_owner(o, loc_params);
     ncztr_attr *a = NULL;
     if (!owner)
@@ -309,7 +341,7 @@ done:
     if (it->idx)
         *it->idx = done_n;
     if (loc_id >= 0)
-        H5Idec_ref(loc_id);
+        drop_id(loc_id, ret < 0);
     if (v) {
         for (size_t i = 0; i < n; i++)
             ncztr_attr_unref(v[i]);

@@ -14,6 +14,24 @@ static bool want_intermediate(hid_t lcpl_id)
     return H5Pget_create_intermediate_group(lcpl_id, &crt) >= 0 && crt;
 }
 
+/* HDF5 passes access plists through unchecked (the native connector fails when it reads
+ * them): refuse ids that are not dataset access plists. */
+static herr_t check_dapl(hid_t dapl_id)
+{
+    htri_t isa = -1;
+    if (dapl_id == H5P_DEFAULT)
+        return SUCCEED;
+    H5E_BEGIN_TRY
+    {
+        if (H5Iget_type(dapl_id) == H5I_GENPROP_LST)
+            isa = H5Pisa_class(dapl_id, H5P_DATASET_ACCESS);
+    }
+    H5E_END_TRY
+    if (isa <= 0)
+        return NCZ_PUSH(NCZ_E_ARGS, "invalid dataset access property list (id %lld)", (long long)dapl_id);
+    return SUCCEED;
+}
+
 void *H5VL_nczarr_dataset_create(void *obj, const H5VL_loc_params_t *loc_params, const char *name,
                                  hid_t lcpl_id, hid_t type_id, hid_t space_id, hid_t dcpl_id, hid_t dapl_id,
                                  hid_t dxpl_id, void **req)
@@ -24,7 +42,7 @@ void *H5VL_nczarr_dataset_create(void *obj, const H5VL_loc_params_t *loc_params,
     ncztr_obj *base = H5VL_nczarr_resolve(o, loc_params), *parent = NULL, *d = NULL;
     char *leaf = NULL;
     H5VL_nczarr_obj_t *ret = NULL;
-    if (!base)
+    if (!base || check_dapl(dapl_id) < 0)
         return NULL;
     if (!name) {
         NCZ_PUSH(NCZ_E_NOTREPR, "anonymous datasets (H5Dcreate_anon) are not representable in NCZarr");
@@ -48,6 +66,8 @@ void *H5VL_nczarr_dataset_open(void *obj, const H5VL_loc_params_t *loc_params, c
     (void)dxpl_id;
     (void)req;
     H5VL_nczarr_obj_t *o = obj;
+    if (check_dapl(dapl_id) < 0)
+        return NULL;
     ncztr_obj *base = H5VL_nczarr_resolve(o, loc_params), *d = NULL;
     if (!base || ncztr_lookup(base, name ? name : ".", &d) < 0)
         return NULL;

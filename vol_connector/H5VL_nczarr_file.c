@@ -45,6 +45,15 @@ herr_t H5VL_nczarr_file_release(H5VL_nczarr_file_t *f)
     herr_t ret = SUCCEED;
     if (--f->rc > 0)
         return SUCCEED;
+    /* Write everything first: when that fails HDF5 keeps the id and calls close again
+     * (at the latest when the library shuts down), so nothing may be freed yet. */
+    if (!f->tf->readonly && ncztr_file_flush(f->tf) < 0) {
+        f->rc = 1;
+        if (f->file_ids == 0)
+            f->file_ids = 1;
+        return NCZ_PUSH(NCZ_E_STORE, "closing \"%s\" failed: the store could not be written completely",
+                        f->name);
+    }
     file_unregister(f);
     ncztr_obj_unref(f->fobj.node);
     if (ncztr_file_close(f->tf) < 0)

@@ -39,6 +39,34 @@ static bool names_no_link(const char *path)
     return (size_t)(path + len - last) == 1 && last[0] == '.';
 }
 
+/* HDF5 leaves access plists for the connector to check (the native one fails when it
+ * reads them): refuse ids that are not property lists at all. */
+static herr_t check_plist(hid_t id, const char *what)
+{
+    if (id != H5P_DEFAULT && H5Iget_type(id) != H5I_GENPROP_LST)
+        return NCZ_PUSH(NCZ_E_ARGS, "invalid %s property list (id %lld)", what, (long long)id);
+    return SUCCEED;
+}
+
+static herr_t check_lapl(const H5VL_loc_params_t *lp)
+{
+    if (lp->type == H5VL_OBJECT_BY_NAME)
+        return check_plist(lp->loc_data.loc_by_name.lapl_id, "link access");
+    if (lp->type == H5VL_OBJECT_BY_IDX)
+        return check_plist(lp->loc_data.loc_by_idx.lapl_id, "link access");
+    return SUCCEED;
+}
+
+/* Closes an iteration's location id. H5Idec_ref, like every public HDF5 call, clears the
+ * error stack on entry: after a failed callback keep what it and the connector pushed. */
+static void drop_id(hid_t id, bool keep_errors)
+{
+    hid_t saved = keep_errors ? H5Eget_current_stack() : H5I_INVALID_HID;
+    H5Idec_ref(id);
+    if (saved >= 0)
+        H5Eset_current_stack(saved);
+}
+
 /* The object a link location points to: BY_NAME (a path whose last component is the
  * link) or BY_IDX (the n-th link of the named group). Fails for paths that name no link,
  * as HDF5 does ("/" or "." have no link of their own). */
@@ -48,6 +76,8 @@ static ncztr_obj *link_target(H5VL_nczarr_obj_t *o, const H5VL_loc_params_t *lp)
         NCZ_PUSH(NCZ_E_ARGS, "link operation on an invalid location");
         return NULL;
     }
+    if (check_lapl(lp) < 0)
+        return NULL;
     if (lp->type == H5VL_OBJECT_BY_NAME) {
         const char *name = lp->loc_data.loc_by_name.name;
         if (!name) {
@@ -409,7 +439,7 @@ static herr_t link_iterate(H5VL_nczarr_obj_t *o, const H5VL_loc_params_t *lp, H5
     if ((w.gid = H5VL_nczarr_wrap_register(o->file, g)) < 0)
         return FAIL;
     herr_t ret = it->recursive ? visit_group(&w, g, "") : iterate_group(&w, g, it->idx_p);
-    H5Idec_ref(w.gid);
+    drop_id(w.gid, ret < 0);
     return ret;
 }
 
@@ -421,6 +451,8 @@ herr_t H5VL_nczarr_link_specific(void *obj, const H5VL_loc_params_t *loc_params,
     H5VL_nczarr_obj_t *o = obj;
     if (!o || !o->node)
         return NCZ_PUSH(NCZ_E_ARGS, "link operation on an invalid location");
+    if (check_lapl(loc_params) < 0)
+        return FAIL;
     switch (args->op_type) {
     case H5VL_LINK_DELETE: {
         ncztr_obj *n = link_target(o, loc_params);

@@ -14,6 +14,34 @@ static const char *where(const ncztr_obj *n, char *buf, size_t size)
     return buf;
 }
 
+/* HDF5 leaves access plists for the connector to check (the native one fails when it
+ * reads them): refuse ids that are not property lists at all. */
+static herr_t check_plist(hid_t id, const char *what)
+{
+    if (id != H5P_DEFAULT && H5Iget_type(id) != H5I_GENPROP_LST)
+        return NCZ_PUSH(NCZ_E_ARGS, "invalid %s property list (id %lld)", what, (long long)id);
+    return SUCCEED;
+}
+
+static herr_t check_lapl(const H5VL_loc_params_t *lp)
+{
+    if (lp->type == H5VL_OBJECT_BY_NAME)
+        return check_plist(lp->loc_data.loc_by_name.lapl_id, "link access");
+    if (lp->type == H5VL_OBJECT_BY_IDX)
+        return check_plist(lp->loc_data.loc_by_idx.lapl_id, "link access");
+    return SUCCEED;
+}
+
+/* Closes an iteration's location id. H5Idec_ref, like every public HDF5 call, clears the
+ * error stack on entry: after a failed callback keep what it and the connector pushed. */
+static void drop_id(hid_t id, bool keep_errors)
+{
+    hid_t saved = keep_errors ? H5Eget_current_stack() : H5I_INVALID_HID;
+    H5Idec_ref(id);
+    if (saved >= 0)
+        H5Eset_current_stack(saved);
+}
+
 /* H5VL_nczarr_resolve, after checking the pieces HDF5 may leave NULL. */
 static ncztr_obj *locate(H5VL_nczarr_obj_t *o, const H5VL_loc_params_t *lp)
 {
@@ -27,6 +55,8 @@ static ncztr_obj *locate(H5VL_nczarr_obj_t *o, const H5VL_loc_params_t *lp)
         NCZ_PUSH(NCZ_E_ARGS, "object operation: no name or token given");
         return NULL;
     }
+    if (check_lapl(lp) < 0)
+        return NULL;
     return H5VL_nczarr_resolve(o, lp);
 }
 
@@ -244,7 +274,7 @@ static herr_t object_visit(H5VL_nczarr_obj_t *o, const H5VL_loc_params_t *lp, H5
     herr_t ret = visit_call(&w, n, ".");
     if (ret == 0 && n->kind == NCZTR_GROUP)
         ret = visit_group(&w, n, "");
-    H5Idec_ref(w.start_id);
+    drop_id(w.start_id, ret < 0);
     return ret;
 }
 
@@ -258,6 +288,8 @@ herr_t H5VL_nczarr_object_specific(void *obj, const H5VL_loc_params_t *loc_param
     char buf[256];
     if (!o || !o->file)
         return NCZ_PUSH(NCZ_E_ARGS, "object operation on an invalid location");
+    if (check_lapl(loc_params) < 0)
+        return FAIL;
     switch (args->op_type) {
     case H5VL_OBJECT_CHANGE_REF_COUNT:
         if (!(n = locate(o, loc_params)))

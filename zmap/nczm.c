@@ -14,7 +14,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#define NCZM_KEY_MAX 1024
+/* No store holds longer keys; each driver has its own, smaller limit (key_max). */
+#define NCZM_KEY_MAX 65535
 
 /* ---------------------------------------------------------------- errors */
 
@@ -109,7 +110,7 @@ const char *nczm_key_problem(const char *key)
     if (n == 0)
         return "key is empty";
     if (n > NCZM_KEY_MAX)
-        return "key is longer than 1024 bytes";
+        return "key is longer than 65535 bytes";
     if (key[0] == '/')
         return "key starts with '/'";
     if (key[n - 1] == '/')
@@ -675,13 +676,21 @@ int nczm_probe(const nczm_url *url)
 
 /* ---------------------------------------------------------------- object operations */
 
+size_t nczm_key_max(const nczm_map *map)
+{
+    return map && map->drv->key_max ? map->drv->key_max : 1024;
+}
+
 static nczm_status check_key(nczm_map *map, const char *op, const char *key)
 {
     const char *why = nczm_key_problem(key);
-    if (!why)
-        return NCZM_OK;
     char q[200];
+    if (!why && strlen(key) <= nczm_key_max(map))
+        return NCZM_OK;
     nczm_key_quote(q, sizeof q, key);
+    if (!why)
+        return nczm_seterr(map, NCZM_BADKEY, "%s: %s \"%s\": key is %zu bytes, longer than the %zu bytes a %s store allows",
+                           map->location, op, q, strlen(key), nczm_key_max(map), map->drv->name);
     return nczm_seterr(map, NCZM_BADKEY, "%s: %s \"%s\": %s", map->location, op, q, why);
 }
 

@@ -84,7 +84,8 @@ nczm_status nczm_destroy(const nczm_url *url, char errmsg[NCZM_ERRLEN]);
 int nczm_probe(const nczm_url *url);
 
 /* Validates a key: non-empty, no leading or trailing '/', no empty segment, no "." or ".."
- * segment, no control characters or backslash, at most 1024 bytes. */
+ * segment, no control characters or backslash. The length limit depends on the store
+ * (nczm_key_max). */
 nczm_status nczm_key_validate(const char *key);
 
 /* Object operations. Keys as above. */
@@ -128,6 +129,9 @@ typedef struct nczm_put {
 nczm_status nczm_get_many(nczm_map *map, size_t n, nczm_get *reqs);
 nczm_status nczm_put_many(nczm_map *map, size_t n, nczm_put *reqs);
 
+/* The longest key this store can hold (S3 allows 1024 bytes, a directory store about
+ * 3 KiB, a zip archive 60000). */
+size_t nczm_key_max(const nczm_map *map);
 nczm_kind nczm_map_kind(const nczm_map *map);
 const char *nczm_map_location(const nczm_map *map);
 int nczm_map_readonly(const nczm_map *map);

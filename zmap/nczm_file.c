@@ -550,6 +550,8 @@ static nczm_status file_search(nczm_map *map, const char *prefix, nczm_list *out
 const nczm_driver nczm_file_driver = {
     .kind = NCZM_KIND_FILE,
     .name = "file",
+    /* PATH_MAX is 4096 with the store's own path and a temporary-file suffix included */
+    .key_max = 3072,
     .open = file_open,
     .destroy = file_destroy,
     .probe = file_probe,

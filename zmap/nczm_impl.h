@@ -43,6 +43,7 @@
 typedef struct nczm_driver {
     nczm_kind kind;
     const char *name; /* "file", "zip", ... for messages */
+    size_t key_max;   /* longest key the store can hold (S3: 1024; a file path: about 4 KiB) */
 
     nczm_status (*open)(const nczm_url *url, unsigned flags, nczm_map **out, char errmsg[NCZM_ERRLEN]);
     nczm_status (*destroy)(const nczm_url *url, char errmsg[NCZM_ERRLEN]);

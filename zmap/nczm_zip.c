@@ -830,6 +830,7 @@ static nczm_status zip_store_search(nczm_map *map, const char *prefix, nczm_list
 const nczm_driver nczm_zip_driver = {
     .kind = NCZM_KIND_ZIP,
     .name = "zip",
+    .key_max = 60000, /* zip entry names are at most 65535 bytes, folder prefix included */
     .open = zip_store_open,
     .destroy = zip_store_destroy,
     .probe = zip_store_probe,

@@ -95,6 +95,25 @@ static herr_t obj_cb(hid_t loc, const char *name, const H5O_info2_t *oi, void *u
     return c->stop_at && c->n >= c->stop_at ? 1 : 0;
 }
 
+/* Callbacks that fail: the iteration must fail and say where. */
+static herr_t attr_fail_cb(hid_t loc, const char *name, const H5A_info_t *ai, void *ud)
+{
+    (void)loc, (void)name, (void)ai, (void)ud;
+    return -1;
+}
+
+static herr_t link_fail_cb(hid_t loc, const char *name, const H5L_info2_t *li, void *ud)
+{
+    (void)loc, (void)name, (void)li, (void)ud;
+    return -1;
+}
+
+static herr_t obj_fail_cb(hid_t loc, const char *name, const H5O_info2_t *oi, void *ud)
+{
+    (void)loc, (void)name, (void)oi, (void)ud;
+    return -1;
+}
+
 static hid_t make_store(const char *name, char *path, size_t len)
 {
     snprintf(path, len, "%s/%s", dir, name);
@@ -256,6 +275,11 @@ static void test_attributes(void)
     CHECK(H5Aiterate2(d, H5_INDEX_NAME, H5_ITER_INC, NULL, attr_cb, &c) == 0 && c.n == 2 &&
               c.loc_type == H5I_DATASET,
           "iterate on a dataset");
+    EXPECT_FAIL(H5Aiterate2(g, H5_INDEX_NAME, H5_ITER_INC, NULL, attr_fail_cb, NULL),
+                "callback failed on \"alpha\"", "failing attribute callback");
+    EXPECT_FAIL(H5Aopen_by_name(f, "g", "zeta", H5P_DEFAULT, H5I_INVALID_HID), "invalid link access",
+                "invalid lapl");
+    EXPECT_FAIL(H5Aopen(g, "zeta", H5I_INVALID_HID), "invalid attribute access", "invalid aapl");
     idx = 5;
     EXPECT_FAIL(H5Aiterate2(g, H5_INDEX_NAME, H5_ITER_INC, &idx, attr_cb, &c), "out of range",
                 "start index past the end");
@@ -380,6 +404,11 @@ static void test_links(void)
     memset(&c, 0, sizeof c);
     c.stop_at = 3;
     CHECK(H5Lvisit2(f, H5_INDEX_NAME, H5_ITER_INC, link_cb, &c) == 1 && c.n == 3, "lvisit stops");
+
+    EXPECT_FAIL(H5Literate2(f, H5_INDEX_NAME, H5_ITER_INC, NULL, link_fail_cb, NULL),
+                "callback failed on \"a\"", "failing link callback");
+    EXPECT_FAIL(H5Lvisit2(f, H5_INDEX_NAME, H5_ITER_INC, link_fail_cb, NULL), "callback failed on \"a\"",
+                "failing visit callback");
 
     /* exists */
     CHECK(H5Lexists(f, "b", H5P_DEFAULT) > 0 && H5Lexists(f, "b/a/y", H5P_DEFAULT) > 0, "H5Lexists");
@@ -575,6 +604,9 @@ static void test_objects(void)
     CHECK(H5Ovisit3(d, H5_INDEX_NAME, H5_ITER_INC, obj_cb, &c, H5O_INFO_BASIC) == 0 && c.n == 1 &&
               c.loc_type == H5I_DATASET,
           "H5Ovisit3 of a dataset visits only itself");
+    EXPECT_FAIL(H5Ovisit3(f, H5_INDEX_NAME, H5_ITER_INC, obj_fail_cb, NULL, H5O_INFO_BASIC),
+                "callback failed on \".\"", "failing object visit callback");
+    EXPECT_FAIL(H5Oopen(f, "b", H5I_INVALID_HID), "invalid link access", "H5Oopen with an invalid lapl");
     memset(&c, 0, sizeof c);
     c.stop_at = 2;
     CHECK(H5Ovisit3(f, H5_INDEX_NAME, H5_ITER_DEC, obj_cb, &c, H5O_INFO_BASIC) == 1 && c.n == 2 &&
