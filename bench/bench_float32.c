@@ -80,14 +80,23 @@ int main(int argc, char **argv)
     char zpath[4096], npath[4096];
     snprintf(zpath, sizeof zpath, "%s/bench.zarr", dir);
     snprintf(npath, sizeof npath, "%s/bench.h5", dir);
-    result_t z, h;
-    if (run(nfapl, npath, n, chunk, buf, back, &h) < 0 || run(zfapl, zpath, n, chunk, buf, back, &z) < 0) {
-        fprintf(stderr, "benchmark run failed\n");
-        H5Eprint2(H5E_DEFAULT, stderr);
-        return 1;
+    /* Alternate the two and keep each one's best of three: page-cache writeback of the
+     * previous run otherwise decides more than the code under test. */
+    result_t z = {1e30, 1e30}, h = {1e30, 1e30};
+    for (int rep = 0; rep < 3; rep++) {
+        result_t zr, hr;
+        if (run(nfapl, npath, n, chunk, buf, back, &hr) < 0 || run(zfapl, zpath, n, chunk, buf, back, &zr) < 0) {
+            fprintf(stderr, "benchmark run failed\n");
+            H5Eprint2(H5E_DEFAULT, stderr);
+            return 1;
+        }
+        h.write_s = hr.write_s < h.write_s ? hr.write_s : h.write_s;
+        h.read_s = hr.read_s < h.read_s ? hr.read_s : h.read_s;
+        z.write_s = zr.write_s < z.write_s ? zr.write_s : z.write_s;
+        z.read_s = zr.read_s < z.read_s ? zr.read_s : z.read_s;
     }
     double mb = (double)bytes / 1048576.0;
-    printf("float32 %llux%llu (%.0f MiB), chunks %llux%llu, uncompressed\n", (unsigned long long)n,
+    printf("float32 %llux%llu (%.0f MiB), chunks %llux%llu, uncompressed, best of 3\n", (unsigned long long)n,
            (unsigned long long)n, mb, (unsigned long long)chunk, (unsigned long long)chunk);
     printf("%-8s %12s %12s\n", "", "write MiB/s", "read MiB/s");
     printf("%-8s %12.1f %12.1f\n", "native", mb / h.write_s, mb / h.read_s);

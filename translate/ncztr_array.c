@@ -9,7 +9,7 @@
 /* Contiguous and compact datasets have no chunks in HDF5; Zarr needs some. One object per
  * dataset (what netCDF-C does) fails past S3's 5 GB object limit and makes every partial
  * access read everything, so split into chunks of at most this many bytes. */
-#define NCZTR_AUTO_CHUNK_BYTES (8u << 20)
+#define NCZTR_AUTO_CHUNK_BYTES    (8u << 20)
 #define NCZTR_DEFAULT_CACHE_BYTES (16u << 20)
 
 void ncztr_array_free(ncztr_array *a)
@@ -147,8 +147,8 @@ done:
     return ret;
 }
 
-herr_t ncztr_array_create(ncztr_obj *parent, const char *name, hid_t type, hid_t space, hid_t dcpl, hid_t dapl,
-                          ncztr_obj **out)
+herr_t ncztr_array_create(ncztr_obj *parent, const char *name, hid_t type, hid_t space, hid_t dcpl,
+                          hid_t dapl, ncztr_obj **out)
 {
     herr_t ret = SUCCEED;
     ncztr_obj *o = NULL;
@@ -160,9 +160,10 @@ herr_t ncztr_array_create(ncztr_obj *parent, const char *name, hid_t type, hid_t
     if (ncztr_check_name(name, "dataset") < 0)
         NCZ_GOTO_QUIET(FAIL);
     /* "/.zattrs" or a chunk key of up to 32 indices of 20 digits */
-    if (ncztr_check_key_room(parent, name, H5Sget_simple_extent_ndims(space) > 0
-                                               ? 1 + 21 * (size_t)H5Sget_simple_extent_ndims(space)
-                                               : 8) < 0)
+    if (ncztr_check_key_room(parent, name,
+                             H5Sget_simple_extent_ndims(space) > 0
+                                 ? 1 + 21 * (size_t)H5Sget_simple_extent_ndims(space)
+                                 : 8) < 0)
         NCZ_GOTO_QUIET(FAIL);
     a = calloc(1, sizeof *a);
     NCZ_CHECK_ALLOC(a, FAIL);
@@ -182,7 +183,8 @@ herr_t ncztr_array_create(ncztr_obj *parent, const char *name, hid_t type, hid_t
     /* dataspace */
     H5S_class_t scls = H5Sget_simple_extent_type(space);
     if (scls == H5S_NULL)
-        NCZ_GOTO(FAIL, NCZ_E_NOTREPR, "dataset \"%s\": a null dataspace is not representable in NCZarr", name);
+        NCZ_GOTO(FAIL, NCZ_E_NOTREPR, "dataset \"%s\": a null dataspace is not representable in NCZarr",
+                 name);
     if (scls == H5S_SCALAR) {
         a->scalar = true;
         za->rank = 1;
@@ -202,9 +204,11 @@ herr_t ncztr_array_create(ncztr_obj *parent, const char *name, hid_t type, hid_t
     /* layout */
     H5D_layout_t layout = H5Pget_layout(dcpl);
     if (layout == H5D_VIRTUAL)
-        NCZ_GOTO(FAIL, NCZ_E_NOTREPR, "dataset \"%s\": virtual datasets are not representable in NCZarr", name);
+        NCZ_GOTO(FAIL, NCZ_E_NOTREPR, "dataset \"%s\": virtual datasets are not representable in NCZarr",
+                 name);
     if (H5Pget_external_count(dcpl) > 0)
-        NCZ_GOTO(FAIL, NCZ_E_NOTREPR, "dataset \"%s\": external storage is not representable in NCZarr", name);
+        NCZ_GOTO(FAIL, NCZ_E_NOTREPR, "dataset \"%s\": external storage is not representable in NCZarr",
+                 name);
     int nfilters = H5Pget_nfilters(dcpl);
     if (nfilters > 0) {
         char fname[64] = "";
@@ -226,8 +230,8 @@ herr_t ncztr_array_create(ncztr_obj *parent, const char *name, hid_t type, hid_t
                 NCZ_GOTO(FAIL, NCZ_E_ARGS, "dataset \"%s\": chunk dimension %d is zero", name, k);
             if (a->maxdims[k] != H5S_UNLIMITED && cd[k] > a->maxdims[k])
                 NCZ_GOTO(FAIL, NCZ_E_ARGS,
-                         "dataset \"%s\": chunk dimension %d (%llu) exceeds the maximum dimension (%llu)", name,
-                         k, (unsigned long long)cd[k], (unsigned long long)a->maxdims[k]);
+                         "dataset \"%s\": chunk dimension %d (%llu) exceeds the maximum dimension (%llu)",
+                         name, k, (unsigned long long)cd[k], (unsigned long long)a->maxdims[k]);
             za->chunks[k] = cd[k];
         }
     } else if (!a->scalar) {
@@ -239,9 +243,9 @@ herr_t ncztr_array_create(ncztr_obj *parent, const char *name, hid_t type, hid_t
     }
     za->order = 'C';
     za->dimsep = '.';
-    a->type = a->vlen_string ? vlen_string_type()
+    a->type = a->vlen_string                               ? vlen_string_type()
               : half || (H5Tget_class(type) == H5T_STRING) ? H5Tcopy(type)
-                                                          : ncztr_dtype_to_hdf5(&za->dtype);
+                                                           : ncztr_dtype_to_hdf5(&za->dtype);
     if (a->type < 0)
         NCZ_GOTO(FAIL, NCZ_E_HDF5, "dataset \"%s\": cannot copy its type", name);
     if ((stype = ncztr_array_elem_type(a)) < 0)
@@ -330,7 +334,8 @@ herr_t ncztr_array_setup_loaded(ncztr_obj *o, json_t *nca, json_t *zattrs, const
             for (int k = 0; k < za->rank; k++) {
                 json_t *r = json_array_get(refs, (size_t)k);
                 if (!json_is_string(r) || json_string_value(r)[0] != '/')
-                    NCZ_GOTO(FAIL, NCZ_E_FORMAT, "%s: dimension reference %d is not an absolute name", key, k);
+                    NCZ_GOTO(FAIL, NCZ_E_FORMAT, "%s: dimension reference %d is not an absolute name", key,
+                             k);
                 a->dimrefs[k] = strdup(json_string_value(r));
                 NCZ_CHECK_ALLOC(a->dimrefs[k], FAIL);
             }
@@ -350,7 +355,10 @@ herr_t ncztr_array_setup_loaded(ncztr_obj *o, json_t *nca, json_t *zattrs, const
                 a->maxdims[k] = H5S_UNLIMITED;
         }
     }
-    a->vlen_string = za->dtype.tclass == NCZTR_T_STRING && nca != NULL && !fixedstring;
+    /* |Sn is netCDF's NC_STRING in stores netCDF-C wrote: NCZarr ones (with _nczarr_array)
+     * and pure Zarr ones (they carry _NCProperties). zarr-python's |Sn are fixed strings. */
+    a->vlen_string = za->dtype.tclass == NCZTR_T_STRING && (nca != NULL || o->file->ncproperties != NULL) &&
+                     !fixedstring;
     if (a->vlen_string)
         a->maxstrlen = za->dtype.size;
     if ((stype = ncztr_dtype_to_hdf5(&za->dtype)) < 0)
@@ -522,20 +530,23 @@ herr_t ncztr_array_set_extent(ncztr_obj *o, const hsize_t *size)
     if (ncztr_array_check_usable(o) < 0)
         return FAIL;
     if (o->file->readonly)
-        NCZ_GOTO(FAIL, NCZ_E_ARGS, "cannot change the extent of \"%s\": the store is open read-only", o->name);
+        NCZ_GOTO(FAIL, NCZ_E_ARGS, "cannot change the extent of \"%s\": the store is open read-only",
+                 o->name);
     if (a->scalar)
         NCZ_GOTO(FAIL, NCZ_E_ARGS, "cannot change the extent of scalar dataset \"%s\"", o->name);
     /* As in HDF5: only chunked datasets change extent (the layout is the one the
      * application asked for; every array loaded from a store is chunked). */
     H5D_layout_t layout = H5Pget_layout(a->dcpl);
     if (layout == H5D_COMPACT || layout == H5D_CONTIGUOUS)
-        NCZ_GOTO(FAIL, NCZ_E_ARGS, "cannot change the extent of dataset \"%s\": it has %s storage, not chunked",
-                 o->name, layout == H5D_COMPACT ? "compact" : "contiguous");
+        NCZ_GOTO(FAIL, NCZ_E_ARGS,
+                 "cannot change the extent of dataset \"%s\": it has %s storage, not chunked", o->name,
+                 layout == H5D_COMPACT ? "compact" : "contiguous");
     bool shrink = false, change = false;
     for (int k = 0; k < a->za.rank; k++) {
         if (a->maxdims[k] != H5S_UNLIMITED && size[k] > a->maxdims[k])
-            NCZ_GOTO(FAIL, NCZ_E_ARGS, "dataset \"%s\": new size %llu of dimension %d exceeds its maximum %llu",
-                     o->name, (unsigned long long)size[k], k, (unsigned long long)a->maxdims[k]);
+            NCZ_GOTO(FAIL, NCZ_E_ARGS,
+                     "dataset \"%s\": new size %llu of dimension %d exceeds its maximum %llu", o->name,
+                     (unsigned long long)size[k], k, (unsigned long long)a->maxdims[k]);
         if (size[k] < a->za.shape[k])
             shrink = true;
         if (size[k] != a->za.shape[k])

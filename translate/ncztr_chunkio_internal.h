@@ -11,7 +11,7 @@
 
 /* Chunk bytes moved by one batch (one get_many/put_many) and chunks per batch (bounds the
  * dataspace ids held at once). */
-#define NCZTR_BATCH_BYTES  ((size_t)256 << 20)
+#define NCZTR_BATCH_BYTES  ((size_t)32 << 20)
 #define NCZTR_BATCH_CHUNKS 4096
 
 /* Geometry of an array's chunks, shared by I/O calls, flush and eviction. */

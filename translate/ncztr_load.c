@@ -23,18 +23,31 @@ static char *join_key(const char *prefix, const char *name)
 }
 
 /* Fetches several JSON objects at once. out[i] = new reference or NULL when absent. A
- * present object that does not parse is an error. */
-static herr_t get_json_many(loader *L, size_t n, char **keys, json_t **out)
+ * present object that does not parse (or a consolidated entry that is not an object) is
+ * an error; with errs != NULL it is not fatal: errs[i] gets its message (malloc'ed) and
+ * out[i] stays NULL, so that one damaged object does not make the whole store unreadable.
+ * Store failures are always fatal. */
+static herr_t get_json_many(loader *L, size_t n, char **keys, json_t **out, char **errs)
 {
     herr_t ret = SUCCEED;
     nczm_get *reqs = NULL;
-    for (size_t i = 0; i < n; i++)
+    for (size_t i = 0; i < n; i++) {
         out[i] = NULL;
+        if (errs)
+            errs[i] = NULL;
+    }
     if (L->cons) {
         for (size_t i = 0; i < n; i++) {
             json_t *j = json_object_get(L->cons, keys[i]);
-            if (j && !json_is_object(j))
-                NCZ_GOTO(FAIL, NCZ_E_FORMAT, ".zmetadata: entry \"%s\" is not a JSON object", keys[i]);
+            if (j && !json_is_object(j)) {
+                if (!errs)
+                    NCZ_GOTO(FAIL, NCZ_E_FORMAT, ".zmetadata: entry \"%s\" is not a JSON object", keys[i]);
+                if (asprintf(&errs[i], ".zmetadata: entry \"%s\" is not a JSON object", keys[i]) < 0) {
+                    errs[i] = NULL;
+                    NCZ_GOTO(FAIL, NCZ_E_NOMEM, "out of memory");
+                }
+                continue;
+            }
             out[i] = json_incref(j);
         }
         NCZ_GOTO_QUIET(SUCCEED);
@@ -50,10 +63,17 @@ static herr_t get_json_many(loader *L, size_t n, char **keys, json_t **out)
         if (reqs[i].status == NCZM_NOTFOUND)
             continue;
         if (reqs[i].status != NCZM_OK)
-            NCZ_GOTO(FAIL, NCZ_E_STORE, "reading \"%s\" failed: %s", keys[i], nczm_status_str(reqs[i].status));
+            NCZ_GOTO(FAIL, NCZ_E_STORE, "reading \"%s\" failed: %s", keys[i],
+                     nczm_status_str(reqs[i].status));
+        size_t mark = ncz_err_mark();
         out[i] = ncztr_json_parse_object(keys[i], reqs[i].buf, reqs[i].len);
-        if (!out[i])
-            NCZ_GOTO_QUIET(FAIL);
+        if (!out[i]) {
+            if (!errs)
+                NCZ_GOTO_QUIET(FAIL);
+            errs[i] = ncz_err_take_messages(mark);
+            if (!errs[i] && !(errs[i] = strdup(keys[i])))
+                NCZ_GOTO(FAIL, NCZ_E_NOMEM, "out of memory");
+        }
     }
 done:
     if (reqs)
@@ -64,6 +84,10 @@ done:
         for (size_t i = 0; i < n; i++) {
             json_decref(out[i]);
             out[i] = NULL;
+            if (errs) {
+                free(errs[i]);
+                errs[i] = NULL;
+            }
         }
     return ret;
 }
@@ -83,6 +107,12 @@ static herr_t load_attrs(ncztr_obj *o, json_t *zattrs, const char *key)
         types = json_object_get(na, "types");
         if (types && !json_is_object(types))
             NCZ_GOTO(FAIL, NCZ_E_FORMAT, "%s: \"_nczarr_attr.types\" must be a JSON object", key);
+        /* HDF5 settings NCZarr has no place for (kept by the connector, opaque here) */
+        json_t *h5 = json_object_get(na, "hdf5");
+        if (json_is_object(h5)) {
+            json_decref(o->hdf5);
+            o->hdf5 = json_deep_copy(h5);
+        }
     }
     const char *name;
     json_t *val;
@@ -159,7 +189,9 @@ static herr_t load_dims(ncztr_obj *g, json_t *dims, const char *key)
     herr_t ret = SUCCEED;
     if (!dims)
         return SUCCEED;
-    size_t n = json_is_object(dims) ? json_object_size(dims) : json_is_array(dims) ? json_array_size(dims) : 0;
+    size_t n = json_is_object(dims)  ? json_object_size(dims)
+               : json_is_array(dims) ? json_array_size(dims)
+                                     : 0;
     if (!json_is_object(dims) && !json_is_array(dims))
         NCZ_GOTO(FAIL, NCZ_E_FORMAT, "%s: \"_nczarr_group.dimensions\" must be an object", key);
     g->dims = calloc(n ? n : 1, sizeof *g->dims);
@@ -180,7 +212,8 @@ static herr_t load_dims(ncztr_obj *g, json_t *dims, const char *key)
             g->dims[i].name = strdup(name);
             NCZ_CHECK_ALLOC(g->dims[i].name, FAIL);
             g->dims[i].size = (uint64_t)json_integer_value(sz);
-            g->dims[i].unlimited = un && ((json_is_integer(un) && json_integer_value(un)) || json_is_true(un));
+            g->dims[i].unlimited =
+                un && ((json_is_integer(un) && json_integer_value(un)) || json_is_true(un));
             g->ndims = ++i;
         }
     } else {
@@ -203,7 +236,8 @@ static herr_t load_group(loader *L, ncztr_obj *g, json_t *zattrs, const char *ke
 
 /* Loads one array. Unusable metadata is remembered as the array's load_error (reported
  * when the application opens it) instead of failing the whole store. */
-static herr_t load_array(ncztr_obj *o, json_t *za, json_t *zattrs, const char *key, const char *zkey)
+static herr_t load_array(ncztr_obj *o, json_t *za, json_t *zattrs, const char *key, const char *zkey,
+                         const char *meta_error)
 {
     herr_t ret = SUCCEED;
     size_t mark = ncz_err_mark();
@@ -212,13 +246,16 @@ static herr_t load_array(ncztr_obj *o, json_t *za, json_t *zattrs, const char *k
     o->arr = calloc(1, sizeof *o->arr);
     NCZ_CHECK_ALLOC(o->arr, FAIL);
     o->arr->type = o->arr->dcpl = H5I_INVALID_HID;
-    if (!za) {
+    if (meta_error) {
+        NCZ_PUSH(NCZ_E_FORMAT, "%s", meta_error);
+    } else if (!za) {
         NCZ_PUSH(NCZ_E_FORMAT, "array \"%s\" has no %s", o->name, zkey);
     } else if ((text = ncztr_json_dump(za)) == NULL) {
         NCZ_PUSH(NCZ_E_NOMEM, "out of memory");
     } else if (ncztr_zarray_parse(zkey, text, strlen(text), &o->arr->za) == SUCCEED) {
         json_t *nca = zattrs ? json_object_get(zattrs, "_nczarr_array") : NULL;
-        if (load_attrs(o, zattrs, atkey) == SUCCEED && ncztr_array_setup_loaded(o, nca, zattrs, atkey) == SUCCEED)
+        if (load_attrs(o, zattrs, atkey) == SUCCEED &&
+            ncztr_array_setup_loaded(o, nca, zattrs, atkey) == SUCCEED)
             NCZ_GOTO_QUIET(SUCCEED);
     }
     o->arr->load_error = ncz_err_take_messages(mark);
@@ -296,14 +333,15 @@ done:
     return ret;
 }
 
-static herr_t load_children(loader *L, ncztr_obj *g, const char *key, size_t na, const char **arrays, size_t ng,
-                            const char **groups, bool pure)
+static herr_t load_children(loader *L, ncztr_obj *g, const char *key, size_t na, const char **arrays,
+                            size_t ng, const char **groups, bool pure)
 {
     herr_t ret = SUCCEED;
     nczm_list names = {0};
     size_t n = 0;
     char **keys = NULL;
     json_t **js = NULL;
+    char **errs = NULL;
     const char **cnames = NULL;
     if (pure) {
         if (list_pure(L, key, &names) < 0)
@@ -325,8 +363,10 @@ static herr_t load_children(loader *L, ncztr_obj *g, const char *key, size_t na,
     /* per child: .zgroup, .zarray, .zattrs */
     keys = calloc(3 * n + 1, sizeof *keys);
     js = calloc(3 * n + 1, sizeof *js);
+    errs = calloc(3 * n + 1, sizeof *errs);
     NCZ_CHECK_ALLOC(keys, FAIL);
     NCZ_CHECK_ALLOC(js, FAIL);
+    NCZ_CHECK_ALLOC(errs, FAIL);
     size_t nk = 0;
     for (size_t i = 0; i < n; i++) {
         if (cnames[i][0] == '.' || ncztr_check_name(cnames[i], "link") < 0) {
@@ -343,23 +383,28 @@ static herr_t load_children(loader *L, ncztr_obj *g, const char *key, size_t na,
         if (!keys[nk - 1] || !keys[nk - 2] || !keys[nk - 3])
             NCZ_GOTO(FAIL, NCZ_E_NOMEM, "out of memory");
     }
-    if (get_json_many(L, nk, keys, js) < 0)
+    if (get_json_many(L, nk, keys, js, errs) < 0)
         NCZ_GOTO_QUIET(FAIL);
     for (size_t i = 0; i < n; i++) {
         json_t *zg = js[3 * i], *za = js[3 * i + 1], *zat = js[3 * i + 2];
+        const char *zg_err = errs[3 * i], *za_err = errs[3 * i + 1], *zat_err = errs[3 * i + 2];
+        bool has_zg = zg || zg_err, has_za = za || za_err;
         bool want_group = !pure && i >= na, want_array = !pure && i < na;
         if (cnames[i][0] == '.')
             continue;
-        if (pure && !zg && !za)
+        if (pure && !has_zg && !has_za)
             continue; /* a chunk or a stray key */
         if (ncztr_child(g, cnames[i]))
             continue; /* listed twice */
         char *ck = join_key(key, cnames[i]);
         NCZ_CHECK_ALLOC(ck, FAIL);
         ncztr_obj *c = NULL;
-        if ((pure && zg) || want_group) {
-            if (!zg) {
-                /* Listed as a group but has no .zgroup: keep the group readable. */
+        if ((pure && has_zg) || want_group) {
+            /* Listed as a group but has no .zgroup: keep the group readable. A group whose
+             * metadata does not parse cannot be walked: that is an error for the store. */
+            if (zg_err || zat_err) {
+                free(ck);
+                NCZ_GOTO(FAIL, NCZ_E_FORMAT, "group \"%s\": %s", cnames[i], zg_err ? zg_err : zat_err);
             }
             c = ncztr_obj_new(L->f, NCZTR_GROUP, cnames[i]);
             if (!c || ncztr_obj_attach(g, c) < 0) {
@@ -371,14 +416,16 @@ static herr_t load_children(loader *L, ncztr_obj *g, const char *key, size_t na,
                 free(ck);
                 NCZ_GOTO_QUIET(FAIL);
             }
-        } else if ((pure && za) || want_array) {
+        } else if ((pure && has_za) || want_array) {
             c = ncztr_obj_new(L->f, NCZTR_ARRAY, cnames[i]);
             if (!c || ncztr_obj_attach(g, c) < 0) {
                 ncztr_obj_unref(c);
                 free(ck);
                 NCZ_GOTO_QUIET(FAIL);
             }
-            if (load_array(c, za, zat, ck, keys[3 * i + 1]) < 0) {
+            /* Unparsable .zarray/.zattrs: kept as the array's load error (reported when
+             * it is opened); the rest of the store stays readable. */
+            if (load_array(c, za, zat, ck, keys[3 * i + 1], za_err ? za_err : zat_err) < 0) {
                 free(ck);
                 NCZ_GOTO_QUIET(FAIL);
             }
@@ -390,9 +437,11 @@ done:
         for (size_t i = 0; i < 3 * n; i++) {
             free(keys[i]);
             json_decref(js ? js[i] : NULL);
+            free(errs ? errs[i] : NULL);
         }
     free(keys);
     free(js);
+    free(errs);
     free(cnames);
     nczm_list_clear(&names);
     return ret;
@@ -454,17 +503,24 @@ herr_t ncztr_load_tree(ncztr_file *f)
     loader L = {f, NULL};
     char *keys[4] = {".zmetadata", ".zgroup", ".zarray", ".zattrs"};
     json_t *js[4] = {NULL, NULL, NULL, NULL};
+    char *errs[4] = {NULL, NULL, NULL, NULL};
     json_t *zmeta = NULL;
-    if (get_json_many(&L, 1, keys, &zmeta) < 0)
+    /* A .zmetadata that cannot be used is ignored, as zarr.open does: the metadata it
+     * would have replaced is read from the store itself. */
+    if (get_json_many(&L, 1, keys, &zmeta, errs) < 0)
         NCZ_GOTO_QUIET(FAIL);
     if (zmeta) {
         json_t *m = json_object_get(zmeta, "metadata");
-        if (!json_is_object(m))
-            NCZ_GOTO(FAIL, NCZ_E_FORMAT, ".zmetadata: \"metadata\" must be a JSON object");
-        L.cons = m;
+        if (json_is_object(m))
+            L.cons = m;
     }
-    if (get_json_many(&L, 3, keys + 1, js + 1) < 0)
+    if (get_json_many(&L, 3, keys + 1, js + 1, errs + 1) < 0)
         NCZ_GOTO_QUIET(FAIL);
+    /* the root group's metadata must be usable: it lists everything else */
+    if (errs[1])
+        NCZ_GOTO(FAIL, NCZ_E_FORMAT, "%s", errs[1]);
+    if (js[1] && errs[3])
+        NCZ_GOTO(FAIL, NCZ_E_FORMAT, "%s", errs[3]);
     f->root = ncztr_obj_new(f, NCZTR_GROUP, "");
     if (!f->root)
         NCZ_GOTO_QUIET(FAIL);
@@ -478,7 +534,7 @@ herr_t ncztr_load_tree(ncztr_file *f)
             f->superblock = true;
         if (load_group(&L, f->root, zat, "") < 0)
             NCZ_GOTO_QUIET(FAIL);
-    } else if (za) {
+    } else if (za || errs[2]) {
         /* A store whose root is an array: HDF5 needs a root group, so the array appears
          * as a dataset in it, named after the store. */
         char nm[256];
@@ -490,15 +546,17 @@ herr_t ncztr_load_tree(ncztr_file *f)
             NCZ_GOTO_QUIET(FAIL);
         }
         c->at_store_root = true;
-        if (load_array(c, za, zat, "", ".zarray") < 0)
+        if (load_array(c, za, zat, "", ".zarray", errs[2] ? errs[2] : errs[3]) < 0)
             NCZ_GOTO_QUIET(FAIL);
     } else {
         NCZ_GOTO(FAIL, NCZ_E_FORMAT, "\"%s\" is not a Zarr store: no .zgroup or .zarray at its root",
                  f->url.location);
     }
 done:
-    for (int i = 0; i < 4; i++)
+    for (int i = 0; i < 4; i++) {
         json_decref(js[i]);
+        free(errs[i]);
+    }
     json_decref(zmeta);
     return ret;
 }

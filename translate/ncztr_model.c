@@ -70,6 +70,7 @@ static void obj_free(ncztr_obj *o)
     free(o->dims);
     if (o->arr)
         ncztr_array_free(o->arr);
+    json_decref(o->hdf5);
     free(o->name);
     free(o);
 }
@@ -188,8 +189,7 @@ herr_t ncztr_lookup(ncztr_obj *base, const char *path, ncztr_obj **out)
     *out = ncztr_find(base, path);
     if (!*out) {
         char *bp = ncztr_obj_path(base);
-        NCZ_PUSH(NCZ_E_NOTFOUND, "object \"%s\" does not exist (relative to \"%s\")", path,
-                 bp ? bp : "?");
+        NCZ_PUSH(NCZ_E_NOTFOUND, "object \"%s\" does not exist (relative to \"%s\")", path, bp ? bp : "?");
         free(bp);
         return FAIL;
     }
@@ -269,8 +269,8 @@ herr_t ncztr_check_name(const char *name, const char *what)
             return NCZ_PUSH(NCZ_E_ARGS, "%s name \"%s\" contains a character not allowed in a Zarr key", what,
                             name);
     if (name[0] == '.')
-        return NCZ_PUSH(NCZ_E_ARGS, "%s name \"%s\" starts with '.', which Zarr reserves for metadata keys", what,
-                        name);
+        return NCZ_PUSH(NCZ_E_ARGS, "%s name \"%s\" starts with '.', which Zarr reserves for metadata keys",
+                        what, name);
     return SUCCEED;
 }
 
@@ -323,8 +323,11 @@ herr_t ncztr_resolve_new(ncztr_obj *base, const char *path, bool create_intermed
         NCZ_GOTO_QUIET(FAIL);
     if (ncztr_child(cur, name))
         NCZ_GOTO(FAIL, NCZ_E_EXISTS, "cannot create \"%s\": a link with that name already exists", path);
-    if (ncztr_attr_is_reserved(name) && cur == cur->file->root && 0)
-        NCZ_GOTO(FAIL, NCZ_E_ARGS, "reserved name");
+    if (cur->anonymous)
+        NCZ_GOTO(FAIL, NCZ_E_NOTREPR,
+                 "cannot create \"%s\" in an anonymous group: NCZarr stores objects by path, so link the "
+                 "group first (H5Olink)",
+                 path);
     *parent = cur;
     *leaf = strdup(name);
     NCZ_CHECK_ALLOC(*leaf, FAIL);
@@ -342,10 +345,11 @@ herr_t ncztr_check_key_room(const ncztr_obj *parent, const char *name, size_t ex
     free(pk);
     size_t max = nczm_key_max(parent->file->map);
     if (len > max)
-        return NCZ_PUSH(NCZ_E_NOTREPR,
-                        "cannot create \"%s\": its keys would be %zu bytes long, more than the %zu bytes this "
-                        "store allows",
-                        name, len, max);
+        return NCZ_PUSH(
+            NCZ_E_NOTREPR,
+            "cannot create \"%s\": its keys would be %zu bytes long, more than the %zu bytes this "
+            "store allows",
+            name, len, max);
     return SUCCEED;
 }
 
@@ -419,8 +423,9 @@ done:
     return ret;
 }
 
-/* Copies every object below old_key to new_key, recursively (zmap has no rename). */
-static herr_t copy_keys(nczm_map *map, const char *old_key, const char *new_key)
+/* Copies every object below old_key to new_key, recursively (zmap has no rename);
+ * skip_meta: not the metadata objects (".z*") directly below old_key. */
+static herr_t copy_keys(nczm_map *map, const char *old_key, const char *new_key, bool skip_meta)
 {
     herr_t ret = SUCCEED;
     nczm_list list = {0};
@@ -428,6 +433,8 @@ static herr_t copy_keys(nczm_map *map, const char *old_key, const char *new_key)
     if (nczm_search(map, old_key, &list) != NCZM_OK)
         NCZ_GOTO(FAIL, NCZ_E_STORE, "cannot list \"%s\": %s", old_key, nczm_errmsg(map));
     for (size_t i = 0; i < list.count; i++) {
+        if (skip_meta && strncmp(list.names[i], ".z", 2) == 0)
+            continue;
         free(src);
         free(dst);
         dst = NULL;
@@ -445,7 +452,7 @@ static herr_t copy_keys(nczm_map *map, const char *old_key, const char *new_key)
             free(buf);
             if (st != NCZM_OK)
                 NCZ_GOTO(FAIL, NCZ_E_STORE, "cannot write \"%s\": %s", dst, nczm_errmsg(map));
-        } else if (copy_keys(map, src, dst) < 0) {
+        } else if (copy_keys(map, src, dst, false) < 0) {
             NCZ_GOTO_QUIET(FAIL);
         }
     }
@@ -474,7 +481,8 @@ herr_t ncztr_move(ncztr_obj *o, ncztr_obj *new_parent, const char *new_name)
     if (existing == o)
         NCZ_GOTO_QUIET(SUCCEED);
     if (existing)
-        NCZ_GOTO(FAIL, NCZ_E_EXISTS, "cannot move \"%s\": destination \"%s\" already exists", o->name, new_name);
+        NCZ_GOTO(FAIL, NCZ_E_EXISTS, "cannot move \"%s\": destination \"%s\" already exists", o->name,
+                 new_name);
     nm = strdup(new_name);
     NCZ_CHECK_ALLOC(nm, FAIL);
     /* Write the subtree as it is now, so that the keys to move exist, then copy them. */
@@ -497,7 +505,7 @@ herr_t ncztr_move(ncztr_obj *o, ncztr_obj *new_parent, const char *new_name)
     new_parent->attrs_dirty = true;
     new_key = ncztr_obj_key(o);
     NCZ_CHECK_ALLOC(new_key, FAIL);
-    if (copy_keys(o->file->map, old_key, new_key) < 0)
+    if (copy_keys(o->file->map, old_key, new_key, false) < 0)
         NCZ_GOTO_QUIET(FAIL);
     if (nczm_delete_tree(o->file->map, old_key) != NCZM_OK)
         NCZ_GOTO(FAIL, NCZ_E_STORE, "cannot remove \"%s\" after moving it: %s", old_key,
@@ -509,6 +517,265 @@ done:
     free(old_key);
     free(new_key);
     return ret;
+}
+
+/* ---- anonymous objects ---- */
+
+bool ncztr_obj_unlinked(const ncztr_obj *o)
+{
+    return o->deleted || o->anonymous || (!o->parent && o != o->file->root);
+}
+
+herr_t ncztr_group_create_anon(ncztr_file *f, ncztr_obj **out)
+{
+    if (f->readonly)
+        return NCZ_PUSH(NCZ_E_ARGS, "cannot create an anonymous group: the store is open read-only");
+    ncztr_obj *g = ncztr_obj_new(f, NCZTR_GROUP, "");
+    if (!g)
+        return FAIL;
+    g->anonymous = true;
+    g->is_new = g->meta_dirty = g->attrs_dirty = true;
+    *out = g; /* the caller's reference is the only one */
+    return SUCCEED;
+}
+
+herr_t ncztr_link_anon(ncztr_obj *o, ncztr_obj *parent, const char *name)
+{
+    if (!o->anonymous)
+        return NCZ_PUSH(
+            NCZ_E_NOTREPR,
+            "cannot link \"%s\" as \"%s\": NCZarr cannot represent an object with more than one name",
+            o->name, name);
+    if (o->file != parent->file)
+        return NCZ_PUSH(NCZ_E_ARGS, "cannot link an anonymous object as \"%s\": it belongs to another store",
+                        name);
+    if (parent->file->readonly)
+        return NCZ_PUSH(NCZ_E_ARGS, "cannot link \"%s\": the store is open read-only", name);
+    if (parent->kind != NCZTR_GROUP || ncztr_obj_unlinked(parent))
+        return NCZ_PUSH(NCZ_E_ARGS, "cannot link \"%s\": the location is not a linked group", name);
+    if (ncztr_check_name(name, "link") < 0 || ncztr_check_key_room(parent, name, strlen("/.zattrs")) < 0)
+        return FAIL;
+    if (ncztr_child(parent, name))
+        return NCZ_PUSH(NCZ_E_EXISTS, "cannot link \"%s\": a link with that name already exists", name);
+    char *nm = strdup(name);
+    if (!nm)
+        return NCZ_PUSH(NCZ_E_NOMEM, "out of memory linking \"%s\"", name);
+    if (ncztr_obj_attach(parent, o) < 0) {
+        free(nm);
+        return FAIL;
+    }
+    free(o->name);
+    o->name = nm;
+    o->anonymous = false;
+    ncztr_obj_ref(o); /* the tree's reference */
+    o->is_new = o->meta_dirty = o->attrs_dirty = true;
+    parent->attrs_dirty = true;
+    return SUCCEED;
+}
+
+/* ---- HDF5 settings ---- */
+
+const char *ncztr_obj_hdf5_get(const ncztr_obj *o, const char *key)
+{
+    json_t *v = o->hdf5 ? json_object_get(o->hdf5, key) : NULL;
+    return json_is_string(v) ? json_string_value(v) : NULL;
+}
+
+herr_t ncztr_obj_hdf5_set(ncztr_obj *o, const char *key, const char *value)
+{
+    if (!value) {
+        if (o->hdf5 && json_object_del(o->hdf5, key) == 0)
+            o->attrs_dirty = true;
+        return SUCCEED;
+    }
+    if (!o->hdf5 && !(o->hdf5 = json_object()))
+        return NCZ_PUSH(NCZ_E_NOMEM, "out of memory");
+    if (json_object_set_new(o->hdf5, key, json_string(value)) < 0)
+        return NCZ_PUSH(NCZ_E_NOMEM, "out of memory keeping the HDF5 setting \"%s\" of \"%s\"", key, o->name);
+    o->attrs_dirty = true;
+    return SUCCEED;
+}
+
+/* ---- copies (H5Ocopy) ---- */
+
+static herr_t copy_attrs(const ncztr_obj *src, ncztr_obj *dst)
+{
+    for (size_t i = 0; i < src->nattrs; i++) {
+        const ncztr_attr *sa = src->attrs[i];
+        ncztr_attr *a = calloc(1, sizeof *a);
+        if (!a || !(a->name = strdup(sa->name))) {
+            free(a);
+            return NCZ_PUSH(NCZ_E_NOMEM, "out of memory copying attribute \"%s\"", sa->name);
+        }
+        a->refcount = 1;
+        a->val.type = a->val.space = H5I_INVALID_HID;
+        if (ncztr_attrval_copy(&sa->val, &a->val) < 0 ||
+            grow((void **)&dst->attrs, &dst->attrs_cap, dst->nattrs + 1, sizeof *dst->attrs) < 0) {
+            attr_free(a);
+            return FAIL;
+        }
+        a->corder = dst->next_attr_corder++;
+        dst->attrs[dst->nattrs++] = a;
+    }
+    dst->attrs_dirty = true;
+    return SUCCEED;
+}
+
+static bool same_layout(const ncztr_zarray *a, const ncztr_zarray *b)
+{
+    if (a->rank != b->rank || a->order != b->order || a->dimsep != b->dimsep ||
+        strcmp(a->dtype.zarr, b->dtype.zarr) != 0 || a->has_fill != b->has_fill ||
+        (a->has_fill && memcmp(a->fill, b->fill, a->dtype.size) != 0))
+        return false;
+    for (int k = 0; k < a->rank; k++)
+        if (a->chunks[k] != b->chunks[k])
+            return false;
+    if (!a->compressor != !b->compressor || (a->compressor && !json_equal(a->compressor, b->compressor)))
+        return false;
+    return !a->filters == !b->filters && (!a->filters || json_equal(a->filters, b->filters));
+}
+
+/* The data of an array whose copy got another chunk layout: read all, write all. */
+static herr_t copy_values(ncztr_obj *src, ncztr_obj *dst)
+{
+    herr_t ret = SUCCEED;
+    hid_t t = ncztr_array_type(src), sp = ncztr_array_space(src);
+    void *buf = NULL;
+    hssize_t n = H5Sget_simple_extent_npoints(sp);
+    size_t esz = t >= 0 ? H5Tget_size(t) : 0;
+    if (t < 0 || sp < 0 || n < 0 || !esz)
+        NCZ_GOTO(FAIL, NCZ_E_HDF5, "cannot copy the data of \"%s\"", src->name);
+    if (n == 0)
+        NCZ_GOTO_QUIET(SUCCEED);
+    buf = calloc((size_t)n, esz);
+    NCZ_CHECK_ALLOC(buf, FAIL);
+    if (ncztr_array_read(src, t, sp, sp, buf) < 0 || ncztr_array_write(dst, t, sp, sp, buf) < 0)
+        ret = FAIL;
+    if (H5Tis_variable_str(t) > 0)
+        H5Treclaim(t, sp, H5P_DEFAULT, buf);
+done:
+    free(buf);
+    if (t >= 0)
+        H5Tclose(t);
+    if (sp >= 0)
+        H5Sclose(sp);
+    return ret;
+}
+
+static herr_t copy_array(ncztr_obj *src, ncztr_obj *parent, const char *name, ncztr_obj **out)
+{
+    herr_t ret = SUCCEED;
+    ncztr_obj *d = NULL;
+    char *skey = NULL, *dkey = NULL;
+    hid_t t = H5I_INVALID_HID, sp = H5I_INVALID_HID, dcpl = H5I_INVALID_HID;
+    if (ncztr_array_check_usable(src) < 0)
+        NCZ_GOTO_QUIET(FAIL);
+    if ((t = ncztr_array_type(src)) < 0 || (sp = ncztr_array_space(src)) < 0 ||
+        (dcpl = ncztr_array_dcpl(src)) < 0)
+        NCZ_GOTO(FAIL, NCZ_E_HDF5, "cannot copy \"%s\": cannot read its type, dataspace or creation plist",
+                 src->name);
+    if (ncztr_array_create(parent, name, t, sp, dcpl, H5P_DEFAULT, &d) < 0)
+        NCZ_GOTO_QUIET(FAIL);
+    d->arr->maxstrlen = src->arr->maxstrlen;
+    if (src->arr->fill_never == d->arr->fill_never && same_layout(&src->arr->za, &d->arr->za)) {
+        /* Same chunks, same encoding: copy the chunk objects as they are. */
+        if (ncztr_array_flush(src) < 0 || ncztr_save_tree(src->file) < 0)
+            NCZ_GOTO_QUIET(FAIL);
+        skey = ncztr_obj_key(src);
+        dkey = ncztr_obj_key(d);
+        NCZ_CHECK_ALLOC(skey, FAIL);
+        NCZ_CHECK_ALLOC(dkey, FAIL);
+        if (!src->at_store_root && copy_keys(src->file->map, skey, dkey, true) < 0)
+            NCZ_GOTO_QUIET(FAIL);
+    } else if (copy_values(src, d) < 0) {
+        NCZ_GOTO_QUIET(FAIL);
+    }
+    *out = d;
+    d = NULL;
+done:
+    if (d) {
+        ncztr_unlink(d);
+        ncztr_obj_unref(d);
+    }
+    free(skey);
+    free(dkey);
+    if (t >= 0)
+        H5Tclose(t);
+    if (sp >= 0)
+        H5Sclose(sp);
+    if (dcpl >= 0)
+        H5Pclose(dcpl);
+    return ret;
+}
+
+/* top: the copy being made (NULL until the first node exists), never copied into itself. */
+static herr_t copy_rec(ncztr_obj *src, ncztr_obj *parent, const char *name, unsigned flags, int depth,
+                       ncztr_obj *top, ncztr_obj **out)
+{
+    herr_t ret = SUCCEED;
+    ncztr_obj *c = NULL, **kids = NULL;
+    size_t nkids = 0;
+    if (src->kind == NCZTR_ARRAY) {
+        if (copy_array(src, parent, name, &c) < 0)
+            return FAIL;
+    } else {
+        if (ncztr_group_create(parent, name, &c) < 0)
+            return FAIL;
+        if (src->hdf5 && !(c->hdf5 = json_deep_copy(src->hdf5)))
+            NCZ_GOTO(FAIL, NCZ_E_NOMEM, "out of memory copying \"%s\"", src->name);
+        /* A shallow copy copies the group's members, but not theirs. */
+        if (!((flags & NCZTR_COPY_SHALLOW) && depth > 0)) {
+            /* Snapshot first: copying a group into itself must not copy the copy. */
+            nkids = src->nchildren;
+            kids = malloc((nkids ? nkids : 1) * sizeof *kids);
+            NCZ_CHECK_ALLOC(kids, FAIL);
+            for (size_t i = 0; i < nkids; i++) {
+                kids[i] = src->children[i];
+                ncztr_obj_ref(kids[i]);
+            }
+            for (size_t i = 0; i < nkids; i++) {
+                ncztr_obj *k = NULL;
+                if (kids[i] == c || kids[i] == top || kids[i]->deleted)
+                    continue;
+                if (copy_rec(kids[i], c, kids[i]->name, flags, depth + 1, top ? top : c, &k) < 0)
+                    NCZ_GOTO_QUIET(FAIL);
+                ncztr_obj_unref(k);
+            }
+        }
+    }
+    if (!(flags & NCZTR_COPY_NO_ATTRS) && copy_attrs(src, c) < 0)
+        NCZ_GOTO_QUIET(FAIL);
+    *out = c;
+    c = NULL;
+done:
+    if (kids)
+        for (size_t i = 0; i < nkids; i++)
+            ncztr_obj_unref(kids[i]);
+    free(kids);
+    if (c) {
+        ncztr_unlink(c);
+        ncztr_obj_unref(c);
+    }
+    return ret;
+}
+
+herr_t ncztr_copy(ncztr_obj *src, ncztr_obj *parent, const char *name, unsigned flags, ncztr_obj **out)
+{
+    ncztr_obj *c = NULL;
+    if (ncztr_obj_unlinked(src))
+        return NCZ_PUSH(NCZ_E_NOTFOUND, "cannot copy \"%s\": it has no name in the store", src->name);
+    if (src->file != parent->file)
+        return NCZ_PUSH(NCZ_E_UNSUPPORTED,
+                        "cannot copy \"%s\" to another store: H5Ocopy works within one store", src->name);
+    if (parent->file->readonly)
+        return NCZ_PUSH(NCZ_E_ARGS, "cannot copy \"%s\": the store is open read-only", src->name);
+    if (copy_rec(src, parent, name, flags, 0, NULL, &c) < 0)
+        return FAIL;
+    if (out)
+        *out = c;
+    else
+        ncztr_obj_unref(c);
+    return SUCCEED;
 }
 
 /* ---- attributes ---- */
@@ -685,7 +952,8 @@ static herr_t convert_values(hid_t src_t, const void *src, hid_t dst_t, void *ds
         bkg = calloc(n ? n : 1, big);
         NCZ_CHECK_ALLOC(bkg, FAIL);
         if (H5Tconvert(src_t, dst_t, n, tmp, bkg, H5P_DEFAULT) < 0)
-            NCZ_GOTO(FAIL, NCZ_E_HDF5, "%s: HDF5 cannot convert between the stored and the memory type", what);
+            NCZ_GOTO(FAIL, NCZ_E_HDF5, "%s: HDF5 cannot convert between the stored and the memory type",
+                     what);
     }
     if (n)
         memcpy(dst, tmp, n * ds);

@@ -48,33 +48,36 @@ typedef struct ncztr_dim {
 } ncztr_dim;
 
 struct ncztr_array {
-    ncztr_zarray za;       /* shape (current extent), chunks, dtype, fill, order, codecs */
-    bool scalar;           /* HDF5 scalar dataspace, stored as shape [1] + "scalar": 1 */
+    ncztr_zarray za;                 /* shape (current extent), chunks, dtype, fill, order, codecs */
+    bool scalar;                     /* HDF5 scalar dataspace, stored as shape [1] + "scalar": 1 */
     hsize_t maxdims[NCZTR_MAX_RANK]; /* H5S_UNLIMITED for unlimited dims */
-    char **dimrefs;        /* rank FQNs ("/x", "/sub/y") or NULL: derived on save */
-    hid_t type;            /* HDF5 type the application sees (owned) */
-    bool vlen_string;      /* type is a vlen string stored as |S<maxstrlen> */
+    char **dimrefs;                  /* rank FQNs ("/x", "/sub/y") or NULL: derived on save */
+    hid_t type;                      /* HDF5 type the application sees (owned) */
+    bool vlen_string;                /* type is a vlen string stored as |S<maxstrlen> */
     size_t maxstrlen;
-    hid_t dcpl;            /* creation plist reported by H5Dget_create_plist (owned) */
-    bool fill_never;       /* H5D_FILL_TIME_NEVER: fill_value null */
-    char *load_error;      /* set when .zarray could not be used: opening reports it */
+    hid_t dcpl;       /* creation plist reported by H5Dget_create_plist (owned) */
+    bool fill_never;  /* H5D_FILL_TIME_NEVER: fill_value null */
+    char *load_error; /* set when .zarray could not be used: opening reports it */
     ncztr_chunkcache *cache;
-    size_t cache_bytes;    /* chunk cache budget (H5Pset_chunk_cache) */
+    size_t cache_bytes; /* chunk cache budget (H5Pset_chunk_cache) */
 };
 
 struct ncztr_obj {
     ncztr_objkind kind;
-    char *name;          /* link name in the parent ("" for the root) */
-    ncztr_obj *parent;   /* NULL for the root or once unlinked */
+    char *name;        /* link name in the parent ("" for the root) */
+    ncztr_obj *parent; /* NULL for the root or once unlinked */
     ncztr_file *file;
-    uint64_t id;         /* object token: unique in the open file, stable across renames */
-    uint64_t corder;     /* creation order within the parent */
-    int refcount;        /* the tree holds one; each open handle one */
+    uint64_t id;     /* object token: unique in the open file, stable across renames */
+    uint64_t corder; /* creation order within the parent */
+    int refcount;    /* the tree holds one; each open handle one */
     bool deleted;
-    bool meta_dirty;     /* .zgroup/.zarray must be (re)written */
-    bool attrs_dirty;    /* .zattrs must be rewritten */
-    bool is_new;         /* never written */
-    bool at_store_root;  /* an array stored at the store's root key (pure Zarr array store) */
+    bool meta_dirty;    /* .zgroup/.zarray must be (re)written */
+    bool attrs_dirty;   /* .zattrs must be rewritten */
+    bool is_new;        /* never written */
+    bool at_store_root; /* an array stored at the store's root key (pure Zarr array store) */
+    bool anonymous;     /* created without a link (H5Gcreate_anon): in memory until linked */
+    json_t *hdf5;       /* "_nczarr_attr": {"hdf5": ...} in .zattrs: HDF5 settings NCZarr has
+                         * no place for (encoded creation plists), or NULL */
     /* attributes, in creation order */
     ncztr_attr **attrs;
     size_t nattrs, attrs_cap;
@@ -83,7 +86,7 @@ struct ncztr_obj {
     ncztr_obj **children; /* in creation order */
     size_t nchildren, children_cap;
     uint64_t next_child_corder;
-    ncztr_dim *dims;      /* shared dimensions defined here */
+    ncztr_dim *dims; /* shared dimensions defined here */
     size_t ndims;
     /* array */
     ncztr_array *arr;
@@ -94,11 +97,11 @@ struct ncztr_file {
     nczm_url url;
     ncztr_opts opts;
     bool readonly;
-    bool root_is_array;   /* the store root is an array: shown as "/<basename>" */
+    bool root_is_array; /* the store root is an array: shown as "/<basename>" */
     ncztr_obj *root;
     uint64_t next_id;
-    bool superblock;      /* an NCZarr superblock was found (or we write one) */
-    char *ncproperties;   /* _NCProperties text to keep, may be NULL */
+    bool superblock;    /* an NCZarr superblock was found (or we write one) */
+    char *ncproperties; /* _NCProperties text to keep, may be NULL */
     size_t default_maxstrlen;
 };
 
@@ -149,6 +152,24 @@ herr_t ncztr_unlink(ncztr_obj *o);
 /* Moves/renames a node (identity kept). */
 herr_t ncztr_move(ncztr_obj *o, ncztr_obj *new_parent, const char *new_name);
 bool ncztr_is_ancestor(const ncztr_obj *a, const ncztr_obj *b);
+/* An anonymous group: no link, nothing in the store; freed with its last handle unless
+ * ncztr_link_anon gives it its (one) name. Objects cannot be created inside it. */
+herr_t ncztr_group_create_anon(ncztr_file *f, ncztr_obj **out);
+herr_t ncztr_link_anon(ncztr_obj *o, ncztr_obj *parent, const char *name);
+/* True for nodes that are not reachable from the root (deleted or anonymous). */
+bool ncztr_obj_unlinked(const ncztr_obj *o);
+/* H5Ocopy within one store: copies src (a group with its subtree, or an array with its
+ * chunks) as `name` in parent, with attributes unless NCZTR_COPY_NO_ATTRS; a shallow
+ * copy of a group copies its members but not theirs. *out (may be NULL) gets a new
+ * reference to the copy. */
+#define NCZTR_COPY_SHALLOW  1u
+#define NCZTR_COPY_NO_ATTRS 2u
+herr_t ncztr_copy(ncztr_obj *src, ncztr_obj *parent, const char *name, unsigned flags, ncztr_obj **out);
+/* HDF5 settings kept in .zattrs as "_nczarr_attr": {"hdf5": {key: value}} (netCDF-C hides
+ * "_nczarr_attr" and reads only its "types"). get: NULL when absent. set:
+ * value NULL removes the key. */
+const char *ncztr_obj_hdf5_get(const ncztr_obj *o, const char *key);
+herr_t ncztr_obj_hdf5_set(ncztr_obj *o, const char *key, const char *value);
 
 /* ---- attributes ---- */
 ncztr_attr *ncztr_attr_find(const ncztr_obj *o, const char *name);

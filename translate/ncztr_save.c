@@ -241,6 +241,10 @@ static herr_t build_zattrs(const ncztr_obj *o, json_t **out)
         json_t *at = json_object();
         json_object_set_new(types, "_nczarr_attr", json_string("|J0"));
         json_object_set(at, "types", types);
+        /* HDF5 settings NCZarr has no place for: inside "_nczarr_attr", which netCDF-C
+         * hides and whose other keys it ignores (a key of its own would show up). */
+        if (o->hdf5 && json_object_size(o->hdf5) > 0)
+            json_object_set_new(at, "hdf5", json_deep_copy(o->hdf5));
         json_object_set_new(j, "_nczarr_attr", at);
     }
     *out = j;

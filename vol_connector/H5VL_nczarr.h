@@ -15,7 +15,7 @@
 #define H5VL_NCZARR_NAME "nczarr"
 /* In HDF5's range for connectors under test (256-511); to be registered with The HDF
  * Group before a release. */
-#define H5VL_NCZARR_VALUE 391
+#define H5VL_NCZARR_VALUE   391
 #define H5VL_NCZARR_VERSION 1
 
 /* Connector info: from HDF5_VOL_CONNECTOR="nczarr <options>", --vol-info, or
@@ -28,7 +28,10 @@ typedef struct H5VL_nczarr_info_t {
     size_t maxstrlen;     /* default NC_STRING width; 0 = 128 */
 } H5VL_nczarr_info_t;
 
-/* One open store, shared by every id that refers into it. */
+/* One open store (HDF5's H5F_shared_t): shared by every open of the same store. */
+typedef struct H5VL_nczarr_store_t H5VL_nczarr_store_t;
+/* One H5Fcreate/H5Fopen/H5Freopen of a store (HDF5's H5F_t): the objects opened through
+ * it count towards H5Fget_obj_count(H5F_OBJ_LOCAL). */
 typedef struct H5VL_nczarr_file_t H5VL_nczarr_file_t;
 /* What stands behind a file, group, dataset, attribute or datatype id. */
 typedef struct H5VL_nczarr_obj_t {
@@ -39,16 +42,26 @@ typedef struct H5VL_nczarr_obj_t {
     ncztr_attr *attr;         /* for H5I_ATTR */
 } H5VL_nczarr_obj_t;
 
-struct H5VL_nczarr_file_t {
-    int rc;                  /* file ids + every other open object */
-    int file_ids;            /* HDF5 file ids currently backed by fobj */
-    H5VL_nczarr_obj_t fobj;  /* the object behind file ids (object.get(FILE) returns it) */
+struct H5VL_nczarr_store_t {
+    int rc; /* H5VL_nczarr_file_t opens of this store */
     ncztr_file *tf;
-    char *name;              /* the name given to create/open */
-    unsigned intent;         /* H5F_ACC_RDWR or H5F_ACC_RDONLY */
-    hid_t fcpl, fapl;
+    char *name; /* the name given to the first create/open */
+    unsigned intent;
+    hid_t fcpl; /* as created, or as kept in the store */
     unsigned long fileno;
-    H5VL_nczarr_file_t *next; /* registry of open stores (same store opened twice) */
+    H5VL_nczarr_store_t *next; /* registry of open stores (same store opened twice) */
+};
+
+struct H5VL_nczarr_file_t {
+    int rc;                 /* file ids + every other object opened through this open */
+    int file_ids;           /* HDF5 file ids currently backed by fobj */
+    H5VL_nczarr_obj_t fobj; /* the object behind file ids (object.get(FILE) returns it) */
+    H5VL_nczarr_store_t *store;
+    ncztr_file *tf;  /* store->tf */
+    char *name;      /* store->name */
+    unsigned intent; /* H5F_ACC_RDWR or H5F_ACC_RDONLY */
+    hid_t fapl;
+    unsigned long fileno; /* store->fileno: the same for every open, as in HDF5 */
 };
 
 extern const H5VL_class_t H5VL_nczarr_g;
@@ -62,6 +75,17 @@ herr_t H5VL_nczarr_obj_release(H5VL_nczarr_obj_t *o);
 /* Registers a new id for node (for iteration callbacks); the id owns one reference. */
 hid_t H5VL_nczarr_wrap_register(H5VL_nczarr_file_t *file, ncztr_obj *node);
 herr_t H5VL_nczarr_file_release(H5VL_nczarr_file_t *f);
+
+/* Property lists HDF5 leaves for the connector to check: fails for ids that are not
+ * property lists of class cls (any class when cls < 0); H5P_DEFAULT is fine. */
+herr_t H5VL_nczarr_check_plist(hid_t id, hid_t cls, const char *what);
+/* The link access plist of a BY_NAME/BY_IDX location. */
+herr_t H5VL_nczarr_check_lapl(const H5VL_loc_params_t *lp);
+/* Keeps a creation plist that differs from HDF5's default for its class in the node (under
+ * `key`, encoded; removed when it is the default). */
+herr_t H5VL_nczarr_plist_keep(ncztr_obj *n, const char *key, hid_t plist, hid_t default_plist);
+/* The creation plist kept under `key`, or H5I_INVALID_HID quietly when there is none. */
+hid_t H5VL_nczarr_plist_kept(const ncztr_obj *n, const char *key);
 
 /* Resolves loc_params against obj to a node: BY_SELF, BY_NAME (relative or absolute, "."
  * ok), BY_IDX (the n-th link of the named group), BY_TOKEN. Pushes an error and returns
@@ -100,8 +124,8 @@ herr_t H5VL_nczarr_file_optional(void *file, H5VL_optional_args_t *args, hid_t d
 herr_t H5VL_nczarr_file_close(void *file, hid_t dxpl_id, void **req);
 
 /* group (H5VL_nczarr_group.c) */
-void *H5VL_nczarr_group_create(void *obj, const H5VL_loc_params_t *loc_params, const char *name, hid_t lcpl_id,
-                               hid_t gcpl_id, hid_t gapl_id, hid_t dxpl_id, void **req);
+void *H5VL_nczarr_group_create(void *obj, const H5VL_loc_params_t *loc_params, const char *name,
+                               hid_t lcpl_id, hid_t gcpl_id, hid_t gapl_id, hid_t dxpl_id, void **req);
 void *H5VL_nczarr_group_open(void *obj, const H5VL_loc_params_t *loc_params, const char *name, hid_t gapl_id,
                              hid_t dxpl_id, void **req);
 herr_t H5VL_nczarr_group_get(void *obj, H5VL_group_get_args_t *args, hid_t dxpl_id, void **req);
@@ -115,8 +139,8 @@ hid_t H5VL_nczarr_default_gcpl(void);
 void *H5VL_nczarr_dataset_create(void *obj, const H5VL_loc_params_t *loc_params, const char *name,
                                  hid_t lcpl_id, hid_t type_id, hid_t space_id, hid_t dcpl_id, hid_t dapl_id,
                                  hid_t dxpl_id, void **req);
-void *H5VL_nczarr_dataset_open(void *obj, const H5VL_loc_params_t *loc_params, const char *name, hid_t dapl_id,
-                               hid_t dxpl_id, void **req);
+void *H5VL_nczarr_dataset_open(void *obj, const H5VL_loc_params_t *loc_params, const char *name,
+                               hid_t dapl_id, hid_t dxpl_id, void **req);
 herr_t H5VL_nczarr_dataset_read(size_t count, void *dset[], hid_t mem_type_id[], hid_t mem_space_id[],
                                 hid_t file_space_id[], hid_t dxpl_id, void *buf[], void **req);
 herr_t H5VL_nczarr_dataset_write(size_t count, void *dset[], hid_t mem_type_id[], hid_t mem_space_id[],
@@ -135,8 +159,8 @@ void *H5VL_nczarr_attr_open(void *obj, const H5VL_loc_params_t *loc_params, cons
 herr_t H5VL_nczarr_attr_read(void *attr, hid_t mem_type_id, void *buf, hid_t dxpl_id, void **req);
 herr_t H5VL_nczarr_attr_write(void *attr, hid_t mem_type_id, const void *buf, hid_t dxpl_id, void **req);
 herr_t H5VL_nczarr_attr_get(void *obj, H5VL_attr_get_args_t *args, hid_t dxpl_id, void **req);
-herr_t H5VL_nczarr_attr_specific(void *obj, const H5VL_loc_params_t *loc_params, H5VL_attr_specific_args_t *args,
-                                 hid_t dxpl_id, void **req);
+herr_t H5VL_nczarr_attr_specific(void *obj, const H5VL_loc_params_t *loc_params,
+                                 H5VL_attr_specific_args_t *args, hid_t dxpl_id, void **req);
 herr_t H5VL_nczarr_attr_optional(void *obj, H5VL_optional_args_t *args, hid_t dxpl_id, void **req);
 herr_t H5VL_nczarr_attr_close(void *attr, hid_t dxpl_id, void **req);
 
@@ -144,8 +168,8 @@ herr_t H5VL_nczarr_attr_close(void *attr, hid_t dxpl_id, void **req);
 void *H5VL_nczarr_datatype_commit(void *obj, const H5VL_loc_params_t *loc_params, const char *name,
                                   hid_t type_id, hid_t lcpl_id, hid_t tcpl_id, hid_t tapl_id, hid_t dxpl_id,
                                   void **req);
-void *H5VL_nczarr_datatype_open(void *obj, const H5VL_loc_params_t *loc_params, const char *name, hid_t tapl_id,
-                                hid_t dxpl_id, void **req);
+void *H5VL_nczarr_datatype_open(void *obj, const H5VL_loc_params_t *loc_params, const char *name,
+                                hid_t tapl_id, hid_t dxpl_id, void **req);
 herr_t H5VL_nczarr_datatype_get(void *dt, H5VL_datatype_get_args_t *args, hid_t dxpl_id, void **req);
 herr_t H5VL_nczarr_datatype_close(void *dt, hid_t dxpl_id, void **req);
 
@@ -153,15 +177,15 @@ herr_t H5VL_nczarr_datatype_close(void *dt, hid_t dxpl_id, void **req);
 herr_t H5VL_nczarr_link_create(H5VL_link_create_args_t *args, void *obj, const H5VL_loc_params_t *loc_params,
                                hid_t lcpl_id, hid_t lapl_id, hid_t dxpl_id, void **req);
 herr_t H5VL_nczarr_link_copy(void *src_obj, const H5VL_loc_params_t *loc_params1, void *dst_obj,
-                             const H5VL_loc_params_t *loc_params2, hid_t lcpl_id, hid_t lapl_id, hid_t dxpl_id,
-                             void **req);
+                             const H5VL_loc_params_t *loc_params2, hid_t lcpl_id, hid_t lapl_id,
+                             hid_t dxpl_id, void **req);
 herr_t H5VL_nczarr_link_move(void *src_obj, const H5VL_loc_params_t *loc_params1, void *dst_obj,
-                             const H5VL_loc_params_t *loc_params2, hid_t lcpl_id, hid_t lapl_id, hid_t dxpl_id,
-                             void **req);
+                             const H5VL_loc_params_t *loc_params2, hid_t lcpl_id, hid_t lapl_id,
+                             hid_t dxpl_id, void **req);
 herr_t H5VL_nczarr_link_get(void *obj, const H5VL_loc_params_t *loc_params, H5VL_link_get_args_t *args,
                             hid_t dxpl_id, void **req);
-herr_t H5VL_nczarr_link_specific(void *obj, const H5VL_loc_params_t *loc_params, H5VL_link_specific_args_t *args,
-                                 hid_t dxpl_id, void **req);
+herr_t H5VL_nczarr_link_specific(void *obj, const H5VL_loc_params_t *loc_params,
+                                 H5VL_link_specific_args_t *args, hid_t dxpl_id, void **req);
 
 /* object (H5VL_nczarr_object.c) */
 void *H5VL_nczarr_object_open(void *obj, const H5VL_loc_params_t *loc_params, H5I_type_t *opened_type,

@@ -60,8 +60,8 @@ void *H5VL_nczarr_dataset_create(void *obj, const H5VL_loc_params_t *loc_params,
     return ret;
 }
 
-void *H5VL_nczarr_dataset_open(void *obj, const H5VL_loc_params_t *loc_params, const char *name, hid_t dapl_id,
-                               hid_t dxpl_id, void **req)
+void *H5VL_nczarr_dataset_open(void *obj, const H5VL_loc_params_t *loc_params, const char *name,
+                               hid_t dapl_id, hid_t dxpl_id, void **req)
 {
     (void)dxpl_id;
     (void)req;
@@ -177,7 +177,8 @@ herr_t H5VL_nczarr_dataset_get(void *obj, H5VL_dataset_get_args_t *args, hid_t d
         if (dapl < 0)
             return NCZ_PUSH(NCZ_E_HDF5, "cannot create a dataset access plist");
         /* netCDF-C reads its chunk cache settings back from here. */
-        H5Pset_chunk_cache(dapl, H5D_CHUNK_CACHE_NSLOTS_DEFAULT, d->arr->cache_bytes, H5D_CHUNK_CACHE_W0_DEFAULT);
+        H5Pset_chunk_cache(dapl, H5D_CHUNK_CACHE_NSLOTS_DEFAULT, d->arr->cache_bytes,
+                           H5D_CHUNK_CACHE_W0_DEFAULT);
         args->args.get_dapl.dapl_id = dapl;
         return SUCCEED;
     }
@@ -193,7 +194,8 @@ herr_t H5VL_nczarr_dataset_get(void *obj, H5VL_dataset_get_args_t *args, hid_t d
         hsize_t sz = 0;
         if (ncztr_array_storage_size(d, &sz) < 0)
             return FAIL;
-        *args->args.get_space_status.status = sz ? H5D_SPACE_STATUS_ALLOCATED : H5D_SPACE_STATUS_NOT_ALLOCATED;
+        *args->args.get_space_status.status =
+            sz ? H5D_SPACE_STATUS_ALLOCATED : H5D_SPACE_STATUS_NOT_ALLOCATED;
         return SUCCEED;
     }
     case H5VL_DATASET_GET_STORAGE_SIZE:
@@ -232,10 +234,11 @@ herr_t H5VL_nczarr_dataset_optional(void *obj, H5VL_optional_args_t *args, hid_t
     (void)obj;
     (void)dxpl_id;
     (void)req;
-    return NCZ_PUSH(NCZ_E_UNSUPPORTED,
-                    "dataset operation %d (direct chunk access, offsets, chunk queries) is specific to native "
-                    "HDF5 files and is not supported on Zarr stores",
-                    args->op_type);
+    return NCZ_PUSH(
+        NCZ_E_UNSUPPORTED,
+        "dataset operation %d (direct chunk access, offsets, chunk queries) is specific to native "
+        "HDF5 files and is not supported on Zarr stores",
+        args->op_type);
 }
 
 herr_t H5VL_nczarr_dataset_close(void *dset, hid_t dxpl_id, void **req)

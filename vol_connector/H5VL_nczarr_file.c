@@ -2,10 +2,11 @@
  * callback file (object lifetime, location resolution, names). */
 #include "H5VL_nczarr.h"
 
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
-static H5VL_nczarr_file_t *g_open_files = NULL;
+static H5VL_nczarr_store_t *g_open_stores = NULL;
 static unsigned long g_next_fileno = 1;
 
 /* ---- objects ---- */
@@ -31,13 +32,21 @@ H5VL_nczarr_obj_t *H5VL_nczarr_obj_new(H5I_type_t type, H5VL_nczarr_file_t *file
     return o;
 }
 
-static void file_unregister(H5VL_nczarr_file_t *f)
+static void store_release(H5VL_nczarr_store_t *st, herr_t *ret)
 {
-    for (H5VL_nczarr_file_t **p = &g_open_files; *p; p = &(*p)->next)
-        if (*p == f) {
-            *p = f->next;
-            return;
+    if (--st->rc > 0)
+        return;
+    for (H5VL_nczarr_store_t **p = &g_open_stores; *p; p = &(*p)->next)
+        if (*p == st) {
+            *p = st->next;
+            break;
         }
+    if (ncztr_file_close(st->tf) < 0)
+        *ret = FAIL;
+    if (st->fcpl >= 0)
+        H5Pclose(st->fcpl);
+    free(st->name);
+    free(st);
 }
 
 herr_t H5VL_nczarr_file_release(H5VL_nczarr_file_t *f)
@@ -45,25 +54,22 @@ herr_t H5VL_nczarr_file_release(H5VL_nczarr_file_t *f)
     herr_t ret = SUCCEED;
     if (--f->rc > 0)
         return SUCCEED;
-    /* Write everything first: when that fails HDF5 keeps the id and calls close again
-     * (at the latest when the library shuts down), so nothing may be freed yet. */
-    if (!f->tf->readonly && ncztr_file_flush(f->tf) < 0) {
+    /* Write everything first when this is the store's last open: when that fails HDF5
+     * keeps the id and calls close again (at the latest when the library shuts down), so
+     * nothing may be freed yet. */
+    if (f->store->rc == 1 && !f->tf->readonly && ncztr_file_flush(f->tf) < 0) {
         f->rc = 1;
         if (f->file_ids == 0)
             f->file_ids = 1;
         return NCZ_PUSH(NCZ_E_STORE, "closing \"%s\" failed: the store could not be written completely",
                         f->name);
     }
-    file_unregister(f);
     ncztr_obj_unref(f->fobj.node);
-    if (ncztr_file_close(f->tf) < 0)
-        ret = FAIL;
-    if (f->fcpl >= 0)
-        H5Pclose(f->fcpl);
     if (f->fapl >= 0)
         H5Pclose(f->fapl);
-    free(f->name);
+    H5VL_nczarr_store_t *st = f->store;
     free(f);
+    store_release(st, &ret);
     return ret;
 }
 
@@ -191,6 +197,118 @@ ncztr_obj *H5VL_nczarr_resolve(H5VL_nczarr_obj_t *obj, const H5VL_loc_params_t *
     }
 }
 
+/* ---- property lists ---- */
+
+herr_t H5VL_nczarr_check_plist(hid_t id, hid_t cls, const char *what)
+{
+    if (id == H5P_DEFAULT)
+        return SUCCEED;
+    if (H5Iget_type(id) != H5I_GENPROP_LST || (cls >= 0 && H5Pisa_class(id, cls) <= 0))
+        return NCZ_PUSH(NCZ_E_ARGS, "invalid %s property list (id %lld)", what, (long long)id);
+    return SUCCEED;
+}
+
+herr_t H5VL_nczarr_check_lapl(const H5VL_loc_params_t *lp)
+{
+    if (lp->type == H5VL_OBJECT_BY_NAME)
+        return H5VL_nczarr_check_plist(lp->loc_data.loc_by_name.lapl_id, H5P_LINK_ACCESS, "link access");
+    if (lp->type == H5VL_OBJECT_BY_IDX)
+        return H5VL_nczarr_check_plist(lp->loc_data.loc_by_idx.lapl_id, H5P_LINK_ACCESS, "link access");
+    return SUCCEED;
+}
+
+static const char b64_chars[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+
+static char *b64_encode(const unsigned char *in, size_t n)
+{
+    char *out = malloc(4 * ((n + 2) / 3) + 1), *p = out;
+    if (!out)
+        return NULL;
+    for (size_t i = 0; i < n; i += 3) {
+        uint32_t v =
+            (uint32_t)in[i] << 16 | (i + 1 < n ? (uint32_t)in[i + 1] << 8 : 0) | (i + 2 < n ? in[i + 2] : 0);
+        *p++ = b64_chars[v >> 18 & 63];
+        *p++ = b64_chars[v >> 12 & 63];
+        *p++ = i + 1 < n ? b64_chars[v >> 6 & 63] : '=';
+        *p++ = i + 2 < n ? b64_chars[v & 63] : '=';
+    }
+    *p = '\0';
+    return out;
+}
+
+/* Returns the decoded length, or -1 for text that is not Base64. */
+static long b64_decode(const char *in, unsigned char **out)
+{
+    size_t n = strlen(in);
+    if (n % 4)
+        return -1;
+    unsigned char *buf = malloc(n / 4 * 3 + 1);
+    if (!buf)
+        return -1;
+    size_t len = 0;
+    for (size_t i = 0; i < n; i += 4) {
+        uint32_t v = 0;
+        int pad = 0;
+        for (int k = 0; k < 4; k++) {
+            const char *c = in[i + k] == '=' ? NULL : strchr(b64_chars, in[i + k]);
+            if (in[i + k] == '=' && i + 4 == n && k >= 2)
+                pad++;
+            else if (!c || !in[i + k] || pad) {
+                free(buf);
+                return -1;
+            }
+            v = v << 6 | (c ? (uint32_t)(c - b64_chars) : 0);
+        }
+        buf[len++] = (unsigned char)(v >> 16);
+        if (pad < 2)
+            buf[len++] = (unsigned char)(v >> 8);
+        if (pad < 1)
+            buf[len++] = (unsigned char)v;
+    }
+    *out = buf;
+    return (long)len;
+}
+
+herr_t H5VL_nczarr_plist_keep(ncztr_obj *n, const char *key, hid_t plist, hid_t default_plist)
+{
+    herr_t ret = SUCCEED;
+    unsigned char *buf = NULL;
+    char *text = NULL;
+    size_t size = 0;
+    if (plist == H5P_DEFAULT || plist == default_plist || H5Pequal(plist, default_plist) > 0)
+        return ncztr_obj_hdf5_get(n, key) ? ncztr_obj_hdf5_set(n, key, NULL) : SUCCEED;
+    if (H5Pencode2(plist, NULL, &size, H5P_DEFAULT) < 0 || !(buf = malloc(size ? size : 1)) ||
+        H5Pencode2(plist, buf, &size, H5P_DEFAULT) < 0)
+        NCZ_GOTO(FAIL, NCZ_E_HDF5, "cannot encode the %s property list of \"%s\"", key, n->name);
+    if (!(text = b64_encode(buf, size)))
+        NCZ_GOTO(FAIL, NCZ_E_NOMEM, "out of memory encoding a property list");
+    ret = ncztr_obj_hdf5_set(n, key, text);
+done:
+    free(buf);
+    free(text);
+    return ret;
+}
+
+hid_t H5VL_nczarr_plist_kept(const ncztr_obj *n, const char *key)
+{
+    const char *text = ncztr_obj_hdf5_get(n, key);
+    unsigned char *buf = NULL;
+    if (!text)
+        return H5I_INVALID_HID;
+    long len = b64_decode(text, &buf);
+    if (len < 0)
+        return H5I_INVALID_HID;
+    hid_t id = H5I_INVALID_HID;
+    /* A list that does not decode (another HDF5 version) falls back to the default. */
+    H5E_BEGIN_TRY
+    {
+        id = H5Pdecode(buf);
+    }
+    H5E_END_TRY
+    free(buf);
+    return id;
+}
+
 /* ---- files ---- */
 
 static void opts_from_info(const H5VL_nczarr_info_t *info, ncztr_opts *o)
@@ -202,49 +320,67 @@ static void opts_from_info(const H5VL_nczarr_info_t *info, ncztr_opts *o)
     o->consolidate = info->consolidate;
 }
 
-static H5VL_nczarr_file_t *file_wrap(ncztr_file *tf, const char *name, unsigned intent, hid_t fcpl, hid_t fapl)
+/* A new open of a store (the store's first when st has no opens yet). */
+static H5VL_nczarr_file_t *file_new(H5VL_nczarr_store_t *st, hid_t fapl)
 {
     H5VL_nczarr_file_t *f = calloc(1, sizeof *f);
     if (!f) {
-        NCZ_PUSH(NCZ_E_NOMEM, "out of memory opening \"%s\"", name);
+        NCZ_PUSH(NCZ_E_NOMEM, "out of memory opening \"%s\"", st->name);
         return NULL;
     }
-    f->fcpl = f->fapl = H5I_INVALID_HID;
-    f->name = strdup(name);
-    f->tf = tf;
-    f->intent = intent;
-    f->fcpl = H5Pcopy(fcpl == H5P_DEFAULT ? H5P_FILE_CREATE_DEFAULT : fcpl);
     f->fapl = H5Pcopy(fapl == H5P_DEFAULT ? H5P_FILE_ACCESS_DEFAULT : fapl);
-    f->fileno = g_next_fileno++;
+    if (f->fapl < 0) {
+        NCZ_PUSH(NCZ_E_HDF5, "cannot copy the file access property list of \"%s\"", st->name);
+        free(f);
+        return NULL;
+    }
+    f->store = st;
+    f->tf = st->tf;
+    f->name = st->name;
+    f->intent = st->intent;
+    f->fileno = st->fileno;
     f->rc = 1;
     f->file_ids = 1;
     f->fobj.type = H5I_FILE;
     f->fobj.rc = 1;
     f->fobj.file = f;
-    f->fobj.node = tf->root;
-    ncztr_obj_ref(tf->root);
-    if (!f->name || f->fcpl < 0 || f->fapl < 0) {
-        NCZ_PUSH(NCZ_E_HDF5, "cannot copy the property lists of \"%s\"", name);
-        f->tf = NULL;
-        ncztr_obj_unref(f->fobj.node);
-        if (f->fcpl >= 0)
-            H5Pclose(f->fcpl);
-        if (f->fapl >= 0)
-            H5Pclose(f->fapl);
-        free(f->name);
-        free(f);
-        return NULL;
-    }
-    f->next = g_open_files;
-    g_open_files = f;
+    f->fobj.node = st->tf->root;
+    ncztr_obj_ref(st->tf->root);
+    st->rc++;
     return f;
 }
 
-static H5VL_nczarr_file_t *find_open(const char *name)
+/* Registers a store just created or opened, with its first open. Closes tf on failure. */
+static H5VL_nczarr_file_t *store_wrap(ncztr_file *tf, const char *name, unsigned intent, hid_t fcpl,
+                                      hid_t fapl)
 {
-    for (H5VL_nczarr_file_t *f = g_open_files; f; f = f->next)
-        if (strcmp(f->name, name) == 0 || strcmp(f->tf->url.location, name) == 0)
-            return f;
+    H5VL_nczarr_store_t *st = calloc(1, sizeof *st);
+    if (!st || !(st->name = strdup(name))) {
+        NCZ_PUSH(NCZ_E_NOMEM, "out of memory opening \"%s\"", name);
+        free(st);
+        ncztr_file_close(tf);
+        return NULL;
+    }
+    st->tf = tf;
+    st->intent = intent;
+    st->fcpl = fcpl;
+    st->fileno = g_next_fileno++;
+    st->next = g_open_stores;
+    g_open_stores = st;
+    H5VL_nczarr_file_t *f = file_new(st, fapl);
+    if (!f) {
+        st->rc = 1;
+        herr_t ignored = SUCCEED;
+        store_release(st, &ignored);
+    }
+    return f;
+}
+
+static H5VL_nczarr_store_t *find_open(const char *name)
+{
+    for (H5VL_nczarr_store_t *st = g_open_stores; st; st = st->next)
+        if (strcmp(st->name, name) == 0 || strcmp(st->tf->url.location, name) == 0)
+            return st;
     return NULL;
 }
 
@@ -264,19 +400,31 @@ void *H5VL_nczarr_file_create(const char *name, unsigned flags, hid_t fcpl_id, h
         NCZ_PUSH(NCZ_E_EXISTS, "cannot create \"%s\": it is open", name);
         return NULL;
     }
+    if (fcpl_id == H5P_DEFAULT)
+        fcpl_id = H5P_FILE_CREATE_DEFAULT;
+    hid_t fcpl = H5Pcopy(fcpl_id);
+    if (fcpl < 0) {
+        NCZ_PUSH(NCZ_E_HDF5, "cannot copy the file creation property list of \"%s\"", name);
+        return NULL;
+    }
     H5VL_nczarr_info_from_fapl(fapl_id, &info);
     opts_from_info(&info, &opts);
     unsigned mflags = (flags & H5F_ACC_TRUNC) ? NCZM_TRUNC : NCZM_EXCL;
-    if (ncztr_file_create(name, mflags, &opts, &tf) < 0)
+    if (ncztr_file_create(name, mflags, &opts, &tf) < 0) {
+        H5Pclose(fcpl);
         return NULL;
+    }
     if (info.maxstrlen)
         tf->default_maxstrlen = info.maxstrlen;
-    H5VL_nczarr_file_t *f = file_wrap(tf, name, H5F_ACC_RDWR, fcpl_id, fapl_id);
-    if (!f) {
+    /* NCZarr has no place for HDF5's file creation settings (user block, sizes, ...):
+     * keep a non-default fcpl so that H5Fget_create_plist returns it after a reopen. */
+    if (H5VL_nczarr_plist_keep(tf->root, "fcpl", fcpl, H5P_FILE_CREATE_DEFAULT) < 0) {
+        H5Pclose(fcpl);
         ncztr_file_close(tf);
         return NULL;
     }
-    return &f->fobj;
+    H5VL_nczarr_file_t *f = store_wrap(tf, name, H5F_ACC_RDWR, fcpl, fapl_id);
+    return f ? &f->fobj : NULL;
 }
 
 void *H5VL_nczarr_file_open(const char *name, unsigned flags, hid_t fapl_id, hid_t dxpl_id, void **req)
@@ -291,16 +439,15 @@ void *H5VL_nczarr_file_open(const char *name, unsigned flags, hid_t fapl_id, hid
         NCZ_PUSH(NCZ_E_ARGS, "file name is empty");
         return NULL;
     }
-    H5VL_nczarr_file_t *f = find_open(name);
-    if (f) {
-        if (rw && f->intent != H5F_ACC_RDWR) {
+    H5VL_nczarr_store_t *st = find_open(name);
+    if (st) {
+        if (rw && st->intent != H5F_ACC_RDWR) {
             NCZ_PUSH(NCZ_E_ARGS, "\"%s\" is already open read-only", name);
             return NULL;
         }
         /* The same store opened again shares one model, as HDF5 shares one file. */
-        f->rc++;
-        f->file_ids++;
-        return &f->fobj;
+        H5VL_nczarr_file_t *f = file_new(st, fapl_id);
+        return f ? &f->fobj : NULL;
     }
     H5VL_nczarr_info_from_fapl(fapl_id, &info);
     opts_from_info(&info, &opts);
@@ -308,12 +455,16 @@ void *H5VL_nczarr_file_open(const char *name, unsigned flags, hid_t fapl_id, hid
         return NULL;
     if (info.maxstrlen)
         tf->default_maxstrlen = info.maxstrlen;
-    f = file_wrap(tf, name, rw ? H5F_ACC_RDWR : H5F_ACC_RDONLY, H5P_DEFAULT, fapl_id);
-    if (!f) {
+    hid_t fcpl = H5VL_nczarr_plist_kept(tf->root, "fcpl");
+    if (fcpl < 0)
+        fcpl = H5Pcopy(H5P_FILE_CREATE_DEFAULT);
+    if (fcpl < 0) {
+        NCZ_PUSH(NCZ_E_HDF5, "cannot create a file creation property list for \"%s\"", name);
         ncztr_file_close(tf);
         return NULL;
     }
-    return &f->fobj;
+    H5VL_nczarr_file_t *f = store_wrap(tf, name, rw ? H5F_ACC_RDWR : H5F_ACC_RDONLY, fcpl, fapl_id);
+    return f ? &f->fobj : NULL;
 }
 
 static herr_t count_ids(hid_t id, void *ud)
@@ -328,6 +479,7 @@ typedef struct {
     hid_t *list;
     size_t max, n;
     bool count_only;
+    bool local; /* H5F_OBJ_LOCAL: only what was opened through this open */
 } idscan_t;
 
 static herr_t scan_id(hid_t id, void *ud)
@@ -347,7 +499,7 @@ static herr_t scan_id(hid_t id, void *ud)
         same = H5VLcmp_connector_cls(&cmp, cid, mine) >= 0 && cmp == 0;
     }
     H5VLclose(cid);
-    if (!same || o->file != s->f)
+    if (!same || (s->local ? o->file != s->f : o->file->store != s->f->store))
         return 0;
     if (!s->count_only && s->n < s->max)
         s->list[s->n] = id;
@@ -357,7 +509,7 @@ static herr_t scan_id(hid_t id, void *ud)
 
 static herr_t obj_ids(H5VL_nczarr_file_t *f, unsigned types, size_t max, hid_t *list, size_t *count)
 {
-    idscan_t s = {f, list, max, 0, list == NULL};
+    idscan_t s = {f, list, max, 0, list == NULL, (types & H5F_OBJ_LOCAL) != 0};
     static const struct {
         unsigned flag;
         H5I_type_t t;
@@ -391,7 +543,7 @@ herr_t H5VL_nczarr_file_get(void *obj, H5VL_file_get_args_t *args, hid_t dxpl_id
             return NCZ_PUSH(NCZ_E_HDF5, "cannot copy the file access plist");
         return SUCCEED;
     case H5VL_FILE_GET_FCPL:
-        if ((args->args.get_fcpl.fcpl_id = H5Pcopy(f->fcpl)) < 0)
+        if ((args->args.get_fcpl.fcpl_id = H5Pcopy(f->store->fcpl)) < 0)
             return NCZ_PUSH(NCZ_E_HDF5, "cannot copy the file creation plist");
         return SUCCEED;
     case H5VL_FILE_GET_FILENO:
@@ -428,9 +580,10 @@ herr_t H5VL_nczarr_file_specific(void *obj, H5VL_file_specific_args_t *args, hid
             return NCZ_PUSH(NCZ_E_STORE, "flushing \"%s\" failed", o->file->name);
         return SUCCEED;
     case H5VL_FILE_REOPEN: {
-        H5VL_nczarr_file_t *f = o->file;
-        f->rc++;
-        f->file_ids++;
+        /* A new open of the same store, as HDF5 makes a new H5F_t sharing the file. */
+        H5VL_nczarr_file_t *f = file_new(o->file->store, o->file->fapl);
+        if (!f)
+            return FAIL;
         *args->args.reopen.file = &f->fobj;
         return SUCCEED;
     }
@@ -448,7 +601,7 @@ herr_t H5VL_nczarr_file_specific(void *obj, H5VL_file_specific_args_t *args, hid
         return ncztr_delete_store(args->args.del.filename);
     case H5VL_FILE_IS_EQUAL: {
         H5VL_nczarr_obj_t *o2 = args->args.is_equal.obj2;
-        *args->args.is_equal.same_file = o && o2 && o->file == o2->file;
+        *args->args.is_equal.same_file = o && o2 && o->file->store == o2->file->store;
         return SUCCEED;
     }
     default:

@@ -27,11 +27,9 @@ static bool want_intermediate(hid_t lcpl_id)
     return H5Pget_create_intermediate_group(lcpl_id, &crt) >= 0 && crt;
 }
 
-void *H5VL_nczarr_group_create(void *obj, const H5VL_loc_params_t *loc_params, const char *name, hid_t lcpl_id,
-                               hid_t gcpl_id, hid_t gapl_id, hid_t dxpl_id, void **req)
+void *H5VL_nczarr_group_create(void *obj, const H5VL_loc_params_t *loc_params, const char *name,
+                               hid_t lcpl_id, hid_t gcpl_id, hid_t gapl_id, hid_t dxpl_id, void **req)
 {
-    (void)gcpl_id;
-    (void)gapl_id;
     (void)dxpl_id;
     (void)req;
     H5VL_nczarr_obj_t *o = obj;
@@ -40,27 +38,43 @@ void *H5VL_nczarr_group_create(void *obj, const H5VL_loc_params_t *loc_params, c
     H5VL_nczarr_obj_t *ret = NULL;
     if (!base)
         return NULL;
+    if (H5VL_nczarr_check_plist(gcpl_id, H5P_GROUP_CREATE, "group creation") < 0 ||
+        H5VL_nczarr_check_plist(gapl_id, H5P_GROUP_ACCESS, "group access") < 0)
+        return NULL;
     if (!name) {
-        NCZ_PUSH(NCZ_E_NOTREPR, "anonymous groups (H5Gcreate_anon) are not representable in NCZarr");
-        return NULL;
+        /* H5Gcreate_anon: the group lives in memory until H5Olink names it (and is gone
+         * with its last handle otherwise), as an unlinked HDF5 object is. */
+        if (ncztr_group_create_anon(base->file, &g) < 0)
+            return NULL;
+    } else {
+        if (ncztr_resolve_new(base, name, want_intermediate(lcpl_id), &parent, &leaf) < 0)
+            return NULL;
+        if (ncztr_group_create(parent, leaf, &g) < 0) {
+            free(leaf);
+            return NULL;
+        }
+        free(leaf);
     }
-    if (ncztr_resolve_new(base, name, want_intermediate(lcpl_id), &parent, &leaf) < 0)
-        return NULL;
-    if (ncztr_group_create(parent, leaf, &g) == SUCCEED) {
-        ret = H5VL_nczarr_obj_new(H5I_GROUP, o->file, g, NULL);
+    /* NCZarr has no place for HDF5's group creation settings: keep a non-default gcpl. */
+    if (gcpl_id != H5P_DEFAULT && H5VL_nczarr_plist_keep(g, "gcpl", gcpl_id, H5P_GROUP_CREATE_DEFAULT) < 0) {
+        if (!g->anonymous)
+            ncztr_unlink(g);
         ncztr_obj_unref(g);
+        return NULL;
     }
-    free(leaf);
+    ret = H5VL_nczarr_obj_new(H5I_GROUP, o->file, g, NULL);
+    ncztr_obj_unref(g);
     return ret;
 }
 
 void *H5VL_nczarr_group_open(void *obj, const H5VL_loc_params_t *loc_params, const char *name, hid_t gapl_id,
                              hid_t dxpl_id, void **req)
 {
-    (void)gapl_id;
     (void)dxpl_id;
     (void)req;
     H5VL_nczarr_obj_t *o = obj;
+    if (H5VL_nczarr_check_plist(gapl_id, H5P_GROUP_ACCESS, "group access") < 0)
+        return NULL;
     ncztr_obj *base = H5VL_nczarr_resolve(o, loc_params), *g = NULL;
     if (!base || ncztr_lookup(base, name ? name : ".", &g) < 0)
         return NULL;
@@ -78,10 +92,16 @@ herr_t H5VL_nczarr_group_get(void *obj, H5VL_group_get_args_t *args, hid_t dxpl_
     H5VL_nczarr_obj_t *o = obj;
     switch (args->op_type) {
     case H5VL_GROUP_GET_GCPL:
+        /* What the group was created with, else one saying that creation order is
+         * tracked and indexed (as the model always does). */
+        if ((args->args.get_gcpl.gcpl_id = H5VL_nczarr_plist_kept(o->node, "gcpl")) >= 0)
+            return SUCCEED;
         if ((args->args.get_gcpl.gcpl_id = H5VL_nczarr_default_gcpl()) < 0)
             return NCZ_PUSH(NCZ_E_HDF5, "cannot create a group creation plist");
         return SUCCEED;
     case H5VL_GROUP_GET_INFO: {
+        if (H5VL_nczarr_check_lapl(&args->args.get_info.loc_params) < 0)
+            return FAIL;
         ncztr_obj *g = H5VL_nczarr_resolve(o, &args->args.get_info.loc_params);
         if (!g)
             return FAIL;

@@ -39,24 +39,6 @@ static bool names_no_link(const char *path)
     return (size_t)(path + len - last) == 1 && last[0] == '.';
 }
 
-/* HDF5 leaves access plists for the connector to check (the native one fails when it
- * reads them): refuse ids that are not property lists at all. */
-static herr_t check_plist(hid_t id, const char *what)
-{
-    if (id != H5P_DEFAULT && H5Iget_type(id) != H5I_GENPROP_LST)
-        return NCZ_PUSH(NCZ_E_ARGS, "invalid %s property list (id %lld)", what, (long long)id);
-    return SUCCEED;
-}
-
-static herr_t check_lapl(const H5VL_loc_params_t *lp)
-{
-    if (lp->type == H5VL_OBJECT_BY_NAME)
-        return check_plist(lp->loc_data.loc_by_name.lapl_id, "link access");
-    if (lp->type == H5VL_OBJECT_BY_IDX)
-        return check_plist(lp->loc_data.loc_by_idx.lapl_id, "link access");
-    return SUCCEED;
-}
-
 /* Closes an iteration's location id. H5Idec_ref, like every public HDF5 call, clears the
  * error stack on entry: after a failed callback keep what it and the connector pushed. */
 static void drop_id(hid_t id, bool keep_errors)
@@ -76,7 +58,7 @@ static ncztr_obj *link_target(H5VL_nczarr_obj_t *o, const H5VL_loc_params_t *lp)
         NCZ_PUSH(NCZ_E_ARGS, "link operation on an invalid location");
         return NULL;
     }
-    if (check_lapl(lp) < 0)
+    if (H5VL_nczarr_check_lapl(lp) < 0)
         return NULL;
     if (lp->type == H5VL_OBJECT_BY_NAME) {
         const char *name = lp->loc_data.loc_by_name.name;
@@ -115,26 +97,50 @@ static void fill_linfo(const ncztr_obj *n, H5L_info2_t *li)
     H5VL_nczarr_token_encode(n->id, &li->u.token);
 }
 
+/* H5Olink of an anonymous object (H5Gcreate_anon): links it as the path in loc_params. */
+static herr_t link_anon(H5VL_nczarr_obj_t *cur, H5VL_nczarr_obj_t *loc, const H5VL_loc_params_t *lp,
+                        hid_t lcpl_id, hid_t lapl_id)
+{
+    herr_t ret = SUCCEED;
+    ncztr_obj *parent = NULL;
+    char *leaf = NULL;
+    unsigned crt = 0;
+    if (!loc || !loc->node || lp->type != H5VL_OBJECT_BY_NAME || !lp->loc_data.loc_by_name.name)
+        NCZ_GOTO(FAIL, NCZ_E_ARGS, "H5Olink: the new link must be given by name");
+    const char *name = lp->loc_data.loc_by_name.name;
+    if (H5VL_nczarr_check_plist(lcpl_id, H5P_LINK_CREATE, "link creation") < 0 ||
+        H5VL_nczarr_check_plist(lapl_id, H5P_LINK_ACCESS, "link access") < 0)
+        NCZ_GOTO_QUIET(FAIL);
+    if (loc->node->deleted)
+        NCZ_GOTO(FAIL, NCZ_E_NOTFOUND, "cannot link \"%s\": the location has been deleted", name);
+    if (lcpl_id != H5P_DEFAULT && H5Pget_create_intermediate_group(lcpl_id, &crt) < 0)
+        NCZ_GOTO(FAIL, NCZ_E_HDF5, "H5Olink: cannot read the link creation property list");
+    if (ncztr_resolve_new(loc->node, name, crt != 0, &parent, &leaf) < 0 ||
+        ncztr_link_anon(cur->node, parent, leaf) < 0)
+        NCZ_GOTO_QUIET(FAIL);
+done:
+    free(leaf);
+    return ret;
+}
+
 herr_t H5VL_nczarr_link_create(H5VL_link_create_args_t *args, void *obj, const H5VL_loc_params_t *loc_params,
                                hid_t lcpl_id, hid_t lapl_id, hid_t dxpl_id, void **req)
 {
-    (void)obj;
-    (void)lcpl_id;
-    (void)lapl_id;
     (void)dxpl_id;
     (void)req;
     const char *name = new_link_name(loc_params);
     switch (args->op_type) {
-    case H5VL_LINK_CREATE_HARD:
-        /* H5Olink (linking an anonymous object) arrives here with the object BY_SELF; the
-         * connector creates no anonymous objects, so both cases would need a second name. */
-        if (args->args.hard.curr_loc_params.type == H5VL_OBJECT_BY_SELF)
+    case H5VL_LINK_CREATE_HARD: {
+        /* H5Olink arrives here with the object BY_SELF: an anonymous object gets its one
+         * name. Any other hard link would give an object a second name. */
+        H5VL_nczarr_obj_t *cur = args->args.hard.curr_obj;
+        if (args->args.hard.curr_loc_params.type != H5VL_OBJECT_BY_SELF || !cur || !cur->node ||
+            !cur->node->anonymous)
             return NCZ_PUSH(NCZ_E_NOTREPR,
-                            "cannot link an object as \"%s\": NCZarr has no anonymous objects and cannot "
-                            "represent an object with more than one name",
+                            "hard link \"%s\": NCZarr cannot represent an object with more than one name",
                             name);
-        return NCZ_PUSH(NCZ_E_NOTREPR,
-                        "hard link \"%s\": NCZarr cannot represent an object with more than one name", name);
+        return link_anon(cur, obj, loc_params, lcpl_id, lapl_id);
+    }
     case H5VL_LINK_CREATE_SOFT:
         return NCZ_PUSH(NCZ_E_NOTREPR,
                         "soft link \"%s\" -> \"%s\": soft links are not representable in NCZarr", name,
@@ -221,7 +227,7 @@ herr_t H5VL_nczarr_link_move(void *src_obj, const H5VL_loc_params_t *loc_params1
         NCZ_GOTO(FAIL, NCZ_E_NOTFOUND,
                  "cannot move \"%s\" to \"%s\": the destination location has been deleted",
                  loc_params1->loc_data.loc_by_name.name, dst_name);
-    if (so->file != dobj->file || n->file != dobj->node->file)
+    if (so->file->tf != dobj->file->tf || n->file != dobj->node->file)
         NCZ_GOTO(FAIL, NCZ_E_ARGS,
                  "cannot move \"%s\" to \"%s\": source and destination are in different stores",
                  loc_params1->loc_data.loc_by_name.name, dst_name);
@@ -451,7 +457,7 @@ herr_t H5VL_nczarr_link_specific(void *obj, const H5VL_loc_params_t *loc_params,
     H5VL_nczarr_obj_t *o = obj;
     if (!o || !o->node)
         return NCZ_PUSH(NCZ_E_ARGS, "link operation on an invalid location");
-    if (check_lapl(loc_params) < 0)
+    if (H5VL_nczarr_check_lapl(loc_params) < 0)
         return FAIL;
     switch (args->op_type) {
     case H5VL_LINK_DELETE: {

@@ -14,24 +14,6 @@ static const char *where(const ncztr_obj *n, char *buf, size_t size)
     return buf;
 }
 
-/* HDF5 leaves access plists for the connector to check (the native one fails when it
- * reads them): refuse ids that are not property lists at all. */
-static herr_t check_plist(hid_t id, const char *what)
-{
-    if (id != H5P_DEFAULT && H5Iget_type(id) != H5I_GENPROP_LST)
-        return NCZ_PUSH(NCZ_E_ARGS, "invalid %s property list (id %lld)", what, (long long)id);
-    return SUCCEED;
-}
-
-static herr_t check_lapl(const H5VL_loc_params_t *lp)
-{
-    if (lp->type == H5VL_OBJECT_BY_NAME)
-        return check_plist(lp->loc_data.loc_by_name.lapl_id, "link access");
-    if (lp->type == H5VL_OBJECT_BY_IDX)
-        return check_plist(lp->loc_data.loc_by_idx.lapl_id, "link access");
-    return SUCCEED;
-}
-
 /* Closes an iteration's location id. H5Idec_ref, like every public HDF5 call, clears the
  * error stack on entry: after a failed callback keep what it and the connector pushed. */
 static void drop_id(hid_t id, bool keep_errors)
@@ -55,7 +37,7 @@ static ncztr_obj *locate(H5VL_nczarr_obj_t *o, const H5VL_loc_params_t *lp)
         NCZ_PUSH(NCZ_E_ARGS, "object operation: no name or token given");
         return NULL;
     }
-    if (check_lapl(lp) < 0)
+    if (H5VL_nczarr_check_lapl(lp) < 0)
         return NULL;
     return H5VL_nczarr_resolve(o, lp);
 }
@@ -87,21 +69,49 @@ void *H5VL_nczarr_object_open(void *obj, const H5VL_loc_params_t *loc_params, H5
     return no;
 }
 
+/* H5Ocopy within one store: a group with its subtree (or only its members with
+ * H5O_COPY_SHALLOW_HIERARCHY_FLAG), or a dataset with its data, with attributes unless
+ * H5O_COPY_WITHOUT_ATTR_FLAG. Soft and external links do not exist in NCZarr, so the
+ * flags that expand them change nothing. */
 herr_t H5VL_nczarr_object_copy(void *src_obj, const H5VL_loc_params_t *loc_params1, const char *src_name,
                                void *dst_obj, const H5VL_loc_params_t *loc_params2, const char *dst_name,
                                hid_t ocpypl_id, hid_t lcpl_id, hid_t dxpl_id, void **req)
 {
-    (void)src_obj;
-    (void)loc_params1;
-    (void)dst_obj;
-    (void)loc_params2;
-    (void)ocpypl_id;
-    (void)lcpl_id;
     (void)dxpl_id;
     (void)req;
-    return NCZ_PUSH(NCZ_E_UNSUPPORTED,
-                    "H5Ocopy of \"%s\" to \"%s\" is not supported by the nczarr connector yet",
-                    src_name ? src_name : "?", dst_name ? dst_name : "?");
+    herr_t ret = SUCCEED;
+    H5VL_nczarr_obj_t *so = src_obj, *dobj = dst_obj;
+    ncztr_obj *sbase = NULL, *dbase = NULL, *src = NULL, *parent = NULL;
+    char *leaf = NULL;
+    unsigned cflags = 0, crt = 0, mflags = 0;
+    if (!src_name || !*src_name || !dst_name || !*dst_name)
+        NCZ_GOTO(FAIL, NCZ_E_ARGS, "H5Ocopy: no source or destination name given");
+    if (H5VL_nczarr_check_plist(ocpypl_id, H5P_OBJECT_COPY, "object copy") < 0 ||
+        H5VL_nczarr_check_plist(lcpl_id, H5P_LINK_CREATE, "link creation") < 0)
+        NCZ_GOTO_QUIET(FAIL);
+    if (!(sbase = locate(so, loc_params1)) || !(dbase = locate(dobj, loc_params2)))
+        NCZ_GOTO_QUIET(FAIL);
+    if (so->file->tf != dobj->file->tf)
+        NCZ_GOTO(
+            FAIL, NCZ_E_UNSUPPORTED,
+            "H5Ocopy of \"%s\" to \"%s\": copying between stores is not supported by the nczarr connector",
+            src_name, dst_name);
+    if (ncztr_lookup(sbase, src_name, &src) < 0)
+        NCZ_GOTO_QUIET(FAIL);
+    if (ocpypl_id != H5P_DEFAULT && H5Pget_copy_object(ocpypl_id, &cflags) < 0)
+        NCZ_GOTO(FAIL, NCZ_E_HDF5, "H5Ocopy: cannot read the object copy property list");
+    if (lcpl_id != H5P_DEFAULT && H5Pget_create_intermediate_group(lcpl_id, &crt) < 0)
+        NCZ_GOTO(FAIL, NCZ_E_HDF5, "H5Ocopy: cannot read the link creation property list");
+    if (cflags & H5O_COPY_SHALLOW_HIERARCHY_FLAG)
+        mflags |= NCZTR_COPY_SHALLOW;
+    if (cflags & H5O_COPY_WITHOUT_ATTR_FLAG)
+        mflags |= NCZTR_COPY_NO_ATTRS;
+    if (ncztr_resolve_new(dbase, dst_name, crt != 0, &parent, &leaf) < 0 ||
+        ncztr_copy(src, parent, leaf, mflags, NULL) < 0)
+        NCZ_GOTO_QUIET(FAIL);
+done:
+    free(leaf);
+    return ret;
 }
 
 herr_t H5VL_nczarr_object_get(void *obj, const H5VL_loc_params_t *loc_params, H5VL_object_get_args_t *args,
@@ -127,11 +137,11 @@ herr_t H5VL_nczarr_object_get(void *obj, const H5VL_loc_params_t *loc_params, H5
     case H5VL_OBJECT_GET_NAME: {
         size_t len = 0;
         if (loc_params->type == H5VL_OBJECT_BY_SELF) {
-            /* An unlinked object has no name any more: HDF5 reports an empty one. */
+            /* An unlinked (deleted or anonymous) object has no name: HDF5 reports an empty one. */
             n = o->node;
             if (!n)
                 return NCZ_PUSH(NCZ_E_ARGS, "object name: invalid object");
-            if (n->deleted) {
+            if (ncztr_obj_unlinked(n)) {
                 len = H5VL_nczarr_copy_name("", args->args.get_name.buf, args->args.get_name.buf_size);
                 if (args->args.get_name.name_len)
                     *args->args.get_name.name_len = len;
@@ -288,7 +298,7 @@ herr_t H5VL_nczarr_object_specific(void *obj, const H5VL_loc_params_t *loc_param
     char buf[256];
     if (!o || !o->file)
         return NCZ_PUSH(NCZ_E_ARGS, "object operation on an invalid location");
-    if (check_lapl(loc_params) < 0)
+    if (H5VL_nczarr_check_lapl(loc_params) < 0)
         return FAIL;
     switch (args->op_type) {
     case H5VL_OBJECT_CHANGE_REF_COUNT:

@@ -44,7 +44,28 @@ run "$NC/sample.zarr.file" "file://$NC/sample.zarr.file#mode=zarr,file"
 run "$NC/sample.nczarr.zip" "file://$NC/sample.nczarr.zip#mode=nczarr,zip"
 run "$NC/filters.nczarr.file" "file://$NC/filters.nczarr.file#mode=nczarr,file"
 
-# 3. Types and shapes the readers agree on (ncdump's CDL / zarr-python's dtype).
+# 3. The same stores with every array numcodecs can decode rewritten uncompressed (same
+# keys, missing chunks, order, separators, fill values), so that the values of the
+# compressed sample arrays (all of zarr-python's defaults are Blosc) are compared too.
+mkdir -p "$tmp/twin"
+twin() {
+  local src=$1 dst
+  dst=$tmp/twin/$(basename "$src")
+  shift
+  py "$here/compare_values.py" --decompress "$src" "$dst" || { echo "FAIL: cannot decompress $src"; status=1; return; }
+  run "$dst" "${@/\{\}/$dst}"
+}
+twin "$ZP/basic.zarr"
+twin "$ZP/xarray.zarr"
+twin "$ZP/slash_sep.zarr"
+twin "$ZP/order_f.zarr"
+twin "$ZP/zipped.zip"
+twin "$NC/sample.nczarr.file" "file://{}#mode=nczarr,file"
+twin "$NC/sample.zarr.file" "file://{}#mode=zarr,file"
+twin "$NC/sample.nczarr.zip" "file://{}#mode=nczarr,zip"
+twin "$NC/filters.nczarr.file" "file://{}#mode=nczarr,file"
+
+# 4. Types and shapes the readers agree on (ncdump's CDL / zarr-python's dtype).
 # expect STORE DATASET PATTERN...: every pattern must appear in `h5dump -H -d DATASET`.
 expect() {
   local store=$1 dset=$2
