@@ -101,6 +101,8 @@ uint64_t H5VL_nczarr_token_decode(const H5O_token_t *tok);
 /* Fills an H5O_info2_t for a node. */
 herr_t H5VL_nczarr_fill_oinfo(H5VL_nczarr_file_t *f, ncztr_obj *n, unsigned fields, H5O_info2_t *oinfo);
 H5O_type_t H5VL_nczarr_otype(const ncztr_obj *n);
+/* Does the link creation plist ask for missing intermediate groups to be created? */
+bool H5VL_nczarr_lcpl_intermediate(hid_t lcpl_id);
 /* Copies a name into an HDF5-style (buf, size) pair; returns the full length. */
 size_t H5VL_nczarr_copy_name(const char *name, char *buf, size_t size);
 

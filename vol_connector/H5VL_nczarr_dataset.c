@@ -6,14 +6,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-static bool want_intermediate(hid_t lcpl_id)
-{
-    unsigned crt = 0;
-    if (lcpl_id < 0 || lcpl_id == H5P_DEFAULT)
-        return false;
-    return H5Pget_create_intermediate_group(lcpl_id, &crt) >= 0 && crt;
-}
-
 /* HDF5 passes access plists through unchecked (the native connector fails when it reads
  * them): refuse ids that are not dataset access plists. */
 static herr_t check_dapl(hid_t dapl_id)
@@ -48,7 +40,7 @@ void *H5VL_nczarr_dataset_create(void *obj, const H5VL_loc_params_t *loc_params,
         NCZ_PUSH(NCZ_E_NOTREPR, "anonymous datasets (H5Dcreate_anon) are not representable in NCZarr");
         return NULL;
     }
-    if (ncztr_resolve_new(base, name, want_intermediate(lcpl_id), &parent, &leaf) < 0)
+    if (ncztr_resolve_new(base, name, H5VL_nczarr_lcpl_intermediate(lcpl_id), &parent, &leaf) < 0)
         return NULL;
     if (ncztr_array_create(parent, leaf, type_id, space_id,
                            dcpl_id == H5P_DEFAULT ? H5P_DATASET_CREATE_DEFAULT : dcpl_id, dapl_id,

@@ -111,6 +111,14 @@ hid_t H5VL_nczarr_wrap_register(H5VL_nczarr_file_t *file, ncztr_obj *node)
     return id;
 }
 
+bool H5VL_nczarr_lcpl_intermediate(hid_t lcpl_id)
+{
+    unsigned crt = 0;
+    if (lcpl_id < 0 || lcpl_id == H5P_DEFAULT)
+        return false;
+    return H5Pget_create_intermediate_group(lcpl_id, &crt) >= 0 && crt;
+}
+
 size_t H5VL_nczarr_copy_name(const char *name, char *buf, size_t size)
 {
     size_t len = strlen(name);

@@ -19,14 +19,6 @@ hid_t H5VL_nczarr_default_gcpl(void)
     return gcpl;
 }
 
-static bool want_intermediate(hid_t lcpl_id)
-{
-    unsigned crt = 0;
-    if (lcpl_id < 0 || lcpl_id == H5P_DEFAULT)
-        return false;
-    return H5Pget_create_intermediate_group(lcpl_id, &crt) >= 0 && crt;
-}
-
 void *H5VL_nczarr_group_create(void *obj, const H5VL_loc_params_t *loc_params, const char *name,
                                hid_t lcpl_id, hid_t gcpl_id, hid_t gapl_id, hid_t dxpl_id, void **req)
 {
@@ -47,7 +39,7 @@ void *H5VL_nczarr_group_create(void *obj, const H5VL_loc_params_t *loc_params, c
         if (ncztr_group_create_anon(base->file, &g) < 0)
             return NULL;
     } else {
-        if (ncztr_resolve_new(base, name, want_intermediate(lcpl_id), &parent, &leaf) < 0)
+        if (ncztr_resolve_new(base, name, H5VL_nczarr_lcpl_intermediate(lcpl_id), &parent, &leaf) < 0)
             return NULL;
         if (ncztr_group_create(parent, leaf, &g) < 0) {
             free(leaf);

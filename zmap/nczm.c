@@ -5,6 +5,7 @@
 
 #include <ctype.h>
 #include <errno.h>
+#include <sys/stat.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -672,6 +673,25 @@ int nczm_probe(const nczm_url *url)
         return 0;
     const nczm_driver *drv = url->kind == NCZM_KIND_FILE ? &nczm_file_driver : &nczm_zip_driver;
     return drv->probe(url) ? 1 : 0;
+}
+
+nczm_status nczm_check_parent(const char *path, char errmsg[NCZM_ERRLEN])
+{
+    char *parent = nczm_parent_of(path);
+    if (!parent)
+        return nczm_fmterr(errmsg, NCZM_NOMEM, "%s: create: out of memory", path);
+    struct stat psb;
+    int pok = stat(parent, &psb) == 0;
+    int e = errno;
+    nczm_status st = NCZM_OK;
+    if (!pok || !S_ISDIR(psb.st_mode))
+        st = nczm_fmterr(errmsg, !pok && nczm_errno_status(e) == NCZM_PERM ? NCZM_PERM : NCZM_NOTFOUND,
+                         "%s: create: parent directory \"%s\" %s", path, parent,
+                         pok           ? "is not a directory"
+                         : e == ENOENT ? "does not exist"
+                                       : strerror(e));
+    free(parent);
+    return st;
 }
 
 /* ---------------------------------------------------------------- object operations */

@@ -241,25 +241,10 @@ static nczm_status file_open(const nczm_url *url, unsigned flags, nczm_map **out
                                        root, strerror(e));
             }
         } else {
-            char *parent = nczm_parent_of(root);
-            if (!parent)
-                return nczm_fmterr(errmsg, NCZM_NOMEM, "%s: create: out of memory", root);
-            struct stat psb;
-            int pok = stat(parent, &psb) == 0;
-            int e = errno;
-            if (!pok || !S_ISDIR(psb.st_mode)) {
-                st =
-                    nczm_fmterr(errmsg, !pok && nczm_errno_status(e) == NCZM_PERM ? NCZM_PERM : NCZM_NOTFOUND,
-                                "%s: create: parent directory \"%s\" %s", root, parent,
-                                pok           ? "is not a directory"
-                                : e == ENOENT ? "does not exist"
-                                              : strerror(e));
-                free(parent);
+            if ((st = nczm_check_parent(root, errmsg)) != NCZM_OK)
                 return st;
-            }
-            free(parent);
             if (mkdir(root, 0777) != 0) {
-                e = errno;
+                int e = errno;
                 return nczm_fmterr(errmsg, e == EEXIST ? NCZM_EXISTS : nczm_errno_status(e), "%s: create: %s",
                                    root, strerror(e));
             }

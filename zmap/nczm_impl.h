@@ -75,6 +75,10 @@ struct nczm_map {
     char errmsg[NCZM_ERRLEN];
 };
 
+/* A store is created only inside an existing directory (never mkdir -p of its parents):
+ * NCZM_NOTFOUND/NCZM_PERM with errmsg naming the parent otherwise. */
+nczm_status nczm_check_parent(const char *path, char errmsg[NCZM_ERRLEN]);
+
 extern const nczm_driver nczm_file_driver;
 extern const nczm_driver nczm_zip_driver;
 

@@ -362,23 +362,8 @@ static nczm_status zip_store_open(const nczm_url *url, unsigned flags, nczm_map 
             detect = !(flags & NCZM_TRUNC) && !empty;
             zflags = detect ? 0 : ZIP_CREATE | ZIP_TRUNCATE;
         } else {
-            char *parent = nczm_parent_of(path);
-            if (!parent)
-                return nczm_fmterr(errmsg, NCZM_NOMEM, "%s: create: out of memory", path);
-            struct stat psb;
-            int pok = stat(parent, &psb) == 0;
-            int e = errno;
-            if (!pok || !S_ISDIR(psb.st_mode)) {
-                st =
-                    nczm_fmterr(errmsg, !pok && nczm_errno_status(e) == NCZM_PERM ? NCZM_PERM : NCZM_NOTFOUND,
-                                "%s: create: parent directory \"%s\" %s", path, parent,
-                                pok           ? "is not a directory"
-                                : e == ENOENT ? "does not exist"
-                                              : strerror(e));
-                free(parent);
+            if ((st = nczm_check_parent(path, errmsg)) != NCZM_OK)
                 return st;
-            }
-            free(parent);
             if ((st = check_writable(path, 0, errmsg)) != NCZM_OK)
                 return st;
             detect = 0;
