@@ -1,0 +1,26 @@
+#!/usr/bin/env bash
+# netCDF-C programs with HDF5_VOL_CONNECTOR=nczarr load the connector into a process that
+# also holds netCDF-C's own NCZarr code (whose zmap functions have our names): they must
+# never crash. nc_create of a plain path reaches the connector through HDF5 (writing
+# netCDF-4 through it needs dimension scales, a later feature: a clean failure is fine
+# today); nc_open of a store's URL goes to netCDF-C's NCZarr reader and must still work.
+set -euo pipefail
+: "${NCZARR_BUILD:?}" "${NCZARR_PREFIX:?}" "${NCZARR_SAMPLES:?}"
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/nczarr-nc.XXXXXX")
+trap 'rm -rf "$tmp"' EXIT
+no_crash() { # runs a command; any exit status below 128 is fine, a signal is not
+  local rc=0
+  "$@" >"$tmp/out.txt" 2>&1 || rc=$?
+  if [ "$rc" -ge 128 ]; then echo "FAIL: crashed (status $rc): $*"; cat "$tmp/out.txt"; exit 1; fi
+  echo "exit $rc: ${*##*/}"
+}
+grep -v "_DeflateLevel\|_Shuffle" "$NCZARR_SAMPLES/netcdf-c-4.9.3/sample.cdl" >"$tmp/plain.cdl"
+no_crash "$NCZARR_PREFIX/bin/ncgen" -k nc4 -o "$tmp/a.zarr" "$NCZARR_SAMPLES/netcdf-c-4.9.3/sample.cdl"
+no_crash "$NCZARR_PREFIX/bin/ncgen" -k nc4 -o "$tmp/b.zarr" "$tmp/plain.cdl"
+no_crash "$NCZARR_PREFIX/bin/ncdump" "$tmp/b.zarr"
+no_crash "$NCZARR_PREFIX/bin/ncdump" "$tmp/missing.nc"
+# a store written through the connector, read by netCDF-C in the same kind of process
+"$NCZARR_BUILD/examples/write_store" "$tmp/ex.zarr" >/dev/null
+"$NCZARR_PREFIX/bin/ncdump" "file://$tmp/ex.zarr#mode=nczarr,file" >"$tmp/ex.cdl"
+grep -q "counts = 3, 1, 4, 1, 5" "$tmp/ex.cdl" || { echo "FAIL: ncdump with the connector loaded"; cat "$tmp/ex.cdl"; exit 1; }
+echo "ncdump with the connector loaded: ok"
