@@ -6,9 +6,9 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 jobs=$(nproc)
 prefix=$("$root/scripts/build.sh" "$root/build" | tail -n 1)
 echo "== tests (RelWithDebInfo) =="
-ctest --test-dir "$root/build" --output-on-failure -j "$jobs"
+ctest --test-dir "$root/build" --output-on-failure -j "$jobs" --timeout 900
 if [ "${NCZARR_SKIP_SANITIZE:-0}" != 1 ]; then
   "$root/scripts/build.sh" "$root/build-asan" -DNCZARR_SANITIZE=ON -DCMAKE_BUILD_TYPE=Debug >/dev/null
   echo "== tests (AddressSanitizer + UBSan) =="
-  ctest --test-dir "$root/build-asan" --output-on-failure -j "$jobs"
+  ctest --test-dir "$root/build-asan" --output-on-failure -j "$jobs" --timeout 900
 fi

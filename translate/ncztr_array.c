@@ -3,6 +3,7 @@
 #include "ncztr_array_internal.h"
 #include "ncztr_chunkio.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -45,6 +46,9 @@ herr_t ncztr_array_check_usable(const ncztr_obj *o)
 
 hid_t ncztr_array_elem_type(const ncztr_array *a)
 {
+    /* enum, compound, array: the packed form of the HDF5 type (its layout is the chunk's) */
+    if (a->type >= 0 && ncztr_ctype_is_special(a->type))
+        return ncztr_ctype_storage(a->type, "dataset");
     /* Zarr "S" values are raw bytes: a fixed string dataset keeps the application's
      * padding and character set, so that its own type reads back what it wrote, byte for
      * byte (as a native HDF5 dataset does). */
@@ -176,9 +180,32 @@ herr_t ncztr_array_create(ncztr_obj *parent, const char *name, hid_t type, hid_t
      * stored as float32 ("<f4"/">f4", exact for every half value) and remembered as half
      * in "_nczarr_array" so that HDF5 programs get their type back. */
     bool half = ncztr_is_half_float(type);
-    if (ncztr_dtype_from_hdf5(half ? (H5Tget_order(type) == H5T_ORDER_BE ? H5T_IEEE_F32BE : H5T_IEEE_F32LE)
-                                   : type,
-                              a->maxstrlen, name, &za->dtype) < 0)
+    H5T_class_t tcls = H5Tget_class(type);
+    bool special = tcls == H5T_COMPOUND || tcls == H5T_ARRAY || tcls == H5T_ENUM;
+    if (tcls == H5T_COMPOUND || tcls == H5T_ARRAY) {
+        /* a Zarr structured dtype of packed records; the exact type is kept (hdf5_type) */
+        hid_t st = ncztr_ctype_storage(type, name);
+        if (st < 0)
+            NCZ_GOTO_QUIET(FAIL);
+        za->dtype.size = H5Tget_size(st);
+        H5Tclose(st);
+        if (!(za->structured = ncztr_struct_from_hdf5(type, name)))
+            NCZ_GOTO_QUIET(FAIL);
+        za->dtype.tclass = NCZTR_T_STRUCT;
+        snprintf(za->dtype.zarr, sizeof za->dtype.zarr, "|V%zu", za->dtype.size);
+        a->nc_hidden = true;
+    } else if (tcls == H5T_ENUM) {
+        /* the base integer dtype; the exact type is kept (hdf5_type) */
+        hid_t base = H5Tget_super(type);
+        herr_t r = base >= 0 ? ncztr_dtype_from_hdf5(base, 0, name, &za->dtype) : FAIL;
+        if (base >= 0)
+            H5Tclose(base);
+        if (r < 0)
+            NCZ_GOTO(FAIL, NCZ_E_NOTREPR, "dataset \"%s\": enum base type is not representable in NCZarr",
+                     name);
+    } else if (ncztr_dtype_from_hdf5(
+                   half ? (H5Tget_order(type) == H5T_ORDER_BE ? H5T_IEEE_F32BE : H5T_IEEE_F32LE) : type,
+                   a->maxstrlen, name, &za->dtype) < 0)
         NCZ_GOTO_QUIET(FAIL);
     /* dataspace */
     H5S_class_t scls = H5Sget_simple_extent_type(space);
@@ -243,9 +270,9 @@ herr_t ncztr_array_create(ncztr_obj *parent, const char *name, hid_t type, hid_t
     }
     za->order = 'C';
     za->dimsep = '.';
-    a->type = a->vlen_string                               ? vlen_string_type()
-              : half || (H5Tget_class(type) == H5T_STRING) ? H5Tcopy(type)
-                                                           : ncztr_dtype_to_hdf5(&za->dtype);
+    a->type = a->vlen_string                                          ? vlen_string_type()
+              : half || special || (H5Tget_class(type) == H5T_STRING) ? H5Tcopy(type)
+                                                                      : ncztr_dtype_to_hdf5(&za->dtype);
     if (a->type < 0)
         NCZ_GOTO(FAIL, NCZ_E_HDF5, "dataset \"%s\": cannot copy its type", name);
     if ((stype = ncztr_array_elem_type(a)) < 0)
@@ -304,6 +331,44 @@ ncztr_dim *ncztr_find_dim(ncztr_file *f, const char *fqn, ncztr_obj **owner)
     return NULL;
 }
 
+/* A kept exact type must describe the stored bytes: an enum over the dtype's integers, a
+ * compound/array whose structured dtype is the one in .zarray. */
+static herr_t check_kept_type(const ncztr_array *a, const char *key)
+{
+    herr_t ret = SUCCEED;
+    json_t *sj = NULL;
+    hid_t base = H5I_INVALID_HID;
+    const ncztr_zarray *za = &a->za;
+    switch (H5Tget_class(a->type)) {
+    case H5T_ENUM: {
+        ncztr_dtype dt;
+        if ((base = H5Tget_super(a->type)) < 0 || ncztr_dtype_from_hdf5(base, 0, key, &dt) < 0 ||
+            za->dtype.tclass == NCZTR_T_STRUCT || strcmp(dt.zarr, za->dtype.zarr) != 0)
+            NCZ_GOTO(FAIL, NCZ_E_FORMAT, "%s: the kept HDF5 enum type does not match dtype %s", key,
+                     za->dtype.zarr);
+        break;
+    }
+    case H5T_COMPOUND:
+    case H5T_ARRAY:
+        if (za->dtype.tclass != NCZTR_T_STRUCT || !(sj = ncztr_struct_from_hdf5(a->type, key)) ||
+            !json_equal(sj, za->structured))
+            NCZ_GOTO(FAIL, NCZ_E_FORMAT, "%s: the kept HDF5 %s type does not match the structured dtype", key,
+                     H5Tget_class(a->type) == H5T_ARRAY ? "array" : "compound");
+        break;
+    default:
+        NCZ_GOTO(FAIL, NCZ_E_FORMAT, "%s: the kept HDF5 type is not an enum, compound or array type", key);
+    }
+done:
+    json_decref(sj);
+    if (base >= 0) {
+        hid_t es = H5Eget_current_stack();
+        H5Tclose(base);
+        if (es >= 0)
+            H5Eset_current_stack(es);
+    }
+    return ret;
+}
+
 herr_t ncztr_array_setup_loaded(ncztr_obj *o, json_t *nca, json_t *zattrs, const char *key)
 {
     herr_t ret = SUCCEED;
@@ -357,21 +422,37 @@ herr_t ncztr_array_setup_loaded(ncztr_obj *o, json_t *nca, json_t *zattrs, const
     }
     /* |Sn is netCDF's NC_STRING in stores netCDF-C wrote: NCZarr ones (with _nczarr_array)
      * and pure Zarr ones (they carry _NCProperties). zarr-python's |Sn are fixed strings. */
-    a->vlen_string = za->dtype.tclass == NCZTR_T_STRING && (nca != NULL || o->file->ncproperties != NULL) &&
-                     !fixedstring;
+    a->vlen_string =
+        za->dtype.tclass == NCZTR_T_STRING && (nca != NULL || o->file->ncproperties != NULL) && !fixedstring;
     if (a->vlen_string)
         a->maxstrlen = za->dtype.size;
-    if ((stype = ncztr_dtype_to_hdf5(&za->dtype)) < 0)
-        NCZ_GOTO_QUIET(FAIL);
     /* "hdf5_dtype": "<f2" / ">f2": an HDF5 16-bit float dataset kept as float32. */
     json_t *hd = nca ? json_object_get(nca, "hdf5_dtype") : NULL;
     bool half = json_is_string(hd) && za->dtype.tclass == NCZTR_T_FLOAT && za->dtype.size == 4 &&
                 (strcmp(json_string_value(hd), "<f2") == 0 || strcmp(json_string_value(hd), ">f2") == 0);
-    a->type = a->vlen_string ? vlen_string_type()
-              : half         ? H5Tcopy(json_string_value(hd)[0] == '>' ? H5T_IEEE_F16BE : H5T_IEEE_F16LE)
-                             : H5Tcopy(stype);
+    /* "hdf5_type": Base64 of the exact HDF5 type (enum, compound, array) */
+    json_t *ht = nca ? json_object_get(nca, "hdf5_type") : NULL;
+    if (ht) {
+        if (!json_is_string(ht))
+            NCZ_GOTO(FAIL, NCZ_E_FORMAT, "%s: \"_nczarr_array.hdf5_type\" must be a string", key);
+        if ((a->type = ncztr_type_decode(json_string_value(ht), key)) < 0)
+            NCZ_GOTO_QUIET(FAIL);
+        if (check_kept_type(a, key) < 0)
+            NCZ_GOTO_QUIET(FAIL);
+        a->vlen_string = false;
+    } else if (za->dtype.tclass == NCZTR_T_STRUCT) {
+        /* a structured array from another writer: its packed compound type */
+        if ((a->type = ncztr_struct_to_hdf5(za->structured, key)) < 0)
+            NCZ_GOTO_QUIET(FAIL);
+    } else {
+        a->type = a->vlen_string ? vlen_string_type()
+                  : half         ? H5Tcopy(json_string_value(hd)[0] == '>' ? H5T_IEEE_F16BE : H5T_IEEE_F16LE)
+                                 : ncztr_dtype_to_hdf5(&za->dtype);
+    }
     if (a->type < 0)
         NCZ_GOTO(FAIL, NCZ_E_HDF5, "%s: cannot build the HDF5 type", key);
+    if ((stype = ncztr_array_elem_type(a)) < 0)
+        NCZ_GOTO(FAIL, NCZ_E_HDF5, "%s: cannot build the HDF5 type of its chunk elements", key);
     if ((a->dcpl = H5Pcreate(H5P_DATASET_CREATE)) < 0)
         NCZ_GOTO(FAIL, NCZ_E_HDF5, "%s: cannot create a dataset creation plist", key);
     if (!a->scalar) {

@@ -533,6 +533,8 @@ herr_t ncztr_attr_to_json(const char *name, const ncztr_attrval *val, json_t **v
         NCZ_GOTO(FAIL, NCZ_E_ARGS, "%s: invalid arguments", what);
     *value = NULL;
     dtype[0] = '\0';
+    if (ncztr_cattr_is_special(val->type))
+        return ncztr_cattr_to_json(name, val, value, dtype);
     if (val->nelem && !val->data)
         NCZ_GOTO(FAIL, NCZ_E_ARGS, "%s: no data", what);
     if ((cls = H5Tget_class(val->type)) == H5T_NO_CLASS)

@@ -319,6 +319,12 @@ json_t *ncztr_fill_to_json(const ncztr_dtype *dt, const void *fill)
         NCZ_GOTO(NULL, NCZ_E_ARGS, "fill value: no dtype");
     if (!fill) {
         ret = json_null();
+    } else if (dt->tclass == NCZTR_T_STRUCT) {
+        /* Structured dtypes: Base64 of the whole packed record, as zarr-python writes. */
+        if (!(b64 = malloc(4 * ((dt->size + 2) / 3) + 1)))
+            NCZ_GOTO(NULL, NCZ_E_NOMEM, "out of memory encoding a fill value");
+        b64_encode(fill, dt->size, b64);
+        ret = json_string(b64);
     } else if (dt->tclass == NCZTR_T_CHAR || dt->tclass == NCZTR_T_STRING) {
         /* Trailing NULs dropped, as NumPy's bytes_ (and so zarr-python) does: all-zero
          * is "" and "ab\0\0" is Base64 of "ab". */
@@ -359,7 +365,18 @@ herr_t ncztr_fill_from_json(const ncztr_dtype *dt, json_t *value, const char *wh
     if (!value || json_is_null(value))
         goto done;
 
-    if (dt->tclass == NCZTR_T_CHAR || dt->tclass == NCZTR_T_STRING) {
+    if (dt->tclass == NCZTR_T_STRUCT) {
+        /* Base64 of the record ("" or 0: all zero bytes); a short value is zero-padded. */
+        int too_long;
+        if (json_is_string(value) && json_string_length(value) > 0 &&
+            b64_decode(json_string_value(value), json_string_length(value), fill_out, dt->size, &too_long) <
+                0)
+            NCZ_GOTO(FAIL, NCZ_E_FORMAT,
+                     "%s: fill value for structured dtype must be Base64 of at most %zu bytes", what,
+                     dt->size);
+        if (!json_is_string(value) && !(json_is_integer(value) && json_integer_value(value) == 0))
+            NCZ_GOTO(FAIL, NCZ_E_FORMAT, "%s: fill value for structured dtype must be a Base64 string", what);
+    } else if (dt->tclass == NCZTR_T_CHAR || dt->tclass == NCZTR_T_STRING) {
         if (json_is_string(value)) {
             const char *s = json_string_value(value);
             size_t n = json_string_length(value);
@@ -392,4 +409,18 @@ herr_t ncztr_fill_from_json(const ncztr_dtype *dt, json_t *value, const char *wh
     *has_fill = 1;
 done:
     return ret;
+}
+
+char *ncztr_b64_encode(const void *data, size_t n)
+{
+    char *out = malloc(4 * ((n + 2) / 3) + 1);
+    if (out)
+        b64_encode(data, n, out);
+    return out;
+}
+
+long ncztr_b64_decode(const char *s, size_t n, void *out, size_t cap)
+{
+    int too_long;
+    return b64_decode(s, n, out, cap, &too_long);
 }

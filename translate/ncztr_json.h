@@ -8,27 +8,30 @@
 
 #include <hdf5.h>
 #include <jansson.h>
+#include <stdbool.h>
 #include <stdint.h>
 
-#define NCZTR_DTYPE_MAX 32
-#define NCZTR_MAX_RANK 32
+#define NCZTR_DTYPE_MAX         32
+#define NCZTR_MAX_RANK          32
 #define NCZTR_DEFAULT_MAXSTRLEN 128
 
 /* ---- dtypes ------------------------------------------------------------------------- */
 typedef enum ncztr_tclass {
-    NCZTR_T_INT = 1,  /* signed integer */
-    NCZTR_T_UINT,     /* unsigned integer (also |b1 bool, read as uint8) */
+    NCZTR_T_INT = 1, /* signed integer */
+    NCZTR_T_UINT,    /* unsigned integer (also |b1 bool, read as uint8) */
     NCZTR_T_FLOAT,
-    NCZTR_T_CHAR,     /* ">S1" / "|S1": netCDF NC_CHAR, HDF5 1-byte fixed string */
-    NCZTR_T_STRING    /* "|Sn" (n > 1): fixed bytes on disk; NC_STRING or HDF5 string */
+    NCZTR_T_CHAR,   /* ">S1" / "|S1": netCDF NC_CHAR, HDF5 1-byte fixed string */
+    NCZTR_T_STRING, /* "|Sn" (n > 1): fixed bytes on disk; NC_STRING or HDF5 string */
+    NCZTR_T_STRUCT  /* structured dtype (a JSON list of fields, see ncztr_zarray.structured):
+                       packed records of `size` bytes; zarr text "|V<size>" for messages */
 } ncztr_tclass;
 
 typedef struct ncztr_dtype {
     char zarr[NCZTR_DTYPE_MAX]; /* canonical text as written: "<i4", ">f8", ">S1", "|S128", "|u1" */
     ncztr_tclass tclass;
-    size_t size;                /* bytes per element in a chunk */
-    int big_endian;             /* byte order of the chunk bytes (0 for 1-byte types) */
-    int is_bool;                /* "|b1" */
+    size_t size;    /* bytes per element in a chunk */
+    int big_endian; /* byte order of the chunk bytes (0 for 1-byte types) */
+    int is_bool;    /* "|b1" */
 } ncztr_dtype;
 
 /* Parses a Zarr v2 dtype string. Accepts [<>|=]? + i1..i8, u1..u8, f4, f8, b1, S<n>.
@@ -109,17 +112,18 @@ herr_t ncztr_fill_from_json(const ncztr_dtype *dt, json_t *value, const char *wh
 
 /* ---- .zarray ------------------------------------------------------------------------ */
 typedef struct ncztr_zarray {
-    int rank;                          /* >= 1 (Zarr v2 scalars are shape [] -> rank 0 is
-                                          accepted on read: then shape/chunks are empty) */
+    int rank; /* >= 1 (Zarr v2 scalars are shape [] -> rank 0 is
+                 accepted on read: then shape/chunks are empty) */
     uint64_t shape[NCZTR_MAX_RANK];
     uint64_t chunks[NCZTR_MAX_RANK];
     ncztr_dtype dtype;
     int has_fill;
-    unsigned char *fill;               /* malloc'ed dtype.size bytes when has_fill */
-    char order;                        /* 'C' or 'F' */
-    char dimsep;                       /* '.' or '/' */
-    json_t *compressor;                /* NULL (json null) or the codec object (owned ref) */
-    json_t *filters;                   /* NULL or the array of codec objects (owned ref) */
+    unsigned char *fill; /* malloc'ed dtype.size bytes when has_fill */
+    char order;          /* 'C' or 'F' */
+    char dimsep;         /* '.' or '/' */
+    json_t *compressor;  /* NULL (json null) or the codec object (owned ref) */
+    json_t *filters;     /* NULL or the array of codec objects (owned ref) */
+    json_t *structured;  /* dtype.tclass == NCZTR_T_STRUCT: the dtype list (owned) */
 } ncztr_zarray;
 
 /* Parses and validates .zarray text. `key` is used in messages. Checks: valid JSON object;
@@ -166,5 +170,42 @@ json_t *ncztr_json_real(double v, int single);
  * the dtype's range fails naming `what`. */
 json_t *ncztr_json_from_elem(const ncztr_dtype *dt, const void *elem, const char *what);
 herr_t ncztr_json_to_elem(const ncztr_dtype *dt, const json_t *j, const char *what, void *elem);
+
+/* Standard Base64 with padding. encode: malloc'ed NUL-terminated text (NULL when out of
+ * memory). decode: the decoded length, or -1 if s is not Base64 or longer than cap. */
+char *ncztr_b64_encode(const void *data, size_t n);
+long ncztr_b64_decode(const char *s, size_t n, void *out, size_t cap);
+
+/* ---- structured dtypes and exact HDF5 types (ncztr_ctype.c) ---------------------------
+ * HDF5 compound and array types are stored as Zarr v2 structured dtypes: a JSON list of
+ * [name, dtype] / [name, dtype, shape] fields, packed (no padding) in member order. Field
+ * dtypes: "<i4"-style numbers (enum members: their base integer, 16-bit floats "<f2"),
+ * "|Sn" fixed strings, nested lists for compounds; an HDF5 array member is the base dtype
+ * with its dims as shape. A top-level HDF5 array type is the one field "value". */
+#define NCZTR_ARRAY_FIELD "value"
+/* The structured dtype of an HDF5 compound or array type (variable-length members, references
+ * and other classes fail with NCZ_E_NOTREPR naming `what`). New reference. */
+json_t *ncztr_struct_from_hdf5(hid_t type, const char *what);
+/* Parses and validates a structured dtype list into the packed HDF5 compound type whose
+ * memory layout equals the chunk bytes. Fails with a message naming `what`. */
+hid_t ncztr_struct_to_hdf5(const json_t *list, const char *what);
+/* The packed storage type of an HDF5 type: compounds packed in member order (recursively),
+ * arrays of packed bases; other types copied. Its layout is the chunk/record bytes. */
+hid_t ncztr_ctype_storage(hid_t type, const char *what);
+/* True for the classes kept with their exact HDF5 type (enum, compound, array). */
+bool ncztr_ctype_is_special(hid_t type);
+/* The same for attributes, which also keep 16-bit floats this way (values as "<f4"). */
+bool ncztr_cattr_is_special(hid_t type);
+/* H5Tencode as Base64 text (malloc'ed), and back (the type is checked to be decodable and
+ * of a supported class; a clear error naming `what` otherwise). */
+char *ncztr_type_encode(hid_t type, const char *what);
+hid_t ncztr_type_decode(const char *b64, const char *what);
+/* Attribute values of enum/compound/array types as JSON: an enum is its integers (dtype =
+ * base dtype, same rules as numbers); compounds are objects {member: value}, arrays nested
+ * lists; a scalar value is one element, otherwise a list of elements (dtype "|J0"). */
+herr_t ncztr_cattr_to_json(const char *name, const ncztr_attrval *val, json_t **value,
+                           char dtype[NCZTR_DTYPE_MAX]);
+/* Decodes a value written by ncztr_cattr_to_json for the exact type `type` (copied). */
+herr_t ncztr_cattr_from_json(const char *name, json_t *value, hid_t type, ncztr_attrval *out);
 
 #endif

@@ -6,6 +6,7 @@
 #include "ncztr_array_internal.h"
 #include "ncztr_model.h"
 
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -99,7 +100,7 @@ static herr_t load_attrs(ncztr_obj *o, json_t *zattrs, const char *key)
     herr_t ret = SUCCEED;
     if (!zattrs)
         return SUCCEED;
-    json_t *types = NULL;
+    json_t *types = NULL, *atypes = NULL;
     json_t *na = json_object_get(zattrs, "_nczarr_attr");
     if (na) {
         if (!json_is_object(na))
@@ -109,6 +110,9 @@ static herr_t load_attrs(ncztr_obj *o, json_t *zattrs, const char *key)
             NCZ_GOTO(FAIL, NCZ_E_FORMAT, "%s: \"_nczarr_attr.types\" must be a JSON object", key);
         /* HDF5 settings NCZarr has no place for (kept by the connector, opaque here) */
         json_t *h5 = json_object_get(na, "hdf5");
+        atypes = json_is_object(h5) ? json_object_get(h5, "atypes") : NULL;
+        if (!json_is_object(atypes))
+            atypes = NULL;
         if (json_is_object(h5)) {
             json_decref(o->hdf5);
             o->hdf5 = json_deep_copy(h5);
@@ -151,7 +155,19 @@ static herr_t load_attrs(ncztr_obj *o, json_t *zattrs, const char *key)
             free(a);
             NCZ_GOTO(FAIL, NCZ_E_NOMEM, "out of memory");
         }
-        if (ncztr_attr_from_json(name, val, dtype, &a->val) < 0) {
+        herr_t got = FAIL;
+        json_t *kt = atypes ? json_object_get(atypes, name) : NULL;
+        if (json_is_string(kt)) {
+            /* an enum/compound/array attribute: its exact HDF5 type was kept */
+            hid_t t = ncztr_type_decode(json_string_value(kt), name);
+            if (t >= 0 && ncztr_cattr_is_special(t))
+                got = ncztr_cattr_from_json(name, val, t, &a->val);
+            if (t >= 0)
+                H5Tclose(t);
+            if (got < 0)
+                H5Eclear2(H5E_DEFAULT); /* read as if the type had not been kept */
+        }
+        if (got < 0 && ncztr_attr_from_json(name, val, dtype, &a->val) < 0) {
             /* One unreadable attribute must not make the object unreadable: keep its JSON
              * text as a char attribute and say so on stderr-free terms (no message). */
             H5Eclear2(H5E_DEFAULT);
@@ -450,8 +466,8 @@ done:
 static herr_t load_group(loader *L, ncztr_obj *g, json_t *zattrs, const char *key)
 {
     herr_t ret = SUCCEED;
-    const char **arrays = NULL, **groups = NULL;
-    size_t na = 0, ng = 0;
+    const char **arrays = NULL, **groups = NULL, **hidden = NULL;
+    size_t na = 0, ng = 0, nh = 0, nvisible = SIZE_MAX;
     char *zkey = join_key(key, ".zattrs");
     NCZ_CHECK_ALLOC(zkey, FAIL);
     json_t *ng_obj = zattrs ? json_object_get(zattrs, "_nczarr_group") : NULL;
@@ -468,14 +484,31 @@ static herr_t load_group(loader *L, ncztr_obj *g, json_t *zattrs, const char *ke
         if (!ja)
             ja = json_object_get(ng_obj, "vars");
         if (string_list(ja, "arrays", zkey, &na, &arrays) < 0 ||
-            string_list(json_object_get(ng_obj, "groups"), "groups", zkey, &ng, &groups) < 0)
+            string_list(json_object_get(ng_obj, "groups"), "groups", zkey, &ng, &groups) < 0 ||
+            string_list(json_object_get(ng_obj, "hdf5_arrays"), "hdf5_arrays", zkey, &nh, &hidden) < 0)
             NCZ_GOTO_QUIET(FAIL);
+        if (nh > 0) {
+            /* arrays kept from netCDF-C (structured dtypes) follow the listed ones */
+            const char **all = realloc(arrays, (na + nh) * sizeof *all);
+            NCZ_CHECK_ALLOC(all, FAIL);
+            arrays = all;
+            memcpy(arrays + na, hidden, nh * sizeof *hidden);
+            nvisible = na;
+            na += nh;
+        }
     }
     if (load_attrs(g, zattrs, zkey) < 0)
         NCZ_GOTO_QUIET(FAIL);
     if (load_children(L, g, key, na, arrays, ng, groups, pure) < 0)
         NCZ_GOTO_QUIET(FAIL);
+    if (nvisible != SIZE_MAX)
+        for (size_t i = nvisible; i < na; i++) {
+            ncztr_obj *c = ncztr_child(g, arrays[i]);
+            if (c && c->kind == NCZTR_ARRAY && c->arr)
+                c->arr->nc_hidden = true;
+        }
 done:
+    free(hidden);
     free(arrays);
     free(groups);
     free(zkey);

@@ -625,7 +625,8 @@ static bool same_layout(const ncztr_zarray *a, const ncztr_zarray *b)
 {
     if (a->rank != b->rank || a->order != b->order || a->dimsep != b->dimsep ||
         strcmp(a->dtype.zarr, b->dtype.zarr) != 0 || a->has_fill != b->has_fill ||
-        (a->has_fill && memcmp(a->fill, b->fill, a->dtype.size) != 0))
+        (a->has_fill && memcmp(a->fill, b->fill, a->dtype.size) != 0) || !a->structured != !b->structured ||
+        (a->structured && !json_equal(a->structured, b->structured)))
         return false;
     for (int k = 0; k < a->rank; k++)
         if (a->chunks[k] != b->chunks[k])
@@ -850,8 +851,15 @@ herr_t ncztr_attr_create(ncztr_obj *o, const char *name, hid_t type, hid_t space
     if (ncztr_attr_find(o, name))
         NCZ_GOTO(FAIL, NCZ_E_EXISTS, "attribute \"%s\" already exists", name);
     (void)dtype;
-    if (ncztr_dtype_from_hdf5(type, NCZTR_DEFAULT_MAXSTRLEN, name, &dt) < 0)
+    if (ncztr_cattr_is_special(type)) {
+        /* enum/compound/array/half: every member must have a JSON form */
+        hid_t st = ncztr_ctype_storage(type, name);
+        if (st < 0)
+            NCZ_GOTO_QUIET(FAIL);
+        H5Tclose(st);
+    } else if (ncztr_dtype_from_hdf5(type, NCZTR_DEFAULT_MAXSTRLEN, name, &dt) < 0) {
         NCZ_GOTO_QUIET(FAIL);
+    }
     int rank = H5Sget_simple_extent_ndims(space);
     H5S_class_t scls = H5Sget_simple_extent_type(space);
     if (rank < 0)
@@ -899,7 +907,8 @@ done:
 /* Converts n elements between two HDF5 types, handling variable-length strings (which
  * HDF5 cannot convert to or from fixed-length strings). dst gets n * H5Tget_size(dst_t)
  * bytes. vlen results are malloc'ed. */
-static herr_t convert_values(hid_t src_t, const void *src, hid_t dst_t, void *dst, size_t n, const char *what)
+static herr_t convert_values(hid_t src_t, const void *src, hid_t dst_t, void *dst, size_t n, const char *what,
+                             const void *bkg_init)
 {
     herr_t ret = SUCCEED;
     void *tmp = NULL, *bkg = NULL;
@@ -951,6 +960,9 @@ static herr_t convert_values(hid_t src_t, const void *src, hid_t dst_t, void *ds
     if (H5Tequal(src_t, dst_t) <= 0) {
         bkg = calloc(n ? n : 1, big);
         NCZ_CHECK_ALLOC(bkg, FAIL);
+        /* Compound members the source lacks keep the destination's values (as in HDF5). */
+        if (bkg_init && n && dc == H5T_COMPOUND)
+            memcpy(bkg, bkg_init, n * ds);
         if (H5Tconvert(src_t, dst_t, n, tmp, bkg, H5P_DEFAULT) < 0)
             NCZ_GOTO(FAIL, NCZ_E_HDF5, "%s: HDF5 cannot convert between the stored and the memory type",
                      what);
@@ -965,7 +977,7 @@ done:
 
 herr_t ncztr_convert(hid_t src_t, const void *src, hid_t dst_t, void *dst, size_t n, const char *what)
 {
-    return convert_values(src_t, src, dst_t, dst, n, what);
+    return convert_values(src_t, src, dst_t, dst, n, what, NULL);
 }
 
 static void free_vlen_strings(hid_t t, void *data, size_t n)
@@ -987,7 +999,7 @@ herr_t ncztr_attr_write(ncztr_obj *o, ncztr_attr *a, hid_t mem_type, const void 
     void *nd = calloc(a->val.nelem ? a->val.nelem : 1, esz);
     if (!nd)
         return NCZ_PUSH(NCZ_E_NOMEM, "out of memory writing attribute \"%s\"", a->name);
-    if (convert_values(mem_type, buf, a->val.type, nd, a->val.nelem, a->name) < 0) {
+    if (convert_values(mem_type, buf, a->val.type, nd, a->val.nelem, a->name, a->val.data) < 0) {
         free(nd);
         return FAIL;
     }
@@ -1002,7 +1014,7 @@ herr_t ncztr_attr_read(const ncztr_attr *a, hid_t mem_type, void *buf)
 {
     if (a->deleted)
         return NCZ_PUSH(NCZ_E_NOTFOUND, "attribute \"%s\" has been deleted", a->name);
-    return convert_values(a->val.type, a->val.data, mem_type, buf, a->val.nelem, a->name);
+    return convert_values(a->val.type, a->val.data, mem_type, buf, a->val.nelem, a->name, buf);
 }
 
 herr_t ncztr_attr_delete(ncztr_obj *o, ncztr_attr *a)

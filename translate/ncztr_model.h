@@ -58,6 +58,8 @@ struct ncztr_array {
     hid_t dcpl;       /* creation plist reported by H5Dget_create_plist (owned) */
     bool fill_never;  /* H5D_FILL_TIME_NEVER: fill_value null */
     char *load_error; /* set when .zarray could not be used: opening reports it */
+    bool nc_hidden;   /* listed in "_nczarr_group.hdf5_arrays", not "arrays": netCDF-C 4.9.3
+                       * cannot read structured dtypes and fails on the whole store */
     ncztr_chunkcache *cache;
     size_t cache_bytes; /* chunk cache budget (H5Pset_chunk_cache) */
 };

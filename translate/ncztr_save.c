@@ -142,12 +142,15 @@ static json_t *build_zgroup(void)
     return j;
 }
 
-static json_t *name_list(const ncztr_obj *g, ncztr_objkind kind)
+/* hidden: the arrays netCDF-C must not see (structured dtypes), else the others. */
+static json_t *name_list(const ncztr_obj *g, ncztr_objkind kind, bool hidden)
 {
     json_t *l = json_array();
-    for (size_t i = 0; i < g->nchildren; i++)
-        if (g->children[i]->kind == kind)
-            json_array_append_new(l, json_string(g->children[i]->name));
+    for (size_t i = 0; i < g->nchildren; i++) {
+        const ncztr_obj *c = g->children[i];
+        if (c->kind == kind && (kind != NCZTR_ARRAY || (c->arr && c->arr->nc_hidden) == hidden))
+            json_array_append_new(l, json_string(c->name));
+    }
     return l;
 }
 
@@ -162,12 +165,22 @@ static herr_t build_zattrs(const ncztr_obj *o, json_t **out)
     herr_t ret = SUCCEED;
     ncztr_file *f = o->file;
     bool nc = !f->opts.pure_zarr;
-    json_t *j = json_object(), *types = json_object(), *v = NULL;
+    json_t *j = json_object(), *types = json_object(), *v = NULL, *atypes = NULL, *h5 = NULL;
     NCZ_CHECK_ALLOC(j && types, FAIL);
     for (size_t i = 0; i < o->nattrs; i++) {
         char dtype[NCZTR_DTYPE_MAX];
         if (ncztr_attr_to_json(o->attrs[i]->name, &o->attrs[i]->val, &v, dtype) < 0)
             NCZ_GOTO_QUIET(FAIL);
+        if (nc && ncztr_cattr_is_special(o->attrs[i]->val.type)) {
+            /* the exact type of an enum/compound/array attribute: "_nczarr_attr.hdf5.atypes" */
+            char *b64 = ncztr_type_encode(o->attrs[i]->val.type, o->attrs[i]->name);
+            if (!b64 || (!atypes && !(atypes = json_object()))) {
+                free(b64);
+                NCZ_GOTO(FAIL, NCZ_E_NOMEM, "out of memory");
+            }
+            json_object_set_new(atypes, o->attrs[i]->name, json_string(b64));
+            free(b64);
+        }
         json_object_set_new(j, o->attrs[i]->name, v);
         json_object_set_new(types, o->attrs[i]->name, json_string(dtype));
         v = NULL;
@@ -180,8 +193,9 @@ static herr_t build_zattrs(const ncztr_obj *o, json_t **out)
                 json_array_append_new(ad, json_string("_scalar_"));
             else
                 for (int k = 0; k < a->za.rank; k++)
-                    json_array_append_new(ad, json_string(a->dimrefs && a->dimrefs[k] ? simple_name(a->dimrefs[k])
-                                                                                      : "_unknown_"));
+                    json_array_append_new(
+                        ad,
+                        json_string(a->dimrefs && a->dimrefs[k] ? simple_name(a->dimrefs[k]) : "_unknown_"));
             json_object_set_new(j, "_ARRAY_DIMENSIONS", ad);
             json_object_set_new(types, "_ARRAY_DIMENSIONS", json_string("|J0"));
         }
@@ -193,12 +207,23 @@ static herr_t build_zattrs(const ncztr_obj *o, json_t **out)
             json_t *na = json_object(), *refs = json_array();
             if (!a->scalar)
                 for (int k = 0; k < a->za.rank; k++)
-                    json_array_append_new(refs, json_string(a->dimrefs && a->dimrefs[k] ? a->dimrefs[k] : ""));
+                    json_array_append_new(refs,
+                                          json_string(a->dimrefs && a->dimrefs[k] ? a->dimrefs[k] : ""));
             json_object_set_new(na, "dimension_references", refs);
             if (a->scalar)
                 json_object_set_new(na, "scalar", json_integer(1));
             if (a->za.dtype.tclass == NCZTR_T_STRING && !a->vlen_string)
                 json_object_set_new(na, "fixedstring", json_integer(1));
+            if (ncztr_ctype_is_special(a->type)) {
+                /* enum/compound/array: the exact HDF5 type (the dtype says only the bytes) */
+                char *b64 = ncztr_type_encode(a->type, o->name);
+                if (!b64) {
+                    json_decref(na);
+                    NCZ_GOTO_QUIET(FAIL);
+                }
+                json_object_set_new(na, "hdf5_type", json_string(b64));
+                free(b64);
+            }
             if (ncztr_is_half_float(a->type)) /* stored as float32: see ncztr_array_create */
                 json_object_set_new(na, "hdf5_dtype",
                                     json_string(H5Tget_order(a->type) == H5T_ORDER_BE ? ">f2" : "<f2"));
@@ -225,8 +250,13 @@ static herr_t build_zattrs(const ncztr_obj *o, json_t **out)
                 }
             }
             json_object_set_new(g, "dimensions", dims);
-            json_object_set_new(g, "arrays", name_list(o, NCZTR_ARRAY));
-            json_object_set_new(g, "groups", name_list(o, NCZTR_GROUP));
+            json_object_set_new(g, "arrays", name_list(o, NCZTR_ARRAY, false));
+            json_object_set_new(g, "groups", name_list(o, NCZTR_GROUP, false));
+            json_t *hidden = name_list(o, NCZTR_ARRAY, true);
+            if (json_array_size(hidden) > 0)
+                json_object_set_new(g, "hdf5_arrays", hidden);
+            else
+                json_decref(hidden);
             json_object_set_new(j, "_nczarr_group", g);
             json_object_set_new(types, "_nczarr_group", json_string("|J0"));
             if (!o->parent) {
@@ -243,8 +273,15 @@ static herr_t build_zattrs(const ncztr_obj *o, json_t **out)
         json_object_set(at, "types", types);
         /* HDF5 settings NCZarr has no place for: inside "_nczarr_attr", which netCDF-C
          * hides and whose other keys it ignores (a key of its own would show up). */
-        if (o->hdf5 && json_object_size(o->hdf5) > 0)
-            json_object_set_new(at, "hdf5", json_deep_copy(o->hdf5));
+        h5 = o->hdf5 ? json_deep_copy(o->hdf5) : json_object();
+        NCZ_CHECK_ALLOC(h5, FAIL);
+        json_object_del(h5, "atypes"); /* rebuilt from the attributes as they are now */
+        if (atypes) {
+            json_object_set_new(h5, "atypes", atypes);
+            atypes = NULL;
+        }
+        if (json_object_size(h5) > 0)
+            json_object_set(at, "hdf5", h5);
         json_object_set_new(j, "_nczarr_attr", at);
     }
     *out = j;
@@ -252,6 +289,8 @@ static herr_t build_zattrs(const ncztr_obj *o, json_t **out)
 done:
     json_decref(j);
     json_decref(types);
+    json_decref(atypes);
+    json_decref(h5);
     return ret;
 }
 

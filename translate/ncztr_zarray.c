@@ -17,6 +17,7 @@ void ncztr_zarray_clear(ncztr_zarray *za)
     free(za->fill);
     json_decref(za->compressor);
     json_decref(za->filters);
+    json_decref(za->structured);
     memset(za, 0, sizeof *za);
 }
 
@@ -94,12 +95,23 @@ herr_t ncztr_zarray_parse(const char *key, const char *text, size_t len, ncztr_z
     j = json_object_get(root, "dtype");
     if (!j)
         NCZ_GOTO(FAIL, NCZ_E_FORMAT, "%s: missing key \"dtype\"", key);
-    if (json_is_array(j))
-        NCZ_GOTO(FAIL, NCZ_E_UNSUPPORTED, "%s: unsupported structured dtype (a list of fields)", key);
-    if (!json_is_string(j))
-        NCZ_GOTO(FAIL, NCZ_E_FORMAT, "%s: \"dtype\" must be a string", key);
-    if (ncztr_dtype_parse(json_string_value(j), key, &za.dtype) < 0)
+    if (json_is_array(j)) {
+        /* structured dtype: validated by building its packed HDF5 type */
+        hid_t st = ncztr_struct_to_hdf5(j, key);
+        if (st < 0)
+            NCZ_GOTO_QUIET(FAIL);
+        za.dtype.tclass = NCZTR_T_STRUCT;
+        za.dtype.size = H5Tget_size(st);
+        H5Tclose(st);
+        if (za.dtype.size == 0)
+            NCZ_GOTO(FAIL, NCZ_E_FORMAT, "%s: structured dtype of size 0", key);
+        snprintf(za.dtype.zarr, sizeof za.dtype.zarr, "|V%zu", za.dtype.size);
+        za.structured = json_incref(j);
+    } else if (!json_is_string(j)) {
+        NCZ_GOTO(FAIL, NCZ_E_FORMAT, "%s: \"dtype\" must be a string or a list of fields", key);
+    } else if (ncztr_dtype_parse(json_string_value(j), key, &za.dtype) < 0) {
         NCZ_GOTO_QUIET(FAIL);
+    }
 
     /* Sizes: one chunk in bytes must stay below 2^62, and the element count of the whole
      * array must fit in 64 bits (an HDF5 dataspace cannot describe more). */
@@ -201,10 +213,13 @@ char *ncztr_zarray_dump(const ncztr_zarray *za)
     if (za->dimsep != '.' && za->dimsep != '/')
         NCZ_GOTO(NULL, NCZ_E_ARGS, ".zarray: bad dimension separator '%c'", za->dimsep);
     /* The dtype text must be one we would read back the same way. */
-    if (ncztr_dtype_parse(za->dtype.zarr, ".zarray: dtype", &check) < 0)
+    if (za->dtype.tclass == NCZTR_T_STRUCT) {
+        if (!json_is_array(za->structured))
+            NCZ_GOTO(NULL, NCZ_E_ARGS, ".zarray: structured dtype without its field list");
+    } else if (ncztr_dtype_parse(za->dtype.zarr, ".zarray: dtype", &check) < 0) {
         NCZ_GOTO_QUIET(NULL);
-    if (check.tclass != za->dtype.tclass || check.size != za->dtype.size ||
-        check.big_endian != za->dtype.big_endian)
+    } else if (check.tclass != za->dtype.tclass || check.size != za->dtype.size ||
+               check.big_endian != za->dtype.big_endian)
         NCZ_GOTO(NULL, NCZ_E_ARGS, ".zarray: dtype text \"%s\" does not match its description",
                  za->dtype.zarr);
     if (za->has_fill && !za->fill)
@@ -232,7 +247,9 @@ char *ncztr_zarray_dump(const ncztr_zarray *za)
         NCZ_GOTO(NULL, NCZ_E_NOMEM, "out of memory writing .zarray");
     }
     shape = NULL;
-    if (put(root, "dtype", json_string(za->dtype.zarr)) < 0)
+    if (put(root, "dtype",
+            za->dtype.tclass == NCZTR_T_STRUCT ? json_deep_copy(za->structured)
+                                               : json_string(za->dtype.zarr)) < 0)
         NCZ_GOTO(NULL, NCZ_E_NOMEM, "out of memory writing .zarray");
     if (json_object_set_new(root, "chunks", chunks) < 0) {
         chunks = NULL;

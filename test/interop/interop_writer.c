@@ -4,7 +4,7 @@
  * unwritten chunks, extendible datasets, strided/blocked/point writes, and attributes of
  * every kind on groups and datasets. The interop tests run it natively and through the
  * connector and let h5py/zarr-python, ncdump and h5dump judge the two results.
- * Usage: interop_writer FILE */
+ * Usage: interop_writer FILE [--types] (adds enum, compound and array types) */
 #include <hdf5.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -58,9 +58,9 @@ static void numeric_types(hid_t file)
     static const struct {
         const char *name;
         hid_t *ftype;
-    } types[] = {{"i8", &H5T_STD_I8LE_g},   {"u8", &H5T_STD_U8LE_g},   {"i16", &H5T_STD_I16LE_g},
+    } types[] = {{"i8", &H5T_STD_I8LE_g},     {"u8", &H5T_STD_U8LE_g},     {"i16", &H5T_STD_I16LE_g},
                  {"u16be", &H5T_STD_U16BE_g}, {"i32be", &H5T_STD_I32BE_g}, {"u32", &H5T_STD_U32LE_g},
-                 {"i64", &H5T_STD_I64LE_g}, {"u64be", &H5T_STD_U64BE_g}, {"f32", &H5T_IEEE_F32LE_g},
+                 {"i64", &H5T_STD_I64LE_g},   {"u64be", &H5T_STD_U64BE_g}, {"f32", &H5T_IEEE_F32LE_g},
                  {"f64be", &H5T_IEEE_F64BE_g}};
     hid_t g = H5Gcreate2(file, "types", H5P_DEFAULT, g_gcpl, H5P_DEFAULT);
     CHECK(g);
@@ -270,10 +270,135 @@ static void root_attributes(hid_t file)
     attr_vlen_strings(file, "history", hist, 2);
 }
 
+/* --types: enum, compound and array types (datasets and attributes) in group /usertypes.
+ * Kept out of the default run: netCDF-C shows them (natively) as user-defined types, which
+ * NCZarr has no place for, so ncdump judges this part separately. */
+typedef struct rec_inner {
+    short a;
+    unsigned char b;
+} rec_inner;
+typedef struct rec {
+    int id;
+    double x;
+    char name[5];
+    float v[3];
+    rec_inner in;
+} rec;
+
+static void types_group(hid_t file)
+{
+    hid_t g = H5Gcreate2(file, "usertypes", H5P_DEFAULT, g_gcpl, H5P_DEFAULT);
+    CHECK(g);
+    /* enum over int, 2x3 in 1x2 chunks; a bool-like enum over signed char */
+    hid_t color = H5Tenum_create(H5T_NATIVE_INT);
+    int cv[3] = {0, 1, 2};
+    CHECK(H5Tenum_insert(color, "RED", &cv[0]));
+    CHECK(H5Tenum_insert(color, "GREEN", &cv[1]));
+    CHECK(H5Tenum_insert(color, "BLUE", &cv[2]));
+    hsize_t d2[2] = {2, 3}, c2[2] = {1, 2};
+    hid_t s = H5Screate_simple(2, d2, NULL), dcpl = H5Pcreate(H5P_DATASET_CREATE);
+    CHECK(H5Pset_chunk(dcpl, 2, c2));
+    hid_t d = H5Dcreate2(g, "color", color, s, H5P_DEFAULT, dcpl, H5P_DEFAULT);
+    CHECK(d);
+    int colors[6] = {0, 1, 2, 2, 1, 0};
+    CHECK(H5Dwrite(d, color, H5S_ALL, H5S_ALL, H5P_DEFAULT, colors));
+    H5Dclose(d);
+    H5Sclose(s);
+    H5Pclose(dcpl);
+    hid_t flag = H5Tenum_create(H5T_NATIVE_SCHAR);
+    signed char fv[2] = {0, 1};
+    CHECK(H5Tenum_insert(flag, "FALSE", &fv[0]));
+    CHECK(H5Tenum_insert(flag, "TRUE", &fv[1]));
+    s = space1(4);
+    d = H5Dcreate2(g, "flag", flag, s, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+    CHECK(d);
+    signed char flags[4] = {1, 0, 0, 1};
+    CHECK(H5Dwrite(d, flag, H5S_ALL, H5S_ALL, H5P_DEFAULT, flags));
+    H5Dclose(d);
+    H5Sclose(s);
+
+    /* a compound with padding, a fixed string, an array member and a nested compound:
+     * 6 records in chunks of 4 (an edge chunk), record 5 never written (fill) */
+    hid_t inner = H5Tcreate(H5T_COMPOUND, sizeof(rec_inner));
+    CHECK(H5Tinsert(inner, "a", HOFFSET(rec_inner, a), H5T_NATIVE_SHORT));
+    CHECK(H5Tinsert(inner, "b", HOFFSET(rec_inner, b), H5T_NATIVE_UCHAR));
+    hid_t s5 = H5Tcopy(H5T_C_S1);
+    CHECK(H5Tset_size(s5, 5));
+    CHECK(H5Tset_strpad(s5, H5T_STR_NULLPAD));
+    hsize_t three = 3;
+    hid_t f3 = H5Tarray_create2(H5T_NATIVE_FLOAT, 1, &three);
+    hid_t rt = H5Tcreate(H5T_COMPOUND, sizeof(rec));
+    CHECK(H5Tinsert(rt, "id", HOFFSET(rec, id), H5T_NATIVE_INT));
+    CHECK(H5Tinsert(rt, "x", HOFFSET(rec, x), H5T_NATIVE_DOUBLE));
+    CHECK(H5Tinsert(rt, "name", HOFFSET(rec, name), s5));
+    CHECK(H5Tinsert(rt, "v", HOFFSET(rec, v), f3));
+    CHECK(H5Tinsert(rt, "in", HOFFSET(rec, in), inner));
+    s = space1(6);
+    hsize_t c4 = 4;
+    dcpl = H5Pcreate(H5P_DATASET_CREATE);
+    CHECK(H5Pset_chunk(dcpl, 1, &c4));
+    d = H5Dcreate2(g, "table", rt, s, H5P_DEFAULT, dcpl, H5P_DEFAULT);
+    CHECK(d);
+    rec recs[5];
+    memset(recs, 0, sizeof recs);
+    for (int i = 0; i < 5; i++) {
+        recs[i].id = 100 + i;
+        recs[i].x = i * 0.5 - 1;
+        snprintf(recs[i].name, sizeof recs[i].name, "r%d", i);
+        for (int k = 0; k < 3; k++)
+            recs[i].v[k] = (float)(i * 10 + k);
+        recs[i].in.a = (short)(-i);
+        recs[i].in.b = (unsigned char)(200 + i);
+    }
+    hsize_t start = 0, count = 5;
+    hid_t ms = space1(5);
+    CHECK(H5Sselect_hyperslab(s, H5S_SELECT_SET, &start, NULL, &count, NULL));
+    CHECK(H5Dwrite(d, rt, ms, s, H5P_DEFAULT, recs));
+    /* compound attributes: one record (scalar) and two records */
+    hid_t sc = H5Screate(H5S_SCALAR);
+    attr_num(d, "origin", rt, rt, sc, &recs[1]);
+    hid_t s2 = space1(2);
+    attr_num(d, "pair", rt, rt, s2, recs);
+    H5Sclose(ms);
+    H5Dclose(d);
+    H5Sclose(s);
+    H5Pclose(dcpl);
+
+    /* an array type: 4 vectors of 3 floats */
+    s = space1(4);
+    d = H5Dcreate2(g, "vectors", f3, s, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+    CHECK(d);
+    float vec[12];
+    for (int i = 0; i < 12; i++)
+        vec[i] = (float)i / 4;
+    CHECK(H5Dwrite(d, f3, H5S_ALL, H5S_ALL, H5P_DEFAULT, vec));
+    /* enum attributes (scalar and 1-D) and an array attribute */
+    int blue = 2;
+    attr_num(d, "tint", color, color, sc, &blue);
+    attr_num(d, "tints", color, color, s2, cv);
+    hsize_t two2[2] = {2, 2};
+    hid_t m22 = H5Tarray_create2(H5T_NATIVE_INT, 2, two2);
+    int m[4] = {1, 2, 3, 4};
+    attr_num(d, "matrix", m22, m22, sc, m);
+    H5Dclose(d);
+    H5Sclose(s);
+    attr_num(g, "mode", flag, flag, sc, &fv[1]);
+    H5Sclose(sc);
+    H5Sclose(s2);
+    H5Tclose(m22);
+    H5Tclose(rt);
+    H5Tclose(f3);
+    H5Tclose(s5);
+    H5Tclose(inner);
+    H5Tclose(flag);
+    H5Tclose(color);
+    H5Gclose(g);
+}
+
 int main(int argc, char **argv)
 {
-    if (argc < 2) {
-        fprintf(stderr, "usage: interop_writer FILE\n");
+    if (argc < 2 || (argc > 2 && strcmp(argv[2], "--types") != 0)) {
+        fprintf(stderr, "usage: interop_writer FILE [--types]\n");
         return 2;
     }
     hid_t fcpl = H5Pcreate(H5P_FILE_CREATE);
@@ -290,6 +415,8 @@ int main(int argc, char **argv)
     strings(file);
     layouts_and_fills(file);
     selections(file);
+    if (argc > 2)
+        types_group(file);
     CHECK(H5Fclose(file));
     H5Pclose(fcpl);
     H5Pclose(g_gcpl);

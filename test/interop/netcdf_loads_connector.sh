@@ -6,6 +6,11 @@
 # today); nc_open of a store's URL goes to netCDF-C's NCZarr reader and must still work.
 set -euo pipefail
 : "${NCZARR_BUILD:?}" "${NCZARR_PREFIX:?}" "${NCZARR_SAMPLES:?}"
+# ncdump and ncgen deadlock at exit under a preloaded ASan runtime, with or without the
+# connector (p11-kit's destructor, loaded through libcurl): the sanitizer build skips this.
+case "${LD_PRELOAD:-}" in *libasan*)
+  echo "skipped: netCDF-C tools hang at exit under a preloaded ASan runtime (not connector code)"; exit 77 ;;
+esac
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/nczarr-nc.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
 no_crash() { # runs a command; any exit status below 128 is fine, a signal is not

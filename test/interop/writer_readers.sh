@@ -32,4 +32,30 @@ echo "== 3. h5dump (native file) vs h5dump through the connector (store)"
 "$NCZARR_PREFIX/bin/h5dump" "$tmp/store.zarr" | sed 1d >"$tmp/store.ddl"
 if diff -u "$tmp/native.ddl" "$tmp/store.ddl"; then echo "same DDL ($(wc -l <"$tmp/store.ddl") lines)"; else fail=1; fi
 
+echo "== enum, compound and array types (interop_writer --types)"
+"${native[@]}" "$writer" "$tmp/tnative.h5" --types
+"$writer" "$tmp/tstore.zarr" --types
+echo "-- 1. h5py vs zarr-python"
+"${native[@]}" /usr/bin/python3 "$here/compare_h5_zarr.py" "$tmp/tnative.h5" "$tmp/tstore.zarr" || fail=1
+# netCDF-C 4.9.3 cannot read structured dtypes: compound/array datasets are kept out of its
+# array lists, so ncdump must still read the store, show everything the plain store shows,
+# and show the enum datasets as their integers.
+echo "-- 2. ncdump reads the rest of the store"
+if "${native[@]}" "$NCZARR_PREFIX/bin/ncdump" "file://$tmp/tstore.zarr#mode=nczarr,file" |
+  python3 "$here/normalize_cdl.py" >"$tmp/tstore.cdl"; then
+  if diff "$tmp/store.cdl" "$tmp/tstore.cdl" | grep -q '^<'; then
+    echo "FAIL: ncdump of the typed store lost lines of the plain store"; fail=1
+  elif ! grep -q 'int color(2 dims)' "$tmp/tstore.cdl" || ! grep -q 'byte flag(1 dims)' "$tmp/tstore.cdl"; then
+    echo "FAIL: ncdump does not show the enum datasets"; fail=1
+  else
+    echo "ncdump reads it ($(wc -l <"$tmp/tstore.cdl") lines)"
+  fi
+else
+  echo "FAIL: ncdump cannot read the typed store"; fail=1
+fi
+echo "-- 3. h5dump native vs connector"
+"${native[@]}" "$NCZARR_PREFIX/bin/h5dump" "$tmp/tnative.h5" | sed 1d >"$tmp/tnative.ddl"
+"$NCZARR_PREFIX/bin/h5dump" "$tmp/tstore.zarr" | sed 1d >"$tmp/tstore.ddl"
+if diff -u "$tmp/tnative.ddl" "$tmp/tstore.ddl"; then echo "same DDL ($(wc -l <"$tmp/tstore.ddl") lines)"; else fail=1; fi
+
 [ "$fail" = 0 ] && echo "all three judges agree" || { echo "FAIL"; exit 1; }

@@ -228,9 +228,24 @@ static void test_zarray(void)
     zarray_case("unicode", ZA_HEAD "\"shape\": [6], \"dtype\": \"<U5\", \"chunks\": [3], " ZA_TAIL, "<U5");
     zarray_case("datetime", ZA_HEAD "\"shape\": [6], \"dtype\": \"<M8[ns]\", \"chunks\": [3], " ZA_TAIL,
                 "<M8[ns]");
-    zarray_case("structured",
-                ZA_HEAD "\"shape\": [6], \"dtype\": [[\"a\", \"<i4\"]], \"chunks\": [3], " ZA_TAIL,
-                "structured");
+    /* bad structured dtypes (a foreign store): an error for that array only */
+    zarray_case("structdup",
+                ZA_HEAD
+                "\"shape\": [6], \"dtype\": [[\"a\", \"<i4\"], [\"a\", \"<i2\"]], \"chunks\": [3], " ZA_TAIL,
+                "appears twice");
+    zarray_case("structfield", ZA_HEAD "\"shape\": [6], \"dtype\": [[\"a\"]], \"chunks\": [3], " ZA_TAIL,
+                "structured dtype");
+    zarray_case("structmember",
+                ZA_HEAD "\"shape\": [6], \"dtype\": [[\"a\", \"<c8\"]], \"chunks\": [3], " ZA_TAIL, "<c8");
+    zarray_case("structshape",
+                ZA_HEAD "\"shape\": [6], \"dtype\": [[\"a\", \"<i4\", [0]]], \"chunks\": [3], " ZA_TAIL,
+                "shape of field");
+    zarray_case("structempty", ZA_HEAD "\"shape\": [6], \"dtype\": [], \"chunks\": [3], " ZA_TAIL,
+                "structured dtype");
+    zarray_case("structfill",
+                ZA_HEAD "\"shape\": [6], \"dtype\": [[\"a\", \"<i4\"]], \"chunks\": [3], \"fill_value\": "
+                        "\"!!\"}",
+                "fill_value");
     zarray_case("codec",
                 ZA_HEAD "\"shape\": [6], \"dtype\": \"<i4\", \"chunks\": [3], \"fill_value\": 0, "
                         "\"compressor\": {\"level\": 1}}",
@@ -243,8 +258,22 @@ static void test_zarray(void)
                 "zarr_format");
     zarray_case("empty", "", "bad/.zarray");
 
-    /* .zarray removed altogether (the array is still listed in _nczarr_group) */
+    /* a corrupt kept HDF5 type (Base64 of H5Tencode) in _nczarr_array.hdf5_type */
     char p[4300];
+    copy_store("hdf5type_b64", p, sizeof p);
+    put_key(p, "bad/.zattrs", "{\"_nczarr_array\": {\"hdf5_type\": \"@@@@\"}}");
+    expect_bad(p, "not valid Base64", "hdf5type_b64");
+    copy_store("hdf5type_junk", p, sizeof p);
+    put_key(p, "bad/.zattrs", "{\"_nczarr_array\": {\"hdf5_type\": \"AwAYAwAABAAAABAIAAAEAAAAAAAg\"}}");
+    expect_bad(p, "kept HDF5 type", "hdf5type_junk");
+    copy_store("hdf5type_wrong", p, sizeof p);
+    /* a valid enum over int8 for an <i4 array: does not match its dtype */
+    put_key(
+        p, "bad/.zattrs",
+        "{\"_nczarr_array\": {\"hdf5_type\": \"AwAYAgAAAQAAABAIAAABAAAAAAAIAEZBTFNFAAAAVFJVRQAAAAAAAQ==\"}}");
+    expect_bad(p, "does not match", "hdf5type_wrong");
+
+    /* .zarray removed altogether (the array is still listed in _nczarr_group) */
     copy_store("nozarray", p, sizeof p);
     remove_key(p, "bad/.zarray");
     expect_bad(p, ".zarray", "nozarray");

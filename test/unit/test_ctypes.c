@@ -1,0 +1,205 @@
+/* translate/ncztr_ctype.c: HDF5 enum, compound and array types <-> Zarr structured dtypes,
+ * packing, kept HDF5 types, and their attribute JSON. */
+#include "json_test_util.h"
+
+#include <math.h>
+#include <stdint.h>
+
+static void test_ctypes(void)
+{
+    /* a padded compound with a string, an array member and a nested compound */
+    typedef struct {
+        short a;
+        double x;
+        char s[3];
+        float v[2];
+    } rec;
+    hid_t in = H5Tcreate(H5T_COMPOUND, 8);
+    H5Tinsert(in, "p", 0, H5T_STD_U16BE);
+    H5Tinsert(in, "q", 4, H5T_NATIVE_INT);
+    hid_t s3 = H5Tcopy(H5T_C_S1);
+    H5Tset_size(s3, 3);
+    hsize_t two = 2;
+    hid_t f2 = H5Tarray_create2(H5T_NATIVE_FLOAT, 1, &two);
+    hid_t ct = H5Tcreate(H5T_COMPOUND, sizeof(rec) + 8);
+    H5Tinsert(ct, "a", HOFFSET(rec, a), H5T_NATIVE_SHORT);
+    H5Tinsert(ct, "x", HOFFSET(rec, x), H5T_NATIVE_DOUBLE);
+    H5Tinsert(ct, "s", HOFFSET(rec, s), s3);
+    H5Tinsert(ct, "v", HOFFSET(rec, v), f2);
+    H5Tinsert(ct, "in", sizeof(rec), in);
+    err_reset();
+    json_t *sj = ncztr_struct_from_hdf5(ct, "ct");
+    char *txt = sj ? ncztr_json_dump(sj) : NULL;
+    const char *want =
+        "[[\"a\",\"<i2\"],[\"x\",\"<f8\"],[\"s\",\"|S3\"],[\"v\",\"<f4\",[2]],[\"in\",[[\"p\",\">u2\"],"
+        "[\"q\",\"<i4\"]]]]";
+    CHECK(txt && !strcmp(txt, want), "structured dtype of a compound: %s", txt ? txt : g_err);
+    free(txt);
+    hid_t st = ncztr_ctype_storage(ct, "ct");
+    CHECK(st >= 0 && H5Tget_size(st) == 2 + 8 + 3 + 8 + 2 + 4, "packed size");
+    hid_t back = sj ? ncztr_struct_to_hdf5(sj, "ct") : -1;
+    /* same layout (string padding is the application's in the packed type) */
+    json_t *sj2 = back >= 0 ? ncztr_struct_from_hdf5(back, "back") : NULL;
+    CHECK(back >= 0 && st >= 0 && H5Tget_size(back) == H5Tget_size(st) && sj2 && json_equal(sj, sj2),
+          "parsed structured dtype = packed type");
+    json_decref(sj2);
+    if (back >= 0)
+        H5Tclose(back);
+    /* .zarray with a structured dtype: parse, fill (Base64), dump back the same */
+    {
+        const char *za_txt =
+            "{\"zarr_format\": 2, \"shape\": [5], \"dtype\": [[\"a\",\"<i2\"],[\"b\",\"|S2\"]], "
+            "\"chunks\": [2], \"fill_value\": \"AQBhYg==\", \"order\": \"C\", \"compressor\": null, "
+            "\"filters\": null}";
+        ncztr_zarray za;
+        err_reset();
+        CHECK(ncztr_zarray_parse(".zarray", za_txt, strlen(za_txt), &za) == 0, "structured .zarray: %s",
+              g_err);
+        CHECK(za.dtype.tclass == NCZTR_T_STRUCT && za.dtype.size == 4 && za.has_fill &&
+                  !memcmp(za.fill, "\1\0ab", 4),
+              "structured dtype parsed");
+        char *d = ncztr_zarray_dump(&za);
+        CHECK(d && !strcmp(d, za_txt), "structured .zarray dumps back: %s", d ? d : g_err);
+        free(d);
+        ncztr_zarray_clear(&za);
+    }
+    /* exact types: Base64 of H5Tencode */
+    char *b64 = ncztr_type_encode(ct, "ct");
+    hid_t dec = b64 ? ncztr_type_decode(b64, "ct") : -1;
+    CHECK(dec >= 0 && H5Tequal(dec, ct) > 0, "kept type decodes");
+    if (dec >= 0)
+        H5Tclose(dec);
+    if (b64) {
+        b64[10] = b64[10] == 'A' ? 'B' : 'A';
+        err_reset();
+        H5E_BEGIN_TRY
+        {
+            dec = ncztr_type_decode(b64, "ct");
+        }
+        H5E_END_TRY
+        if (dec >= 0)
+            H5Tclose(dec);
+        /* a flipped byte may still decode to some type; it must never crash */
+    }
+    free(b64);
+    err_reset();
+    CHECK_FAILS(ncztr_type_decode("not base64!", "k") < 0, "k", "Base64");
+    err_reset();
+    CHECK_FAILS(ncztr_type_decode("AAAAAAAAAAAA", "k") < 0, "k", "not an encoded HDF5 datatype");
+    /* compound attribute: two records, a list of objects; back the same bytes */
+    {
+        unsigned char buf[2][sizeof(rec) + 8];
+        memset(buf, 0, sizeof buf);
+        for (int i = 0; i < 2; i++) {
+            rec r = {(short)(i - 5), i + 0.25, "ab", {1.5f, (float)i}};
+            memcpy(buf[i], &r, sizeof r);
+            unsigned short p = 65535;
+            int q = -i;
+            H5Tconvert(H5T_NATIVE_USHORT, H5T_STD_U16BE, 1, &p, NULL, H5P_DEFAULT);
+            memcpy(buf[i] + sizeof(rec), &p, 2);
+            memcpy(buf[i] + sizeof(rec) + 4, &q, 4);
+        }
+        hsize_t n = 2;
+        ncztr_attrval v = {ct, H5Screate_simple(1, &n, NULL), 2, buf};
+        json_t *j = NULL;
+        char dtype[NCZTR_DTYPE_MAX];
+        err_reset();
+        CHECK(ncztr_attr_to_json("c", &v, &j, dtype) == 0 && !strcmp(dtype, "|J0"), "compound attr: %s",
+              g_err);
+        char *t = j ? ncztr_json_dump(j) : NULL;
+        CHECK(t && strstr(t,
+                          "{\"a\": -5, \"x\": 0.25, \"s\": \"ab\", \"v\": [1.5,0.0], \"in\": {\"p\": 65535, "
+                          "\"q\": 0}}"),
+              "compound attr JSON: %s", t ? t : "(null)");
+        free(t);
+        ncztr_attrval out;
+        CHECK(j && ncztr_cattr_from_json("c", j, ct, &out) == 0 && out.nelem == 2 &&
+                  H5Sget_simple_extent_type(out.space) == H5S_SIMPLE,
+              "compound attr decodes");
+        for (int i = 0; i < 2 && out.data; i++) {
+            rec a, b;
+            memcpy(&a, buf[i], sizeof a);
+            memcpy(&b, (unsigned char *)out.data + i * sizeof buf[0], sizeof b);
+            CHECK(a.a == b.a && a.x == b.x && !memcmp(a.s, b.s, 3) && a.v[0] == b.v[0] && a.v[1] == b.v[1] &&
+                      !memcmp(buf[i] + sizeof(rec),
+                              (unsigned char *)out.data + i * sizeof buf[0] + sizeof(rec), 8),
+                  "compound attr record %d round-trips", i);
+        }
+        ncztr_attrval_clear(&out);
+        /* a record missing a member is an error naming it */
+        json_t *bad = json_loads("{\"a\": 1}", 0, NULL);
+        err_reset();
+        CHECK_FAILS(ncztr_cattr_from_json("c", bad, ct, &out) < 0, "attribute \"c\"", "member \"x\"");
+        json_decref(bad);
+        json_decref(j);
+        H5Sclose(v.space);
+    }
+    /* enum attribute: integers with the base dtype */
+    {
+        hid_t et = H5Tenum_create(H5T_STD_I16BE);
+        short vals[2] = {3, 9};
+        H5Tenum_insert(et, "three", &vals[0]);
+        H5Tenum_insert(et, "nine", &vals[1]);
+        unsigned char data[4];
+        H5Tconvert(H5T_NATIVE_SHORT, H5T_STD_I16BE, 2, vals, NULL, H5P_DEFAULT);
+        memcpy(data, vals, 4);
+        hsize_t n = 2;
+        ncztr_attrval v = {et, H5Screate_simple(1, &n, NULL), 2, data};
+        json_t *j = NULL;
+        char dtype[NCZTR_DTYPE_MAX];
+        CHECK(ncztr_attr_to_json("e", &v, &j, dtype) == 0 && !strcmp(dtype, ">i2"), "enum attr dtype %s",
+              dtype);
+        char *t = j ? ncztr_json_dump(j) : NULL;
+        CHECK(t && !strcmp(t, "[3,9]"), "enum attr JSON %s", t ? t : "(null)");
+        free(t);
+        ncztr_attrval out;
+        CHECK(j && ncztr_cattr_from_json("e", j, et, &out) == 0 && out.nelem == 2 &&
+                  !memcmp(out.data, data, 4) && H5Tget_class(out.type) == H5T_ENUM,
+              "enum attr decodes");
+        ncztr_attrval_clear(&out);
+        json_decref(j);
+        H5Sclose(v.space);
+        H5Tclose(et);
+    }
+    /* array attribute: scalar = nested lists, 1-D = one more level */
+    {
+        hsize_t d[2] = {2, 2};
+        hid_t at = H5Tarray_create2(H5T_NATIVE_INT, 2, d);
+        json_t *sc = json_loads("[[1,2],[3,4]]", 0, NULL), *l = json_loads("[[[1,2],[3,4]]]", 0, NULL);
+        ncztr_attrval o1, o2;
+        CHECK(ncztr_cattr_from_json("a", sc, at, &o1) == 0 &&
+                  H5Sget_simple_extent_type(o1.space) == H5S_SCALAR && ((int *)o1.data)[3] == 4,
+              "scalar array attr");
+        CHECK(ncztr_cattr_from_json("a", l, at, &o2) == 0 &&
+                  H5Sget_simple_extent_type(o2.space) == H5S_SIMPLE && o2.nelem == 1 &&
+                  ((int *)o2.data)[2] == 3,
+              "1-D array attr");
+        ncztr_attrval_clear(&o1);
+        ncztr_attrval_clear(&o2);
+        json_decref(sc);
+        json_decref(l);
+        H5Tclose(at);
+    }
+    json_decref(sj);
+    if (st >= 0)
+        H5Tclose(st);
+    H5Tclose(ct);
+    H5Tclose(f2);
+    H5Tclose(s3);
+    H5Tclose(in);
+}
+
+int main(void)
+{
+    hsize_t types0 = 0, types1 = 0;
+    H5open();
+    H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
+    H5Inmembers(H5I_DATATYPE, &types0);
+    test_ctypes();
+    H5Inmembers(H5I_DATATYPE, &types1);
+    CHECK(types1 == types0, "open datatype ids: %llu -> %llu", (unsigned long long)types0,
+          (unsigned long long)types1);
+    ncz_err_term();
+    H5close();
+    TEST_MAIN_END();
+}
