@@ -5,8 +5,13 @@ set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 jobs=$(nproc)
 prefix=$("$root/scripts/build.sh" "$root/build" | tail -n 1)
+print_api() { # HDF5's API suite: counts per category and the failed tests by name
+  [ -d "$1/api-results" ] && { echo "-- HDF5 API test suite through the connector --"; cat "$1"/api-results/*.txt; } || true
+}
 echo "== tests (RelWithDebInfo) =="
-ctest --test-dir "$root/build" --output-on-failure -j "$jobs" --timeout 900
+rm -rf "$root/build/api-results"
+ctest --test-dir "$root/build" --output-on-failure -j "$jobs" --timeout 900 || { print_api "$root/build"; exit 1; }
+print_api "$root/build"
 if [ "${NCZARR_SKIP_SANITIZE:-0}" != 1 ]; then
   "$root/scripts/build.sh" "$root/build-asan" -DNCZARR_SANITIZE=ON -DCMAKE_BUILD_TYPE=Debug >/dev/null
   echo "== tests (AddressSanitizer + UBSan) =="
