@@ -22,7 +22,7 @@ failed=$(grep -c '\*FAILED\*' out.txt || true)
 skipped=$(grep -c ' -SKIP-$' out.txt || true)
 summary="HDF5 API tests, category '$cat', connector 'nczarr': $passed passed, $failed failed, $skipped skipped"
 # name each failed test: the last "Testing ..." line before its *FAILED* marker
-failures=$(awk '/Testing /{t=$0; sub(/^ *Testing +/, "", t); sub(/ *\*FAILED\*.*$/, "", t); sub(/ +$/, "", t)}
+failures=$(awk '/Testing /{t=$0; sub(/^ *Testing +/, "", t); sub(/ *\*FAILED\*.*$/, "", t); sub(/ *HDF5-DIAG.*$/, "", t); sub(/ +$/, "", t)}
      /\*FAILED\*/{print "  failed: " t}' out.txt | head -n 300)
 echo "$summary"
 [ -n "$failures" ] && echo "$failures"
