@@ -673,11 +673,8 @@ herr_t ncztr_array_set_extent(ncztr_obj *o, const hsize_t *size)
             if (mspace >= 0)
                 H5Sclose(mspace);
             mspace = H5Screate_simple(1, &n, NULL);
-            bool vs = a->vlen_string;
-            a->vlen_string = false; /* fill bytes are in storage form */
-            herr_t r = ncztr_array_write(o, stype, mspace, fspace, fillbuf);
-            a->vlen_string = vs;
-            if (r < 0)
+            /* fill bytes are in storage form: stype is the fixed-width storage type */
+            if (ncztr_array_write(o, stype, mspace, fspace, fillbuf) < 0)
                 NCZ_GOTO_QUIET(FAIL);
         }
         /* Evict (not just flush): cached copies of the deleted chunks must not come back. */

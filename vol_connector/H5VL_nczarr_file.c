@@ -475,13 +475,6 @@ void *H5VL_nczarr_file_open(const char *name, unsigned flags, hid_t fapl_id, hid
     return f ? &f->fobj : NULL;
 }
 
-static herr_t count_ids(hid_t id, void *ud)
-{
-    (void)id;
-    (*(size_t *)ud)++;
-    return 0;
-}
-
 typedef struct {
     H5VL_nczarr_file_t *f;
     hid_t *list;
@@ -526,7 +519,6 @@ static herr_t obj_ids(H5VL_nczarr_file_t *f, unsigned types, size_t max, hid_t *
                {H5F_OBJ_GROUP, H5I_GROUP},
                {H5F_OBJ_DATATYPE, H5I_DATATYPE},
                {H5F_OBJ_ATTR, H5I_ATTR}};
-    (void)count_ids;
     for (size_t i = 0; i < sizeof map / sizeof map[0]; i++)
         if (types & map[i].flag)
             H5Iiterate(map[i].t, scan_id, &s);
