@@ -85,7 +85,8 @@ int main(int argc, char **argv)
     result_t z = {1e30, 1e30}, h = {1e30, 1e30};
     for (int rep = 0; rep < 3; rep++) {
         result_t zr, hr;
-        if (run(nfapl, npath, n, chunk, buf, back, &hr) < 0 || run(zfapl, zpath, n, chunk, buf, back, &zr) < 0) {
+        if (run(nfapl, npath, n, chunk, buf, back, &hr) < 0 ||
+            run(zfapl, zpath, n, chunk, buf, back, &zr) < 0) {
             fprintf(stderr, "benchmark run failed\n");
             H5Eprint2(H5E_DEFAULT, stderr);
             return 1;

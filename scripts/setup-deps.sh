@@ -21,7 +21,7 @@ log() { echo "[setup-deps] $*" >&2; }
 DEB_PACKAGES=(build-essential cmake ninja-build pkg-config m4 ca-certificates zlib1g-dev
   libaec-dev libzip-dev libblosc-dev libzstd-dev libbz2-dev libxml2-dev libcurl4-openssl-dev
   libssl-dev libjansson-dev unzip zip python3-zarr python3-xarray python3-numcodecs
-  python3-numpy python3-h5py valgrind debian-archive-keyring)
+  python3-numpy python3-h5py valgrind clang-format debian-archive-keyring)
 
 install_debs() {
   [ "${VOL_NCZARR_SKIP_APT:-0}" = 1 ] && return 0

@@ -11,9 +11,15 @@ static hid_t g_maj = H5I_INVALID_HID;
 static hid_t g_min[NCZ_E_COUNT];
 
 static const char *const g_min_text[NCZ_E_COUNT] = {
-    "bad argument",        "store access failed", "invalid Zarr/NCZarr content",
-    "not supported",       "not representable in NCZarr", "out of memory",
-    "not found",           "already exists",      "HDF5 library call failed",
+    "bad argument",
+    "store access failed",
+    "invalid Zarr/NCZarr content",
+    "not supported",
+    "not representable in NCZarr",
+    "out of memory",
+    "not found",
+    "already exists",
+    "HDF5 library call failed",
     "internal error",
 };
 
@@ -74,7 +80,8 @@ void ncz_err_end(size_t mark, int failed)
         g_depth--;
     for (size_t i = mark; i < g_npending; i++) {
         if (failed)
-            push_now(g_pending[i].file, g_pending[i].func, g_pending[i].line, g_pending[i].kind, g_pending[i].msg);
+            push_now(g_pending[i].file, g_pending[i].func, g_pending[i].line, g_pending[i].kind,
+                     g_pending[i].msg);
         free(g_pending[i].msg);
     }
     if (mark < g_npending)

@@ -19,19 +19,18 @@
 #define FAIL (-1)
 #endif
 
-
 /* Minor error kinds (all under one major class "NCZarr VOL connector"). */
 typedef enum ncz_errkind {
-    NCZ_E_ARGS = 0,     /* bad argument from the application */
-    NCZ_E_STORE,        /* the key/object store failed (I/O, permissions, missing) */
-    NCZ_E_FORMAT,       /* store content is not valid Zarr/NCZarr (JSON, keys, sizes) */
-    NCZ_E_UNSUPPORTED,  /* valid, but not supported (dtype, codec, HDF5 feature) */
-    NCZ_E_NOTREPR,      /* the HDF5 feature is not representable in NCZarr */
-    NCZ_E_NOMEM,        /* allocation failed */
-    NCZ_E_NOTFOUND,     /* object, attribute or link does not exist */
-    NCZ_E_EXISTS,       /* object, attribute or link already exists */
-    NCZ_E_HDF5,         /* an HDF5 library call made by the connector failed */
-    NCZ_E_INTERNAL,     /* connector bug */
+    NCZ_E_ARGS = 0,    /* bad argument from the application */
+    NCZ_E_STORE,       /* the key/object store failed (I/O, permissions, missing) */
+    NCZ_E_FORMAT,      /* store content is not valid Zarr/NCZarr (JSON, keys, sizes) */
+    NCZ_E_UNSUPPORTED, /* valid, but not supported (dtype, codec, HDF5 feature) */
+    NCZ_E_NOTREPR,     /* the HDF5 feature is not representable in NCZarr */
+    NCZ_E_NOMEM,       /* allocation failed */
+    NCZ_E_NOTFOUND,    /* object, attribute or link does not exist */
+    NCZ_E_EXISTS,      /* object, attribute or link already exists */
+    NCZ_E_HDF5,        /* an HDF5 library call made by the connector failed */
+    NCZ_E_INTERNAL,    /* connector bug */
     NCZ_E_COUNT
 } ncz_errkind;
 
@@ -39,30 +38,28 @@ typedef enum ncz_errkind {
 herr_t ncz_err_init(void);
 void ncz_err_term(void);
 /* Pushes one formatted message. Returns FAIL for convenience. */
-herr_t ncz_err_push(const char *file, const char *func, unsigned line, ncz_errkind kind, const char *fmt,
-                    ...) __attribute__((format(printf, 5, 6)));
+herr_t ncz_err_push(const char *file, const char *func, unsigned line, ncz_errkind kind, const char *fmt, ...)
+    __attribute__((format(printf, 5, 6)));
 
 #define NCZ_PUSH(kind, ...) ncz_err_push(__FILE__, __func__, __LINE__, (kind), __VA_ARGS__)
-#define NCZ_GOTO(retval, kind, ...)                                                                    \
-    do {                                                                                               \
-        ncz_err_push(__FILE__, __func__, __LINE__, (kind), __VA_ARGS__);                               \
-        ret = (retval);                                                                                \
-        goto done;                                                                                     \
+#define NCZ_GOTO(retval, kind, ...)                                                                          \
+    do {                                                                                                     \
+        ncz_err_push(__FILE__, __func__, __LINE__, (kind), __VA_ARGS__);                                     \
+        ret = (retval);                                                                                      \
+        goto done;                                                                                           \
     } while (0)
 /* Jump without pushing: the callee already pushed its own message. */
-#define NCZ_GOTO_QUIET(retval)                                                                         \
-    do {                                                                                               \
-        ret = (retval);                                                                                \
-        goto done;                                                                                     \
+#define NCZ_GOTO_QUIET(retval)                                                                               \
+    do {                                                                                                     \
+        ret = (retval);                                                                                      \
+        goto done;                                                                                           \
     } while (0)
 /* Checks an allocation. */
-#define NCZ_CHECK_ALLOC(ptr, retval)                                                                   \
-    do {                                                                                               \
-        if (!(ptr))                                                                                    \
-            NCZ_GOTO(retval, NCZ_E_NOMEM, "out of memory in %s", __func__);                            \
+#define NCZ_CHECK_ALLOC(ptr, retval)                                                                         \
+    do {                                                                                                     \
+        if (!(ptr))                                                                                          \
+            NCZ_GOTO(retval, NCZ_E_NOMEM, "out of memory in %s", __func__);                                  \
     } while (0)
-
-
 
 /* HDF5 clears its default error stack at the start of almost every API call, so a message
  * pushed before cleanup code closes an id would vanish. While a VOL callback runs, messages

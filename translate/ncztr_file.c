@@ -85,7 +85,8 @@ herr_t ncztr_file_open(const char *name, bool readonly, const ncztr_opts *opts, 
     f->readonly = readonly;
     nczm_status st = nczm_open(&f->url, readonly ? NCZM_READONLY : 0, &f->map, emsg);
     if (st != NCZM_OK)
-        NCZ_GOTO(FAIL, NCZ_E_STORE, "cannot open store \"%s\"%s: %s", name, readonly ? "" : " for writing", emsg);
+        NCZ_GOTO(FAIL, NCZ_E_STORE, "cannot open store \"%s\"%s: %s", name, readonly ? "" : " for writing",
+                 emsg);
     if (ncztr_load_tree(f) < 0)
         NCZ_GOTO_QUIET(FAIL);
     *out = f;

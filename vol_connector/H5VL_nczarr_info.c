@@ -109,8 +109,9 @@ herr_t H5VL_nczarr_str_to_info(const char *str, void **info)
         if (apply_word(i, w) < 0) {
             /* HDF5 parses HDF5_VOL_CONNECTOR while it initialises itself, when its error
              * stack does not reach the user yet: say it on stderr too, once. */
-            fprintf(stderr, "nczarr: bad connector option \"%s\" in \"%s\" (known: mode=nczarr, mode=zarr, "
-                            "noxarray, consolidated, zip-root, maxstrlen=N)\n",
+            fprintf(stderr,
+                    "nczarr: bad connector option \"%s\" in \"%s\" (known: mode=nczarr, mode=zarr, "
+                    "noxarray, consolidated, zip-root, maxstrlen=N)\n",
                     w, str);
             free(copy);
             free(i);

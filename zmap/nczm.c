@@ -709,7 +709,8 @@ static nczm_status check_key(nczm_map *map, const char *op, const char *key)
         return NCZM_OK;
     nczm_key_quote(q, sizeof q, key);
     if (!why)
-        return nczm_seterr(map, NCZM_BADKEY, "%s: %s \"%s\": key is %zu bytes, longer than the %zu bytes a %s store allows",
+        return nczm_seterr(map, NCZM_BADKEY,
+                           "%s: %s \"%s\": key is %zu bytes, longer than the %zu bytes a %s store allows",
                            map->location, op, q, strlen(key), nczm_key_max(map), map->drv->name);
     return nczm_seterr(map, NCZM_BADKEY, "%s: %s \"%s\": %s", map->location, op, q, why);
 }

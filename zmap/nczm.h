@@ -21,10 +21,10 @@ extern "C" {
 
 typedef enum nczm_status {
     NCZM_OK = 0,
-    NCZM_NOTFOUND = -1,    /* no object (or no store) at that key/location */
-    NCZM_EXISTS = -2,      /* create with NCZM_EXCL on an existing store */
-    NCZM_BADKEY = -3,      /* key fails validation (.., empty segment, control chars, ...) */
-    NCZM_IO = -4,          /* operating-system or network I/O failure */
+    NCZM_NOTFOUND = -1, /* no object (or no store) at that key/location */
+    NCZM_EXISTS = -2,   /* create with NCZM_EXCL on an existing store */
+    NCZM_BADKEY = -3,   /* key fails validation (.., empty segment, control chars, ...) */
+    NCZM_IO = -4,       /* operating-system or network I/O failure */
     NCZM_NOMEM = -5,
     NCZM_PERM = -6,        /* permission denied, or write to a read-only map */
     NCZM_INVAL = -7,       /* bad argument (bad URL, unknown store kind, ...) */
@@ -42,11 +42,12 @@ typedef enum nczm_kind {
 
 /* open/create flags */
 #define NCZM_READONLY 0x1u /* open: no writes allowed */
-#define NCZM_CREATE 0x2u   /* create a new store */
-#define NCZM_TRUNC 0x4u    /* with CREATE: replace an existing store */
-#define NCZM_EXCL 0x8u     /* with CREATE: fail with NCZM_EXISTS if something is there */
-#define NCZM_ZIP_ROOT 0x10u /* zip: put keys at the archive root (zarr-python ZipStore
-                              layout) instead of under a folder named after the zip file */
+#define NCZM_CREATE   0x2u /* create a new store */
+#define NCZM_TRUNC    0x4u /* with CREATE: replace an existing store */
+#define NCZM_EXCL     0x8u /* with CREATE: fail with NCZM_EXISTS if something is there */
+#define NCZM_ZIP_ROOT                                                                                        \
+    0x10u /* zip: put keys at the archive root (zarr-python ZipStore                                         \
+            layout) instead of under a folder named after the zip file */
 
 #define NCZM_ERRLEN 512
 

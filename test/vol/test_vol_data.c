@@ -101,7 +101,8 @@ static void test_plists_and_sizes(void)
     hid_t dapl2 = H5Dget_access_plist(d);
     size_t slots = 0, bytes = 0;
     double w0 = 0;
-    CHECK(H5Pget_chunk_cache(dapl2, &slots, &bytes, &w0) >= 0 && bytes == (3u << 20), "cache bytes %zu", bytes);
+    CHECK(H5Pget_chunk_cache(dapl2, &slots, &bytes, &w0) >= 0 && bytes == (3u << 20), "cache bytes %zu",
+          bytes);
     H5Pclose(dapl2);
     H5Pclose(dapl);
     H5Dclose(d);
@@ -198,7 +199,8 @@ static void test_selections(void)
     H5Sselect_elements(fs, H5S_SELECT_SET, 3, &pts[0][0]);
     CHECK(H5Dwrite(d, H5T_NATIVE_INT, ms, fs, H5P_DEFAULT, pv) >= 0, "point write");
     int pr[3] = {0, 0, 0};
-    CHECK(H5Dread(d, H5T_NATIVE_INT, ms, fs, H5P_DEFAULT, pr) >= 0 && pr[0] == -1 && pr[1] == -2 && pr[2] == -3,
+    CHECK(H5Dread(d, H5T_NATIVE_INT, ms, fs, H5P_DEFAULT, pr) >= 0 && pr[0] == -1 && pr[1] == -2 &&
+              pr[2] == -3,
           "point read %d %d %d", pr[0], pr[1], pr[2]);
     /* none */
     H5Sselect_none(fs);
@@ -237,8 +239,8 @@ static void test_string_limit(void)
     v[1] = "fits";
     CHECK(H5Dwrite(d, t, H5S_ALL, H5S_ALL, H5P_DEFAULT, v) >= 0, "strings that fit");
     char *back[2] = {NULL, NULL};
-    CHECK(H5Dread(d, t, H5S_ALL, H5S_ALL, H5P_DEFAULT, back) >= 0 && back[0] && strcmp(back[0], "short") == 0 &&
-              back[1] && strcmp(back[1], "fits") == 0,
+    CHECK(H5Dread(d, t, H5S_ALL, H5S_ALL, H5P_DEFAULT, back) >= 0 && back[0] &&
+              strcmp(back[0], "short") == 0 && back[1] && strcmp(back[1], "fits") == 0,
           "vlen strings read back");
     H5Dvlen_reclaim(t, s, H5P_DEFAULT, back);
     H5Dclose(d);

@@ -156,8 +156,8 @@ static void expect_open_error(const char *p, unsigned flags, const char *needle,
     H5E_END_TRY
     take_errors(&et);
     CHECK(f < 0, "%s: open must fail", what);
-    CHECK(nczarr_error_has(&et, needle), "%s: expected an NCZarr error mentioning \"%s\", got:\n%s", what, needle,
-          et.text);
+    CHECK(nczarr_error_has(&et, needle), "%s: expected an NCZarr error mentioning \"%s\", got:\n%s", what,
+          needle, et.text);
     if (f >= 0)
         H5Fclose(f);
 }
@@ -218,8 +218,8 @@ static void test_bad_stores(void)
     } else if (pid > 0) {
         int st = 0;
         waitpid(pid, &st, 0);
-        CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 0, "read-only check as an unprivileged user failed (status %d)",
-              st);
+        CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 0,
+              "read-only check as an unprivileged user failed (status %d)", st);
     }
     chmod(p, 0755);
 }

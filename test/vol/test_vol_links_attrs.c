@@ -640,8 +640,8 @@ static void test_objects(void)
     H5Fclose(f2); /* drops the reference H5Iget_file_id added */
     CHECK(H5Oflush(d) >= 0 && H5Orefresh(d) >= 0, "H5Oflush/H5Orefresh");
     EXPECT_FAIL(H5Oincr_refcount(d), "exactly one link", "H5Oincr_refcount");
-    CHECK(H5Ocopy(f, "b", f, "bcopy", H5P_DEFAULT, H5P_DEFAULT) >= 0 && H5Lexists(f, "bcopy/a", H5P_DEFAULT) > 0 &&
-              H5Lexists(f, "bcopy/a/y", H5P_DEFAULT) > 0,
+    CHECK(H5Ocopy(f, "b", f, "bcopy", H5P_DEFAULT, H5P_DEFAULT) >= 0 &&
+              H5Lexists(f, "bcopy/a", H5P_DEFAULT) > 0 && H5Lexists(f, "bcopy/a/y", H5P_DEFAULT) > 0,
           "H5Ocopy of a group within the store");
     CHECK(H5Ldelete(f, "bcopy", H5P_DEFAULT) >= 0, "delete the copy");
     char cbuf[8];
