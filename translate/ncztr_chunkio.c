@@ -70,6 +70,13 @@ static int seqw_fill(ncztr_seqw *w)
     return 1;
 }
 
+/* Rewinds a walker to the start of its selection. */
+static herr_t restart(ncztr_seqw *w, hid_t space, size_t esz)
+{
+    seqw_end(w);
+    return seqw_start(w, space, esz);
+}
+
 /* Copies nbytes from src to dst, each side either walked along a selection (a walker) or
  * contiguous (NULL): the runs of both sides are consumed in lock step. */
 static herr_t transfer(unsigned char *dst, ncztr_seqw *dw, const unsigned char *src, ncztr_seqw *sw,
@@ -244,6 +251,8 @@ static herr_t setup_types(ncztr_ioctx *x, hid_t mem_type)
         NCZ_GOTO(FAIL, NCZ_E_ARGS,
                  "dataset \"%s\": HDF5 cannot convert between the stored type (dtype %s) and the memory type",
                  path, x->a->za.dtype.zarr);
+    /* Partial compound I/O: the destination's other members stay as they are. */
+    x->bkg = x->write ? ncztr_convert_needs_bkg(mem_type, x->st) : ncztr_convert_needs_bkg(x->st, mem_type);
 done:
     return ret;
 }
@@ -333,17 +342,26 @@ static herr_t copy_elems(ncztr_ioctx *x, const cjob *jb)
     }
     if (grow_tmp(x, n) < 0)
         return FAIL;
+    /* With x->bkg, tmp2 first holds the destination's current values (the background). */
     if (x->write) {
         for (size_t i = 0; i < n; i++)
             memcpy(x->tmp1 + i * msz, u + el[i].moff * msz, msz);
-        if (ncztr_convert(x->mem_type, x->tmp1, x->st, x->tmp2, n, x->g.path) < 0)
+        if (x->bkg)
+            for (size_t i = 0; i < n; i++)
+                memcpy(x->tmp2 + i * esz, chunk + el[i].local * esz, esz);
+        if (ncztr_convert_bkg(x->mem_type, x->tmp1, x->st, x->tmp2, n, x->g.path, x->bkg ? x->tmp2 : NULL) <
+            0)
             return FAIL;
         for (size_t i = 0; i < n; i++)
             memcpy(chunk + el[i].local * esz, x->tmp2 + i * esz, esz);
     } else {
         for (size_t i = 0; i < n; i++)
             memcpy(x->tmp1 + i * esz, chunk + el[i].local * esz, esz);
-        if (ncztr_convert(x->st, x->tmp1, x->mem_type, x->tmp2, n, x->g.path) < 0)
+        if (x->bkg)
+            for (size_t i = 0; i < n; i++)
+                memcpy(x->tmp2 + i * msz, u + el[i].moff * msz, msz);
+        if (ncztr_convert_bkg(x->st, x->tmp1, x->mem_type, x->tmp2, n, x->g.path, x->bkg ? x->tmp2 : NULL) <
+            0)
             return FAIL;
         for (size_t i = 0; i < n; i++)
             memcpy(u + el[i].moff * msz, x->tmp2 + i * msz, msz);
@@ -384,14 +402,26 @@ static herr_t copy_chunk(ncztr_ioctx *x, const cjob *jb)
     }
     if (grow_tmp(x, n) < 0)
         NCZ_GOTO_QUIET(FAIL);
+    /* With x->bkg, tmp2 first gathers the destination's current values (the background),
+     * and the destination's walker starts again for the scatter. */
     if (x->write) {
-        if (transfer(x->tmp1, NULL, x->ubuf, &x->mw, n * msz, path) < 0 ||
-            ncztr_convert(x->mem_type, x->tmp1, x->st, x->tmp2, n, path) < 0 ||
+        if (transfer(x->tmp1, NULL, x->ubuf, &x->mw, n * msz, path) < 0)
+            NCZ_GOTO_QUIET(FAIL);
+        if (x->bkg &&
+            (transfer(x->tmp2, NULL, chunk, &x->fw, n * esz, path) < 0 || restart(&x->fw, fsel, esz) < 0))
+            NCZ_GOTO(FAIL, NCZ_E_HDF5, "dataset \"%s\": cannot iterate over the selection of chunk \"%s\"",
+                     path, key);
+        if (ncztr_convert_bkg(x->mem_type, x->tmp1, x->st, x->tmp2, n, path, x->bkg ? x->tmp2 : NULL) < 0 ||
             transfer(chunk, &x->fw, x->tmp2, NULL, n * esz, path) < 0)
             NCZ_GOTO_QUIET(FAIL);
     } else {
-        if (transfer(x->tmp1, NULL, chunk, &x->fw, n * esz, path) < 0 ||
-            ncztr_convert(x->st, x->tmp1, x->mem_type, x->tmp2, n, path) < 0 ||
+        if (transfer(x->tmp1, NULL, chunk, &x->fw, n * esz, path) < 0)
+            NCZ_GOTO_QUIET(FAIL);
+        if (x->bkg &&
+            (transfer(x->tmp2, NULL, x->ubuf, &x->mw, n * msz, path) < 0 || restart(&x->mw, msel, msz) < 0))
+            NCZ_GOTO(FAIL, NCZ_E_HDF5,
+                     "dataset \"%s\": cannot iterate over the memory selection of chunk \"%s\"", path, key);
+        if (ncztr_convert_bkg(x->st, x->tmp1, x->mem_type, x->tmp2, n, path, x->bkg ? x->tmp2 : NULL) < 0 ||
             transfer(x->ubuf, &x->mw, x->tmp2, NULL, n * msz, path) < 0)
             NCZ_GOTO_QUIET(FAIL);
     }
@@ -557,7 +587,8 @@ static herr_t write_batch(ncztr_ioctx *x, cjob *jobs, size_t n, ncztr_putlist *p
                 return NCZ_PUSH(NCZ_E_HDF5, "dataset \"%s\": cannot select within chunk \"%s\"", path,
                                 jb->key);
             hssize_t np = H5Sget_select_npoints(jb->fsel);
-            jb->whole = np >= 0 && (size_t)np == vol;
+            /* A partial compound write keeps the other members: never a whole overwrite. */
+            jb->whole = np >= 0 && (size_t)np == vol && !x->bkg;
         }
         ncztr_cc_entry *e = ncztr_cc_find(c, jb->coord);
         if (jb->whole) {

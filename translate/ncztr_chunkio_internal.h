@@ -147,6 +147,7 @@ typedef struct ncztr_ioctx {
     hid_t st, mem_type;
     size_t msz;
     bool convert;
+    bool bkg; /* the conversion keeps destination compound members the source lacks */
     unsigned char *ubuf;
     unsigned char *fillbuf; /* read: one chunk of fill shared by missing chunks */
     unsigned char *tmp1, *tmp2;

@@ -93,6 +93,41 @@ done:
     return ret;
 }
 
+/* Applies what the connector kept beside an attribute (see ncztr_save.c): the shape of a
+ * rank > 1 attribute, stored flattened, and the character encoding of its name. Anything
+ * that does not fit the value (edited by another tool) is ignored: the value stays 1-D. */
+static void attr_extras(ncztr_attr *a, json_t *ashapes, json_t *acsets)
+{
+    json_t *cs = json_is_object(acsets) ? json_object_get(acsets, a->name) : NULL;
+    if (json_is_integer(cs) && json_integer_value(cs) == H5T_CSET_UTF8)
+        a->name_cset = H5T_CSET_UTF8;
+    json_t *sh = json_is_object(ashapes) ? json_object_get(ashapes, a->name) : NULL;
+    size_t rank = json_is_array(sh) ? json_array_size(sh) : 0;
+    if (rank < 2 || rank > H5S_MAX_RANK)
+        return;
+    hsize_t dims[H5S_MAX_RANK];
+    uint64_t n = 1;
+    for (size_t k = 0; k < rank; k++) {
+        json_t *d = json_array_get(sh, k);
+        if (!json_is_integer(d) || json_integer_value(d) < 0)
+            return;
+        dims[k] = (hsize_t)json_integer_value(d);
+        if (dims[k] && n > UINT64_MAX / dims[k])
+            return;
+        n *= dims[k];
+    }
+    if (n != a->val.nelem)
+        return;
+    hid_t s = H5Screate_simple((int)rank, dims, NULL);
+    if (s < 0) {
+        H5Eclear2(H5E_DEFAULT);
+        return;
+    }
+    if (a->val.space >= 0)
+        H5Sclose(a->val.space);
+    a->val.space = s;
+}
+
 /* Adds the user attributes of a .zattrs object to a node (skipping NCZarr's own keys).
  * types = the _nczarr_attr.types object or NULL. */
 static herr_t load_attrs(ncztr_obj *o, json_t *zattrs, const char *key)
@@ -100,7 +135,7 @@ static herr_t load_attrs(ncztr_obj *o, json_t *zattrs, const char *key)
     herr_t ret = SUCCEED;
     if (!zattrs)
         return SUCCEED;
-    json_t *types = NULL, *atypes = NULL;
+    json_t *types = NULL, *atypes = NULL, *ashapes = NULL, *acsets = NULL;
     json_t *na = json_object_get(zattrs, "_nczarr_attr");
     if (na) {
         if (!json_is_object(na))
@@ -113,6 +148,8 @@ static herr_t load_attrs(ncztr_obj *o, json_t *zattrs, const char *key)
         atypes = json_is_object(h5) ? json_object_get(h5, "atypes") : NULL;
         if (!json_is_object(atypes))
             atypes = NULL;
+        ashapes = json_is_object(h5) ? json_object_get(h5, "ashapes") : NULL;
+        acsets = json_is_object(h5) ? json_object_get(h5, "acsets") : NULL;
         if (json_is_object(h5)) {
             json_decref(o->hdf5);
             o->hdf5 = json_deep_copy(h5);
@@ -182,6 +219,7 @@ static herr_t load_attrs(ncztr_obj *o, json_t *zattrs, const char *key)
                 NCZ_GOTO_QUIET(FAIL);
             }
         }
+        attr_extras(a, ashapes, acsets);
         ncztr_attr **na2 = realloc(o->attrs, (o->nattrs + 1) * sizeof *o->attrs);
         if (!na2) {
             ncztr_attrval_clear(&a->val);

@@ -608,6 +608,7 @@ static herr_t copy_attrs(const ncztr_obj *src, ncztr_obj *dst)
             return NCZ_PUSH(NCZ_E_NOMEM, "out of memory copying attribute \"%s\"", sa->name);
         }
         a->refcount = 1;
+        a->name_cset = sa->name_cset;
         a->val.type = a->val.space = H5I_INVALID_HID;
         if (ncztr_attrval_copy(&sa->val, &a->val) < 0 ||
             grow((void **)&dst->attrs, &dst->attrs_cap, dst->nattrs + 1, sizeof *dst->attrs) < 0) {
@@ -840,7 +841,6 @@ herr_t ncztr_attr_create(ncztr_obj *o, const char *name, hid_t type, hid_t space
 {
     herr_t ret = SUCCEED;
     ncztr_attr *a = NULL;
-    char dtype[NCZTR_DTYPE_MAX];
     ncztr_dtype dt;
     if (o->file->readonly)
         NCZ_GOTO(FAIL, NCZ_E_ARGS, "cannot create attribute \"%s\": the store is open read-only", name);
@@ -850,7 +850,6 @@ herr_t ncztr_attr_create(ncztr_obj *o, const char *name, hid_t type, hid_t space
         NCZ_GOTO(FAIL, NCZ_E_ARGS, "attribute name \"%s\" is reserved by NCZarr", name);
     if (ncztr_attr_find(o, name))
         NCZ_GOTO(FAIL, NCZ_E_EXISTS, "attribute \"%s\" already exists", name);
-    (void)dtype;
     if (ncztr_cattr_is_special(type)) {
         /* enum/compound/array/half: every member must have a JSON form */
         hid_t st = ncztr_ctype_storage(type, name);
@@ -864,9 +863,12 @@ herr_t ncztr_attr_create(ncztr_obj *o, const char *name, hid_t type, hid_t space
     H5S_class_t scls = H5Sget_simple_extent_type(space);
     if (rank < 0)
         NCZ_GOTO(FAIL, NCZ_E_HDF5, "attribute \"%s\": invalid dataspace", name);
-    if (rank > 1)
+    /* rank > 1: stored flattened, the shape kept in "_nczarr_attr.hdf5.ashapes" */
+    if (rank > 1 && o->file->opts.pure_zarr)
         NCZ_GOTO(FAIL, NCZ_E_NOTREPR,
-                 "attribute \"%s\" has %d dimensions; NCZarr attributes are one-dimensional", name, rank);
+                 "attribute \"%s\" has %d dimensions; pure Zarr attributes (mode=zarr) are one-dimensional "
+                 "JSON lists with no place to keep a shape",
+                 name, rank);
     hssize_t np = H5Sget_simple_extent_npoints(space);
     if (np < 0)
         NCZ_GOTO(FAIL, NCZ_E_HDF5, "attribute \"%s\": invalid dataspace", name);
@@ -978,6 +980,48 @@ done:
 herr_t ncztr_convert(hid_t src_t, const void *src, hid_t dst_t, void *dst, size_t n, const char *what)
 {
     return convert_values(src_t, src, dst_t, dst, n, what, NULL);
+}
+
+herr_t ncztr_convert_bkg(hid_t src_t, const void *src, hid_t dst_t, void *dst, size_t n, const char *what,
+                         const void *bkg)
+{
+    return convert_values(src_t, src, dst_t, dst, n, what, bkg);
+}
+
+bool ncztr_convert_needs_bkg(hid_t src_t, hid_t dst_t)
+{
+    /* HDF5 builds each destination compound element in the background buffer and copies it
+     * whole: bytes no source member lands on (members the source lacks, padding) come from
+     * the background. */
+    if (H5Tget_class(dst_t) != H5T_COMPOUND)
+        return false;
+    if (H5Tget_class(src_t) != H5T_COMPOUND)
+        return true;
+    int nd = H5Tget_nmembers(dst_t);
+    bool need = nd < 0;
+    size_t covered = 0;
+    for (int i = 0; i < nd && !need; i++) {
+        char *name = H5Tget_member_name(dst_t, (unsigned)i);
+        int si = -1;
+        if (name) {
+            H5E_BEGIN_TRY
+            {
+                si = H5Tget_member_index(src_t, name);
+            }
+            H5E_END_TRY
+        }
+        H5free_memory(name);
+        if (si < 0)
+            return true;
+        hid_t dm = H5Tget_member_type(dst_t, (unsigned)i), sm = H5Tget_member_type(src_t, (unsigned)si);
+        need = dm < 0 || sm < 0 || ncztr_convert_needs_bkg(sm, dm);
+        covered += dm >= 0 ? H5Tget_size(dm) : 0;
+        if (dm >= 0)
+            H5Tclose(dm);
+        if (sm >= 0)
+            H5Tclose(sm);
+    }
+    return need || covered < H5Tget_size(dst_t);
 }
 
 static void free_vlen_strings(hid_t t, void *data, size_t n)

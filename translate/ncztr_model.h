@@ -39,6 +39,7 @@ struct ncztr_attr {
     uint64_t corder; /* creation order */
     int refcount;
     bool deleted;
+    H5T_cset_t name_cset; /* its acpl's character encoding (H5Pset_char_encoding) */
 };
 
 typedef struct ncztr_dim {
@@ -209,6 +210,13 @@ void ncztr_array_free(ncztr_array *a);
  * strings (which H5Tconvert cannot do); vlen results are malloc'ed. `what` names the
  * object in messages. */
 herr_t ncztr_convert(hid_t src_t, const void *src, hid_t dst_t, void *dst, size_t n, const char *what);
+/* The same, for compound destinations with members the source lacks: those keep the
+ * values in bkg (the destination's current n values; may be dst itself), as in HDF5. */
+herr_t ncztr_convert_bkg(hid_t src_t, const void *src, hid_t dst_t, void *dst, size_t n, const char *what,
+                         const void *bkg);
+/* Whether converting src_t to dst_t leaves destination compound bytes untouched (members
+ * the source lacks, padding): then the current contents are needed (ncztr_convert_bkg). */
+bool ncztr_convert_needs_bkg(hid_t src_t, hid_t dst_t);
 
 /* internal to translate/ */
 ncztr_obj *ncztr_obj_new(ncztr_file *f, ncztr_objkind kind, const char *name);

@@ -160,13 +160,38 @@ static const char *simple_name(const char *fqn)
     return s ? s + 1 : fqn;
 }
 
+/* What NCZarr has no place for in an attribute: the shape of a rank > 1 attribute (its
+ * value is stored flattened) into "_nczarr_attr.hdf5.ashapes", the character encoding of
+ * its name into "_nczarr_attr.hdf5.acsets". */
+static herr_t attr_extras(const ncztr_attr *a, json_t *ashapes, json_t *acsets)
+{
+    int rank = H5Sget_simple_extent_ndims(a->val.space);
+    if (rank > 1) {
+        hsize_t dims[H5S_MAX_RANK];
+        json_t *l = json_array();
+        if (!l || H5Sget_simple_extent_dims(a->val.space, dims, NULL) < 0) {
+            json_decref(l);
+            return NCZ_PUSH(NCZ_E_HDF5, "attribute \"%s\": cannot read its dataspace", a->name);
+        }
+        for (int k = 0; k < rank; k++)
+            json_array_append_new(l, json_integer((json_int_t)dims[k]));
+        if (json_object_set_new(ashapes, a->name, l) < 0)
+            return NCZ_PUSH(NCZ_E_NOMEM, "out of memory");
+    }
+    if (a->name_cset != H5T_CSET_ASCII &&
+        json_object_set_new(acsets, a->name, json_integer(a->name_cset)) < 0)
+        return NCZ_PUSH(NCZ_E_NOMEM, "out of memory");
+    return SUCCEED;
+}
+
 static herr_t build_zattrs(const ncztr_obj *o, json_t **out)
 {
     herr_t ret = SUCCEED;
     ncztr_file *f = o->file;
     bool nc = !f->opts.pure_zarr;
     json_t *j = json_object(), *types = json_object(), *v = NULL, *atypes = NULL, *h5 = NULL;
-    NCZ_CHECK_ALLOC(j && types, FAIL);
+    json_t *ashapes = json_object(), *acsets = json_object();
+    NCZ_CHECK_ALLOC(j && types && ashapes && acsets, FAIL);
     for (size_t i = 0; i < o->nattrs; i++) {
         char dtype[NCZTR_DTYPE_MAX];
         if (ncztr_attr_to_json(o->attrs[i]->name, &o->attrs[i]->val, &v, dtype) < 0)
@@ -184,6 +209,8 @@ static herr_t build_zattrs(const ncztr_obj *o, json_t **out)
         json_object_set_new(j, o->attrs[i]->name, v);
         json_object_set_new(types, o->attrs[i]->name, json_string(dtype));
         v = NULL;
+        if (nc && attr_extras(o->attrs[i], ashapes, acsets) < 0)
+            NCZ_GOTO_QUIET(FAIL);
     }
     if (o->kind == NCZTR_ARRAY) {
         const ncztr_array *a = o->arr;
@@ -280,6 +307,12 @@ static herr_t build_zattrs(const ncztr_obj *o, json_t **out)
             json_object_set_new(h5, "atypes", atypes);
             atypes = NULL;
         }
+        json_object_del(h5, "ashapes");
+        json_object_del(h5, "acsets");
+        if (json_object_size(ashapes) > 0)
+            json_object_set(h5, "ashapes", ashapes);
+        if (json_object_size(acsets) > 0)
+            json_object_set(h5, "acsets", acsets);
         if (json_object_size(h5) > 0)
             json_object_set(at, "hdf5", h5);
         json_object_set_new(j, "_nczarr_attr", at);
@@ -290,6 +323,8 @@ done:
     json_decref(j);
     json_decref(types);
     json_decref(atypes);
+    json_decref(ashapes);
+    json_decref(acsets);
     json_decref(h5);
     return ret;
 }

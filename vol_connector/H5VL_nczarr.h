@@ -40,6 +40,7 @@ typedef struct H5VL_nczarr_obj_t {
     H5VL_nczarr_file_t *file; /* counted in file->rc (except the file object itself) */
     ncztr_obj *node;          /* the group/dataset (root for files); attribute's owner */
     ncztr_attr *attr;         /* for H5I_ATTR */
+    hid_t dapl;               /* datasets: the application's access plist (a copy), or -1 */
 } H5VL_nczarr_obj_t;
 
 struct H5VL_nczarr_store_t {

@@ -139,7 +139,7 @@ static void fill_ainfo(const ncztr_attr *a, H5A_info_t *ai)
     memset(ai, 0, sizeof *ai);
     ai->corder_valid = true; /* the model always tracks attribute creation order */
     ai->corder = (H5O_msg_crt_idx_t)a->corder;
-    ai->cset = H5T_CSET_ASCII;
+    ai->cset = a->name_cset;
     ai->data_size = attr_bytes(a);
 }
 
@@ -157,9 +157,15 @@ void *H5VL_nczarr_attr_create(void *obj, const H5VL_loc_params_t *loc_params, co
     H5VL_nczarr_obj_t *o = obj;
     ncztr_attr *a = NULL;
     char buf[256];
-    /* Nothing of an acpl (name encoding) is stored, but a bad one is still an error. */
+    H5T_cset_t cset = H5T_CSET_ASCII;
     if (check_plist(acpl_id, "attribute creation") < 0 || check_plist(aapl_id, "attribute access") < 0)
         return NULL;
+    /* Of an acpl only the name's character encoding exists (kept with the attribute). */
+    if (acpl_id != H5P_DEFAULT && H5Pget_char_encoding(acpl_id, &cset) < 0) {
+        NCZ_PUSH(NCZ_E_ARGS, "attribute \"%s\": cannot read the character encoding of its creation plist",
+                 attr_name ? attr_name : "");
+        return NULL;
+    }
     if (loc_params->type != H5VL_OBJECT_BY_SELF && loc_params->type != H5VL_OBJECT_BY_NAME) {
         NCZ_PUSH(NCZ_E_ARGS, "attribute \"%s\": cannot create at this kind of location",
                  attr_name ? attr_name : "");
@@ -175,6 +181,7 @@ void *H5VL_nczarr_attr_create(void *obj, const H5VL_loc_params_t *loc_params, co
     }
     if (ncztr_attr_create(owner, attr_name, type_id, space_id, &a) < 0)
         return NULL;
+    a->name_cset = cset;
     H5VL_nczarr_obj_t *ao = wrap_attr(o, owner, a);
     ncztr_attr_unref(a); /* the handle took its own reference */
     return ao;
@@ -253,10 +260,19 @@ herr_t H5VL_nczarr_attr_get(void *obj, H5VL_attr_get_args_t *args, hid_t dxpl_id
     case H5VL_ATTR_GET_ACPL:
         if (!live_attr(o))
             return FAIL;
-        /* Nothing of an acpl is stored: report the defaults. */
+        /* An acpl holds only the name's character encoding. */
         if ((args->args.get_acpl.acpl_id = H5Pcreate(H5P_ATTRIBUTE_CREATE)) < 0)
             return NCZ_PUSH(NCZ_E_HDF5, "attribute \"%s\": cannot create its creation property list",
                             o->attr->name);
+        if (o->attr->name_cset != H5T_CSET_ASCII &&
+            H5Pset_char_encoding(args->args.get_acpl.acpl_id, o->attr->name_cset) < 0) {
+            H5Pclose(args->args.get_acpl.acpl_id);
+            args->args.get_acpl.acpl_id = H5I_INVALID_HID;
+            return NCZ_PUSH(NCZ_E_HDF5,
+                            "attribute \"%s\": cannot set the character encoding of its creation "
+                            "property list",
+                            o->attr->name);
+        }
         return SUCCEED;
     case H5VL_ATTR_GET_INFO: {
         H5VL_attr_get_info_args_t *gi = &args->args.get_info;

@@ -6,6 +6,19 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* Keeps a copy of the application's access plist for H5Dget_access_plist. */
+static H5VL_nczarr_obj_t *keep_dapl(H5VL_nczarr_obj_t *o, hid_t dapl_id, const char *name)
+{
+    if (!o || dapl_id == H5P_DEFAULT || dapl_id < 0)
+        return o;
+    if ((o->dapl = H5Pcopy(dapl_id)) < 0) {
+        NCZ_PUSH(NCZ_E_HDF5, "dataset \"%s\": cannot copy its access property list", name ? name : "");
+        H5VL_nczarr_obj_release(o);
+        return NULL;
+    }
+    return o;
+}
+
 /* HDF5 passes access plists through unchecked (the native connector fails when it reads
  * them): refuse ids that are not dataset access plists. */
 static herr_t check_dapl(hid_t dapl_id)
@@ -45,7 +58,7 @@ void *H5VL_nczarr_dataset_create(void *obj, const H5VL_loc_params_t *loc_params,
     if (ncztr_array_create(parent, leaf, type_id, space_id,
                            dcpl_id == H5P_DEFAULT ? H5P_DATASET_CREATE_DEFAULT : dcpl_id, dapl_id,
                            &d) == SUCCEED) {
-        ret = H5VL_nczarr_obj_new(H5I_DATASET, o->file, d, NULL);
+        ret = keep_dapl(H5VL_nczarr_obj_new(H5I_DATASET, o->file, d, NULL), dapl_id, name);
         ncztr_obj_unref(d);
     }
     free(leaf);
@@ -74,7 +87,7 @@ void *H5VL_nczarr_dataset_open(void *obj, const H5VL_loc_params_t *loc_params, c
     if (dapl_id >= 0 && dapl_id != H5P_DEFAULT && H5Pget_chunk_cache(dapl_id, &nslots, &nbytes, &w0) >= 0 &&
         nbytes)
         d->arr->cache_bytes = nbytes;
-    return H5VL_nczarr_obj_new(H5I_DATASET, o->file, d, NULL);
+    return keep_dapl(H5VL_nczarr_obj_new(H5I_DATASET, o->file, d, NULL), dapl_id, name);
 }
 
 /* Resolves the (mem, file) space pair the way the native connector does. mem and file get
@@ -165,12 +178,20 @@ herr_t H5VL_nczarr_dataset_get(void *obj, H5VL_dataset_get_args_t *args, hid_t d
         return FAIL;
     switch (args->op_type) {
     case H5VL_DATASET_GET_DAPL: {
-        hid_t dapl = H5Pcreate(H5P_DATASET_ACCESS);
+        /* What the application set when opening/creating (prefixes, virtual view...). */
+        hid_t dapl = o->dapl >= 0 ? H5Pcopy(o->dapl) : H5Pcreate(H5P_DATASET_ACCESS);
         if (dapl < 0)
-            return NCZ_PUSH(NCZ_E_HDF5, "cannot create a dataset access plist");
+            return NCZ_PUSH(NCZ_E_HDF5, "dataset \"%s\": cannot create its access property list", d->name);
         /* netCDF-C reads its chunk cache settings back from here. */
-        H5Pset_chunk_cache(dapl, H5D_CHUNK_CACHE_NSLOTS_DEFAULT, d->arr->cache_bytes,
-                           H5D_CHUNK_CACHE_W0_DEFAULT);
+        size_t nslots = H5D_CHUNK_CACHE_NSLOTS_DEFAULT, nbytes = 0;
+        double w0 = H5D_CHUNK_CACHE_W0_DEFAULT;
+        if (H5Pget_chunk_cache(dapl, &nslots, &nbytes, &w0) < 0 ||
+            H5Pset_chunk_cache(dapl, nslots, d->arr->cache_bytes, w0) < 0) {
+            H5Pclose(dapl);
+            return NCZ_PUSH(NCZ_E_HDF5,
+                            "dataset \"%s\": cannot set the chunk cache of its access property list",
+                            d->name);
+        }
         args->args.get_dapl.dapl_id = dapl;
         return SUCCEED;
     }

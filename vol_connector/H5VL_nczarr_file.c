@@ -24,6 +24,7 @@ H5VL_nczarr_obj_t *H5VL_nczarr_obj_new(H5I_type_t type, H5VL_nczarr_file_t *file
     o->file = file;
     o->node = node;
     o->attr = attr;
+    o->dapl = H5I_INVALID_HID;
     file->rc++;
     if (node)
         ncztr_obj_ref(node);
@@ -87,6 +88,13 @@ herr_t H5VL_nczarr_obj_release(H5VL_nczarr_obj_t *o)
         ncztr_attr_unref(o->attr);
     if (o->node)
         ncztr_obj_unref(o->node);
+    if (o->dapl >= 0) {
+        H5E_BEGIN_TRY
+        {
+            H5Pclose(o->dapl);
+        }
+        H5E_END_TRY
+    }
     H5VL_nczarr_file_t *f = o->file;
     free(o);
     return H5VL_nczarr_file_release(f);
@@ -352,6 +360,7 @@ static H5VL_nczarr_file_t *file_new(H5VL_nczarr_store_t *st, hid_t fapl)
     f->fobj.type = H5I_FILE;
     f->fobj.rc = 1;
     f->fobj.file = f;
+    f->fobj.dapl = H5I_INVALID_HID;
     f->fobj.node = st->tf->root;
     ncztr_obj_ref(st->tf->root);
     st->rc++;

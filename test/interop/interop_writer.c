@@ -270,7 +270,8 @@ static void root_attributes(hid_t file)
     attr_vlen_strings(file, "history", hist, 2);
 }
 
-/* --types: enum, compound and array types (datasets and attributes) in group /usertypes.
+/* --types: enum, compound and array types (datasets and attributes) in group /usertypes,
+ * and a 2-D attribute.
  * Kept out of the default run: netCDF-C shows them (natively) as user-defined types, which
  * NCZarr has no place for, so ncdump judges this part separately. */
 typedef struct rec_inner {
@@ -383,6 +384,13 @@ static void types_group(hid_t file)
     H5Dclose(d);
     H5Sclose(s);
     attr_num(g, "mode", flag, flag, sc, &fv[1]);
+    /* a 2-D attribute (netCDF-C's HDF5 reader refuses those, hence here): NCZarr stores it
+     * as a flat JSON list */
+    hsize_t d23[2] = {2, 3};
+    hid_t s23 = H5Screate_simple(2, d23, NULL);
+    int grid[6] = {1, 2, 3, 4, 5, 6};
+    attr_num(g, "grid", H5T_STD_I32LE, H5T_NATIVE_INT, s23, grid);
+    H5Sclose(s23);
     H5Sclose(sc);
     H5Sclose(s2);
     H5Tclose(m22);
