@@ -69,6 +69,24 @@ static inline bool nczarr_error_has(const errtext_t *t, const char *needle)
     return false;
 }
 
+/* Opening `path` with `flags` must fail with an NCZarr error mentioning `needle`. */
+static inline void expect_open_error(const char *path, unsigned flags, const char *needle, const char *what)
+{
+    errtext_t et;
+    hid_t f;
+    H5E_BEGIN_TRY
+    {
+        f = H5Fopen(path, flags, H5P_DEFAULT);
+    }
+    H5E_END_TRY
+    take_errors(&et);
+    CHECK(f < 0, "%s: open must fail", what);
+    CHECK(nczarr_error_has(&et, needle), "%s: expected an NCZarr error mentioning \"%s\", got:\n%s", what,
+          needle, et.text);
+    if (f >= 0)
+        H5Fclose(f);
+}
+
 static int vtu_rm(const char *p, const struct stat *sb, int flag, struct FTW *ftw)
 {
     (void)sb;

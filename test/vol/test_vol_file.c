@@ -145,23 +145,6 @@ static void test_not_ours(void)
     CHECK(r <= 0, "a plain directory is not a store");
 }
 
-static void expect_open_error(const char *p, unsigned flags, const char *needle, const char *what)
-{
-    errtext_t et;
-    hid_t f;
-    H5E_BEGIN_TRY
-    {
-        f = H5Fopen(p, flags, H5P_DEFAULT);
-    }
-    H5E_END_TRY
-    take_errors(&et);
-    CHECK(f < 0, "%s: open must fail", what);
-    CHECK(nczarr_error_has(&et, needle), "%s: expected an NCZarr error mentioning \"%s\", got:\n%s", what,
-          needle, et.text);
-    if (f >= 0)
-        H5Fclose(f);
-}
-
 static void test_bad_stores(void)
 {
     char p[4200], k[4300];
