@@ -106,6 +106,48 @@ void ncztr_fill_elems(const ncztr_zarray *za, void *buf, size_t nelem)
 }
 
 /* ===================================================================================== */
+/* Buffer pool of one I/O call (see ncztr_chunkio_internal.h for why).                   */
+
+void ncztr_pool_init(ncztr_bufpool *p, size_t chunk_bytes)
+{
+    memset(p, 0, sizeof *p);
+    p->chunk_bytes = chunk_bytes;
+    /* One batch's worth: what a batch takes, the next one's evictions and stores give
+     * back. Small chunks come cheap from malloc's free lists anyway. */
+    size_t max = chunk_bytes ? NCZTR_BATCH_BYTES / chunk_bytes + 1 : 1;
+    p->max = max < NCZTR_BATCH_CHUNKS ? max : NCZTR_BATCH_CHUNKS;
+}
+
+unsigned char *ncztr_pool_take(ncztr_bufpool *p, size_t chunk_bytes)
+{
+    if (p && p->n && p->chunk_bytes >= chunk_bytes)
+        return p->v[--p->n];
+    return malloc(chunk_bytes ? chunk_bytes : 1);
+}
+
+void ncztr_pool_give(ncztr_bufpool *p, unsigned char *buf)
+{
+    if (!buf)
+        return;
+    if (p && !p->v && p->max)
+        p->v = malloc(p->max * sizeof *p->v);
+    if (!p || !p->v || p->n == p->max) {
+        free(buf);
+        return;
+    }
+    p->v[p->n++] = buf;
+}
+
+void ncztr_pool_clear(ncztr_bufpool *p)
+{
+    for (size_t i = 0; i < p->n; i++)
+        free(p->v[i]);
+    free(p->v);
+    p->v = NULL;
+    p->n = 0;
+}
+
+/* ===================================================================================== */
 /* Chunk cache: a hash table of chunk indices plus an LRU list. Entries hold raw C-order  */
 /* chunk buffers; dirty entries are written on eviction and by ncztr_array_flush.        */
 
@@ -256,13 +298,13 @@ void ncztr_cc_remove(ncztr_chunkcache *c, ncztr_cc_entry *e)
 /* ===================================================================================== */
 /* Pending chunk writes, stored with one nczm_put_many.                                  */
 
-static void pitem_clear(ncztr_pitem *p)
+static void pitem_clear(ncztr_pitem *p, ncztr_bufpool *pool)
 {
     if (p->enc != p->raw && p->enc != p->trans)
         free(p->enc);
     if (p->own_raw)
-        free(p->raw);
-    free(p->trans);
+        ncztr_pool_give(pool, p->raw);
+    ncztr_pool_give(pool, p->trans);
     free(p->key);
     memset(p, 0, sizeof *p);
 }
@@ -270,7 +312,7 @@ static void pitem_clear(ncztr_pitem *p)
 void ncztr_pl_clear(ncztr_putlist *pl)
 {
     for (size_t i = 0; i < pl->n; i++)
-        pitem_clear(&pl->v[i]);
+        pitem_clear(&pl->v[i], pl->pool);
     free(pl->v);
     memset(pl, 0, sizeof *pl);
 }
@@ -282,7 +324,7 @@ herr_t ncztr_pl_add(const ncztr_obj *o, const ncztr_cgeom *g, ncztr_putlist *pl,
     ncztr_pitem it = {.key = key, .raw = raw, .own_raw = own_raw, .ent = ent};
     const unsigned char *src = raw;
     if (g->transpose) {
-        if (!(it.trans = malloc(g->chunk_bytes))) {
+        if (!(it.trans = ncztr_pool_take(pl->pool, g->chunk_bytes))) {
             NCZ_PUSH(NCZ_E_NOMEM, "out of memory writing chunk \"%s\"", key);
             goto fail;
         }
@@ -305,7 +347,7 @@ herr_t ncztr_pl_add(const ncztr_obj *o, const ncztr_cgeom *g, ncztr_putlist *pl,
     pl->bytes += g->chunk_bytes;
     return SUCCEED;
 fail:
-    pitem_clear(&it);
+    pitem_clear(&it, pl->pool);
     return FAIL;
 }
 
@@ -337,7 +379,7 @@ herr_t ncztr_pl_run(const ncztr_obj *o, const ncztr_cgeom *g, ncztr_putlist *pl)
 done:
     free(reqs);
     for (size_t i = 0; i < pl->n; i++)
-        pitem_clear(&pl->v[i]);
+        pitem_clear(&pl->v[i], pl->pool);
     pl->n = pl->bytes = 0;
     return ret;
 }
@@ -346,22 +388,28 @@ done:
  * queued on pl. */
 herr_t ncztr_cc_trim(ncztr_obj *o, const ncztr_cgeom *g, ncztr_putlist *pl)
 {
+    return ncztr_cc_make_room(o, g, pl, 0, 0);
+}
+
+herr_t ncztr_cc_make_room(ncztr_obj *o, const ncztr_cgeom *g, ncztr_putlist *pl, size_t room, size_t keep)
+{
     ncztr_chunkcache *c = o->arr->cache;
     size_t budget = cc_budget(o->arr, g);
+    budget = budget > room ? budget - room : 0;
     herr_t ret = SUCCEED;
-    while (c && c->bytes > budget && c->tail) {
+    while (c && c->bytes > budget && c->tail && c->count > keep) {
         ncztr_cc_entry *e = c->tail;
         ncztr_cc_remove(c, e);
         if (e->dirty) {
             char *key = ncztr_chunk_key(g, e->coord);
             if (!key) {
-                free(e->data);
+                ncztr_pool_give(pl->pool, e->data);
                 ret = FAIL;
             } else if (ncztr_pl_add(o, g, pl, key, e->data, true, NULL) < 0) {
                 ret = FAIL;
             }
         } else {
-            free(e->data);
+            ncztr_pool_give(pl->pool, e->data);
         }
         free(e);
     }

@@ -136,6 +136,7 @@ static void ctx_clear(ncztr_ioctx *x)
     free(x->fillbuf);
     free(x->tmp1);
     free(x->tmp2);
+    ncztr_pool_clear(&x->pool);
     ncztr_geom_clear(&x->g);
 }
 
@@ -438,10 +439,10 @@ done:;
 /* ===================================================================================== */
 /* Batches.                                                                              */
 
-static void job_release(cjob *j)
+static void job_release(ncztr_ioctx *x, cjob *j)
 {
     if (j->own)
-        free(j->data);
+        ncztr_pool_give(&x->pool, j->data);
     free(j->key);
     if (j->fsel >= 0)
         H5Sclose(j->fsel);
@@ -450,6 +451,92 @@ static void job_release(cjob *j)
     j->own = false;
     j->ent = NULL;
     j->fsel = H5I_INVALID_HID;
+}
+
+/* A missing chunk is all fill: a write gets its own buffer to change, a read shares one. */
+static herr_t missing_chunk(ncztr_ioctx *x, cjob *jb)
+{
+    const char *path = x->g.path;
+    if (x->write) {
+        if (!(jb->data = ncztr_pool_take(&x->pool, x->g.chunk_bytes)))
+            return NCZ_PUSH(NCZ_E_NOMEM, "dataset \"%s\": out of memory for chunk \"%s\"", path, jb->key);
+        jb->own = true;
+        ncztr_fill_elems(&x->a->za, jb->data, x->g.chunk_elems);
+        return SUCCEED;
+    }
+    if (!x->fillbuf) {
+        if (!(x->fillbuf = malloc(x->g.chunk_bytes)))
+            return NCZ_PUSH(NCZ_E_NOMEM, "dataset \"%s\": out of memory for chunk \"%s\"", path, jb->key);
+        ncztr_fill_elems(&x->a->za, x->fillbuf, x->g.chunk_elems);
+    }
+    jb->data = x->fillbuf;
+    return SUCCEED;
+}
+
+/* Adopts a fetched raw chunk (owned, whatever the outcome): checks its size, and brings a
+ * Fortran-ordered one into C order. */
+static herr_t adopt_chunk(ncztr_ioctx *x, cjob *jb, unsigned char *raw, size_t rawlen)
+{
+    const char *path = x->g.path;
+    if (rawlen != x->g.chunk_bytes) {
+        char shp[256];
+        chunk_shape_str(&x->g, shp, sizeof shp);
+        free(raw); /* maybe smaller than a chunk: not for the pool */
+        return NCZ_PUSH(NCZ_E_FORMAT,
+                        "dataset \"%s\": chunk \"%s\" holds %zu bytes, expected %zu (a %s chunk of %zu-byte "
+                        "elements); the chunk object is damaged or was written with another shape",
+                        path, jb->key, rawlen, x->g.chunk_bytes, shp, x->g.esz);
+    }
+    if (x->g.transpose) {
+        unsigned char *c = ncztr_pool_take(&x->pool, x->g.chunk_bytes);
+        if (!c) {
+            ncztr_pool_give(&x->pool, raw);
+            return NCZ_PUSH(NCZ_E_NOMEM, "dataset \"%s\": out of memory for chunk \"%s\"", path, jb->key);
+        }
+        ncztr_transpose(&x->g, raw, c, false);
+        ncztr_pool_give(&x->pool, raw);
+        raw = c;
+    }
+    jb->data = raw;
+    jb->own = true;
+    return SUCCEED;
+}
+
+/* Uncompressed chunks have a known size: they are read straight into pooled buffers.
+ * Asking for exactly chunk_bytes still tells a short or long object (a damaged chunk). */
+static herr_t fetch_raw(ncztr_ioctx *x, cjob *jobs, const size_t *which, size_t n)
+{
+    herr_t ret = SUCCEED;
+    nczm_map *map = x->o->file->map;
+    const char *path = x->g.path;
+    nczm_getinto *gets = calloc(n, sizeof *gets);
+    NCZ_CHECK_ALLOC(gets, FAIL);
+    for (size_t i = 0; i < n; i++) {
+        cjob *jb = &jobs[which[i]];
+        gets[i].key = jb->key;
+        gets[i].cap = x->g.chunk_bytes;
+        if (!(gets[i].buf = ncztr_pool_take(&x->pool, x->g.chunk_bytes)))
+            NCZ_GOTO(FAIL, NCZ_E_NOMEM, "dataset \"%s\": out of memory for chunk \"%s\"", path, jb->key);
+    }
+    nczm_get_into_many(map, n, gets); /* per-request statuses are examined below */
+    for (size_t i = 0; i < n && ret == SUCCEED; i++) {
+        cjob *jb = &jobs[which[i]];
+        if (gets[i].status == NCZM_NOTFOUND) {
+            ret = missing_chunk(x, jb);
+        } else if (gets[i].status == NCZM_OK || gets[i].status == NCZM_LONG) {
+            unsigned char *raw = gets[i].buf;
+            gets[i].buf = NULL;
+            ret = adopt_chunk(x, jb, raw, gets[i].len);
+        } else {
+            NCZ_GOTO(FAIL, NCZ_E_STORE, "dataset \"%s\": cannot read chunk \"%s\": %s", path, jb->key,
+                     nczm_errmsg(map));
+        }
+    }
+done:
+    for (size_t i = 0; i < n; i++)
+        ncztr_pool_give(&x->pool, gets[i].buf);
+    free(gets);
+    return ret;
 }
 
 /* Fetches every job without data in one store call. Missing chunks are all fill. */
@@ -464,34 +551,25 @@ static herr_t fetch_chunks(ncztr_ioctx *x, cjob *jobs, size_t njobs)
         n += jobs[j].data == NULL;
     if (n == 0)
         return SUCCEED;
-    gets = calloc(n, sizeof *gets);
     which = calloc(n, sizeof *which);
-    NCZ_CHECK_ALLOC(gets && which, FAIL);
+    NCZ_CHECK_ALLOC(which, FAIL);
     n = 0;
     for (size_t j = 0; j < njobs; j++)
-        if (!jobs[j].data) {
-            which[n] = j;
-            gets[n++].key = jobs[j].key;
-        }
+        if (!jobs[j].data)
+            which[n++] = j;
+    if (ncztr_codec_is_null(x->a)) {
+        ret = fetch_raw(x, jobs, which, n);
+        goto done;
+    }
+    gets = calloc(n, sizeof *gets);
+    NCZ_CHECK_ALLOC(gets, FAIL);
+    for (size_t i = 0; i < n; i++)
+        gets[i].key = jobs[which[i]].key;
     nczm_get_many(map, n, gets); /* per-request statuses are examined below */
     for (size_t i = 0; i < n && ret == SUCCEED; i++) {
         cjob *jb = &jobs[which[i]];
         if (gets[i].status == NCZM_NOTFOUND) {
-            if (x->write) {
-                if (!(jb->data = malloc(x->g.chunk_bytes)))
-                    NCZ_GOTO(FAIL, NCZ_E_NOMEM, "dataset \"%s\": out of memory for chunk \"%s\"", path,
-                             jb->key);
-                jb->own = true;
-                ncztr_fill_elems(&x->a->za, jb->data, x->g.chunk_elems);
-            } else {
-                if (!x->fillbuf) {
-                    if (!(x->fillbuf = malloc(x->g.chunk_bytes)))
-                        NCZ_GOTO(FAIL, NCZ_E_NOMEM, "dataset \"%s\": out of memory for chunk \"%s\"", path,
-                                 jb->key);
-                    ncztr_fill_elems(&x->a->za, x->fillbuf, x->g.chunk_elems);
-                }
-                jb->data = x->fillbuf;
-            }
+            ret = missing_chunk(x, jb);
             continue;
         }
         if (gets[i].status != NCZM_OK)
@@ -503,27 +581,7 @@ static herr_t fetch_chunks(ncztr_ioctx *x, cjob *jobs, size_t njobs)
         gets[i].buf = NULL;
         if (ncztr_codec_decode(x->o, jb->key, in, gets[i].len, &raw, &rawlen) < 0)
             NCZ_GOTO_QUIET(FAIL);
-        if (rawlen != x->g.chunk_bytes) {
-            char shp[256];
-            chunk_shape_str(&x->g, shp, sizeof shp);
-            free(raw);
-            NCZ_GOTO(FAIL, NCZ_E_FORMAT,
-                     "dataset \"%s\": chunk \"%s\" holds %zu bytes, expected %zu (a %s chunk of %zu-byte "
-                     "elements); the chunk object is damaged or was written with another shape",
-                     path, jb->key, rawlen, x->g.chunk_bytes, shp, x->g.esz);
-        }
-        if (x->g.transpose) {
-            unsigned char *c = malloc(x->g.chunk_bytes);
-            if (!c) {
-                free(raw);
-                NCZ_GOTO(FAIL, NCZ_E_NOMEM, "dataset \"%s\": out of memory for chunk \"%s\"", path, jb->key);
-            }
-            ncztr_transpose(&x->g, raw, c, false);
-            free(raw);
-            raw = c;
-        }
-        jb->data = raw;
-        jb->own = true;
+        ret = adopt_chunk(x, jb, raw, rawlen);
     }
 done:
     if (gets)
@@ -537,14 +595,19 @@ done:
 static herr_t read_batch(ncztr_ioctx *x, cjob *jobs, size_t n, ncztr_putlist *pl)
 {
     ncztr_chunkcache *c = x->a->cache;
+    size_t hits = 0;
     for (size_t j = 0; j < n; j++) {
         if (!(jobs[j].key = ncztr_chunk_key(&x->g, jobs[j].coord)))
             return FAIL;
         if ((jobs[j].ent = ncztr_cc_find(c, jobs[j].coord))) {
             jobs[j].data = jobs[j].ent->data;
             ncztr_cc_touch(c, jobs[j].ent);
+            hits++;
         }
     }
+    /* The hits are now the most recently used entries: kept. */
+    if (hits < n && ncztr_cc_make_room(x->o, &x->g, pl, (n - hits) * x->g.chunk_bytes, hits) < 0)
+        return FAIL;
     if (fetch_chunks(x, jobs, n) < 0)
         return FAIL;
     for (size_t j = 0; j < n; j++) {
@@ -595,10 +658,10 @@ static herr_t write_batch(ncztr_ioctx *x, cjob *jobs, size_t n, ncztr_putlist *p
             /* Overwritten whole: the old content is never read, and any cached copy is stale. */
             if (e) {
                 ncztr_cc_remove(c, e);
-                free(e->data);
+                ncztr_pool_give(&x->pool, e->data);
                 free(e);
             }
-            if (!(jb->data = malloc(x->g.chunk_bytes)))
+            if (!(jb->data = ncztr_pool_take(&x->pool, x->g.chunk_bytes)))
                 return NCZ_PUSH(NCZ_E_NOMEM, "dataset \"%s\": out of memory for chunk \"%s\"", path, jb->key);
             jb->own = true;
             if (vol != x->g.chunk_elems) /* edge chunk: the overhang is stored too */
@@ -669,6 +732,8 @@ static herr_t do_io(ncztr_obj *o, hid_t mem_type, hid_t mem_space, hid_t file_sp
     x->ubuf = buf;
     if (ncztr_geom_init(o, &x->g) < 0)
         NCZ_GOTO_QUIET(FAIL);
+    ncztr_pool_init(&x->pool, x->g.chunk_bytes);
+    pl.pool = &x->pool;
     if (write && o->file->readonly)
         NCZ_GOTO(FAIL, NCZ_E_ARGS, "cannot write dataset \"%s\": the store is open read-only", x->g.path);
     for (int k = 0; k < x->g.rank; k++)
@@ -700,7 +765,7 @@ static herr_t do_io(ncztr_obj *o, hid_t mem_type, hid_t mem_space, hid_t file_sp
             if (br < 0)
                 NCZ_GOTO_QUIET(FAIL); /* the jobs are released below */
             for (size_t j = 0; j < njobs; j++)
-                job_release(&jobs[j]);
+                job_release(x, &jobs[j]);
             njobs = 0;
         }
         if (r == 0)
@@ -710,7 +775,7 @@ done:;
     hid_t es = ncztr_err_hold(ret);
     if (jobs)
         for (size_t j = 0; j < njobs; j++)
-            job_release(&jobs[j]);
+            job_release(x, &jobs[j]);
     free(jobs);
     ncztr_enum_clear(&en);
     ncztr_pl_clear(&pl);

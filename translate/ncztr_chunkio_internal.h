@@ -14,6 +14,27 @@
 #define NCZTR_BATCH_BYTES  ((size_t)32 << 20)
 #define NCZTR_BATCH_CHUNKS 4096
 
+/* Raw chunk buffers of one I/O call, reused across its batches. A big chunk freshly
+ * malloc'ed is fresh memory: glibc maps it (or trims it back to the kernel when freed), so
+ * every byte of every chunk cost a page fault and a page clearing, as much as the copy
+ * itself. Fetches, whole-chunk writes and transpositions take buffers here; evicted cache
+ * entries and stored chunks give theirs back. It lives for one call only (do_io drains it)
+ * so an idle array holds no memory beyond its chunk cache; it keeps at most one batch
+ * worth of buffers. Every buffer holds at least chunk_bytes. */
+typedef struct ncztr_bufpool {
+    unsigned char **v;
+    size_t n, max;
+    size_t chunk_bytes;
+} ncztr_bufpool;
+/* max buffers of chunk_bytes each; no allocation until the first give. */
+void ncztr_pool_init(ncztr_bufpool *p, size_t chunk_bytes);
+/* A buffer of chunk_bytes (a kept one, else malloc'ed); NULL when out of memory, nothing
+ * pushed. */
+unsigned char *ncztr_pool_take(ncztr_bufpool *p, size_t chunk_bytes);
+/* Keeps buf for reuse, or frees it (when full, or p is NULL). buf may be NULL. */
+void ncztr_pool_give(ncztr_bufpool *p, unsigned char *buf);
+void ncztr_pool_clear(ncztr_bufpool *p);
+
 /* Geometry of an array's chunks, shared by I/O calls, flush and eviction. */
 typedef struct ncztr_cgeom {
     int rank; /* >= 1: Zarr rank-0 arrays are handled as shape [1], key "0" */
@@ -64,7 +85,7 @@ void ncztr_cc_touch(ncztr_chunkcache *c, ncztr_cc_entry *e);
 /* Adds a chunk as most recently used, taking ownership of data on success; NULL when out
  * of memory (data stays the caller's). */
 ncztr_cc_entry *ncztr_cc_insert(ncztr_chunkcache *c, const uint64_t *coord, unsigned char *data, bool dirty);
-/* Unlinks an entry; the caller frees it and its data. */
+/* Unlinks an entry; the caller frees it and its data (or gives the data to a pool). */
 void ncztr_cc_remove(ncztr_chunkcache *c, ncztr_cc_entry *e);
 
 /* Chunk writes waiting for one nczm_put_many. */
@@ -81,6 +102,7 @@ typedef struct ncztr_pitem {
 typedef struct ncztr_putlist {
     ncztr_pitem *v;
     size_t n, cap, bytes;
+    ncztr_bufpool *pool; /* where stored and evicted chunk buffers go; NULL: freed */
 } ncztr_putlist;
 /* Queues a chunk (Fortran transposition and codecs applied here): takes ownership of key,
  * and of raw when own_raw, whatever the outcome. ent: a cache entry to mark clean once
@@ -91,8 +113,12 @@ herr_t ncztr_pl_add(const ncztr_obj *o, const ncztr_cgeom *g, ncztr_putlist *pl,
 herr_t ncztr_pl_run(const ncztr_obj *o, const ncztr_cgeom *g, ncztr_putlist *pl);
 void ncztr_pl_clear(ncztr_putlist *pl);
 /* Evicts least recently used chunks until the cache fits its budget; dirty ones are
- * queued on pl. */
+ * queued on pl, the buffers of clean ones go to pl->pool. */
 herr_t ncztr_cc_trim(ncztr_obj *o, const ncztr_cgeom *g, ncztr_putlist *pl);
+/* The same, leaving room bytes free below the budget, but never evicting the keep most
+ * recently used entries (the ones a batch is using). A read trims before fetching so that
+ * the evicted buffers serve the fetch (through the pool) rather than fresh memory. */
+herr_t ncztr_cc_make_room(ncztr_obj *o, const ncztr_cgeom *g, ncztr_putlist *pl, size_t room, size_t keep);
 
 /* ---- per-call I/O (ncztr_chunkio.c, ncztr_chunksel.c) ---- */
 
@@ -152,6 +178,7 @@ typedef struct ncztr_ioctx {
     unsigned char *fillbuf; /* read: one chunk of fill shared by missing chunks */
     unsigned char *tmp1, *tmp2;
     size_t tmpcap;
+    ncztr_bufpool pool; /* chunk buffers reused across this call's batches */
     ncztr_seqw fw, mw;
 } ncztr_ioctx;
 

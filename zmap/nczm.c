@@ -29,6 +29,13 @@ nczm_status nczm_seterr(nczm_map *map, nczm_status st, const char *fmt, ...)
     return st;
 }
 
+nczm_status nczm_long_err(nczm_map *map, const char *key, uint64_t len, size_t cap)
+{
+    return nczm_seterr(map, NCZM_LONG,
+                       "%s: read \"%s\": the object is %llu bytes, more than the %zu expected", map->location,
+                       key, (unsigned long long)len, cap);
+}
+
 nczm_status nczm_fmterr(char errmsg[NCZM_ERRLEN], nczm_status st, const char *fmt, ...)
 {
     if (errmsg) {
@@ -82,6 +89,8 @@ const char *nczm_status_str(nczm_status st)
         return "not a Zarr store";
     case NCZM_UNSUPPORTED:
         return "not supported";
+    case NCZM_LONG:
+        return "object longer than the buffer";
     }
     return "unknown zmap status";
 }
@@ -932,6 +941,70 @@ nczm_status nczm_put_many(nczm_map *map, size_t n, nczm_put *reqs)
                 check_writable(map, "write", reqs[i].key);
             else
                 nczm_seterr(map, s, "%s: write \"%s\": no buffer", map->location, reqs[i].key);
+        }
+        return s;
+    }
+    return bst;
+}
+
+/* Without a native batch: size, then read, each object (the stores here are local, so the
+ * second lookup is cheap). */
+static nczm_status loop_get_into(nczm_map *map, size_t n, nczm_getinto *reqs)
+{
+    char first[NCZM_ERRLEN];
+    int have_first = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (reqs[i].status != NCZM_OK)
+            continue;
+        uint64_t len = 0;
+        nczm_status st = map->drv->len(map, reqs[i].key, &len);
+        if (st == NCZM_OK && len > reqs[i].cap)
+            st = nczm_long_err(map, reqs[i].key, len, reqs[i].cap);
+        if (st == NCZM_OK || st == NCZM_LONG)
+            reqs[i].len = len > SIZE_MAX ? SIZE_MAX : (size_t)len;
+        if (st == NCZM_OK && len)
+            st = map->drv->read(map, reqs[i].key, 0, len, reqs[i].buf);
+        reqs[i].status = st;
+        if (st != NCZM_OK && st != NCZM_NOTFOUND && !have_first) {
+            memcpy(first, map->errmsg, sizeof first);
+            have_first = 1;
+        }
+    }
+    if (have_first)
+        memcpy(map->errmsg, first, sizeof first);
+    return NCZM_OK;
+}
+
+nczm_status nczm_get_into_many(nczm_map *map, size_t n, nczm_getinto *reqs)
+{
+    CHECK_MAP(map);
+    if (n == 0)
+        return NCZM_OK;
+    if (!reqs)
+        return nczm_seterr(map, NCZM_INVAL, "%s: get_into_many: no requests", map->location);
+    size_t first_bad = n;
+    for (size_t i = 0; i < n; i++) {
+        reqs[i].len = 0;
+        if (nczm_key_problem(reqs[i].key))
+            reqs[i].status = NCZM_BADKEY;
+        else if (!reqs[i].buf && reqs[i].cap)
+            reqs[i].status = NCZM_INVAL;
+        else
+            reqs[i].status = NCZM_OK;
+        if (reqs[i].status != NCZM_OK && first_bad == n)
+            first_bad = i;
+    }
+    nczm_status bst =
+        map->drv->get_into_many ? map->drv->get_into_many(map, n, reqs) : loop_get_into(map, n, reqs);
+    for (size_t i = 0; i < n; i++) {
+        nczm_status s = reqs[i].status;
+        if (s == NCZM_OK || s == NCZM_NOTFOUND)
+            continue;
+        if (i == first_bad) {
+            if (s == NCZM_BADKEY)
+                check_key(map, "read", reqs[i].key);
+            else
+                nczm_seterr(map, s, "%s: read \"%s\": no buffer", map->location, reqs[i].key);
         }
         return s;
     }

@@ -26,11 +26,12 @@ typedef enum nczm_status {
     NCZM_BADKEY = -3,   /* key fails validation (.., empty segment, control chars, ...) */
     NCZM_IO = -4,       /* operating-system or network I/O failure */
     NCZM_NOMEM = -5,
-    NCZM_PERM = -6,        /* permission denied, or write to a read-only map */
-    NCZM_INVAL = -7,       /* bad argument (bad URL, unknown store kind, ...) */
-    NCZM_SHORT = -8,       /* a ranged read asks for bytes past the end of the object */
-    NCZM_NOTSTORE = -9,    /* the location exists but is not a Zarr store */
-    NCZM_UNSUPPORTED = -10 /* operation or store kind not built/supported */
+    NCZM_PERM = -6,         /* permission denied, or write to a read-only map */
+    NCZM_INVAL = -7,        /* bad argument (bad URL, unknown store kind, ...) */
+    NCZM_SHORT = -8,        /* a ranged read asks for bytes past the end of the object */
+    NCZM_NOTSTORE = -9,     /* the location exists but is not a Zarr store */
+    NCZM_UNSUPPORTED = -10, /* operation or store kind not built/supported */
+    NCZM_LONG = -11         /* the object is longer than the caller's buffer (nczm_get_into_many) */
 } nczm_status;
 
 typedef enum nczm_kind {
@@ -129,6 +130,21 @@ typedef struct nczm_put {
 } nczm_put;
 nczm_status nczm_get_many(nczm_map *map, size_t n, nczm_get *reqs);
 nczm_status nczm_put_many(nczm_map *map, size_t n, nczm_put *reqs);
+
+/* Whole objects into the caller's buffers, for objects whose size the caller expects
+ * (uncompressed chunks): reusing buffers spares an allocation, and the page faults of its
+ * fresh memory, per object. Each request reads the whole object into buf when it fits in
+ * cap bytes; len is the object's length, also when it does not fit: then status is
+ * NCZM_LONG and buf's content is unspecified (never a silently cut object). No NUL byte
+ * is appended. Statuses and the call's result as for nczm_get_many. */
+typedef struct nczm_getinto {
+    const char *key; /* in */
+    void *buf;       /* in: where the object goes */
+    size_t cap;      /* in: bytes available at buf */
+    size_t len;      /* out: the object's length */
+    nczm_status status;
+} nczm_getinto;
+nczm_status nczm_get_into_many(nczm_map *map, size_t n, nczm_getinto *reqs);
 
 /* The longest key this store can hold (S3 allows 1024 bytes, a directory store about
  * 3 KiB, a zip archive 60000). */

@@ -39,7 +39,11 @@
  * the caller) only on success. The driver's return value is for failures of the batch as a
  * whole (out of memory before any request ran, connection pool dead); per-request failures
  * go in the statuses. The driver should leave the message of the first failed request (in
- * array order, NOTFOUND of gets excluded) in the map's errmsg. */
+ * array order, NOTFOUND of gets excluded) in the map's errmsg.
+ *
+ * get_into_many (optional, same contract; buffers are the caller's): without it the
+ * dispatcher loops over len + read, two lookups per object; a store that can size and
+ * read an object in one go (one open+fstat+pread, one ranged GET) implements it. */
 typedef struct nczm_driver {
     nczm_kind kind;
     const char *name; /* "file", "zip", ... for messages */
@@ -62,8 +66,9 @@ typedef struct nczm_driver {
      * (nczm_list_finish does it). */
     nczm_status (*search)(nczm_map *map, const char *prefix, nczm_list *out);
 
-    nczm_status (*get_many)(nczm_map *map, size_t n, nczm_get *reqs); /* optional */
-    nczm_status (*put_many)(nczm_map *map, size_t n, nczm_put *reqs); /* optional */
+    nczm_status (*get_many)(nczm_map *map, size_t n, nczm_get *reqs);          /* optional */
+    nczm_status (*put_many)(nczm_map *map, size_t n, nczm_put *reqs);          /* optional */
+    nczm_status (*get_into_many)(nczm_map *map, size_t n, nczm_getinto *reqs); /* optional */
 } nczm_driver;
 
 struct nczm_map {
@@ -91,6 +96,8 @@ nczm_status nczm_map_init(nczm_map *map, const nczm_driver *drv, const char *loc
 nczm_status nczm_seterr(nczm_map *map, nczm_status st, const char *fmt, ...) NCZM_PRINTF(3, 4);
 /* Same for the errmsg buffer of open/destroy (which may be NULL: then nothing is written). */
 nczm_status nczm_fmterr(char errmsg[NCZM_ERRLEN], nczm_status st, const char *fmt, ...) NCZM_PRINTF(3, 4);
+/* The NCZM_LONG of nczm_get_into_many, with its message. */
+nczm_status nczm_long_err(nczm_map *map, const char *key, uint64_t len, size_t cap);
 
 /* errno -> status: ENOENT/ENOTDIR -> NOTFOUND, EACCES/EPERM/EROFS -> PERM, ENOMEM -> NOMEM,
  * anything else -> IO. */

@@ -611,6 +611,42 @@ static nczm_status zip_store_read_all(nczm_map *map, const char *key, void **buf
     return NCZM_OK;
 }
 
+/* One lookup per object instead of the dispatcher's two (len, then read). */
+static nczm_status zip_store_get_into_many(nczm_map *map, size_t n, nczm_getinto *reqs)
+{
+    zip_map *zm = ZM(map);
+    char first[NCZM_ERRLEN];
+    int have_first = 0;
+    for (size_t i = 0; i < n; i++) {
+        nczm_getinto *r = &reqs[i];
+        if (r->status != NCZM_OK)
+            continue;
+        zip_uint64_t idx;
+        uint64_t size = 0;
+        nczm_status st = find(zm, "read", r->key, &idx);
+        if (!st)
+            st = entry_size(zm, "read", r->key, idx, &size);
+        if (!st) {
+            r->len = size > SIZE_MAX ? SIZE_MAX : (size_t)size;
+            const pending *p = pend_of(zm, idx);
+            if (size > r->cap)
+                st = nczm_long_err(map, r->key, size, r->cap);
+            else if (p)
+                memcpy(r->buf, p->data, p->len);
+            else if (size)
+                st = read_entry(zm, r->key, idx, 0, size, r->buf);
+        }
+        r->status = st;
+        if (st != NCZM_OK && st != NCZM_NOTFOUND && !have_first) {
+            memcpy(first, map->errmsg, sizeof first);
+            have_first = 1;
+        }
+    }
+    if (have_first)
+        memcpy(map->errmsg, first, sizeof first);
+    return NCZM_OK;
+}
+
 /* Adds netCDF-C's directory entries for the folders above key (folder layout only). */
 static nczm_status add_dirs(zip_map *zm, const char *key)
 {
@@ -830,4 +866,5 @@ const nczm_driver nczm_zip_driver = {
     .search = zip_store_search,
     .get_many = NULL,
     .put_many = NULL,
+    .get_into_many = zip_store_get_into_many,
 };

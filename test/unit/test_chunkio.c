@@ -595,6 +595,14 @@ static void test_damaged(ncztr_file *f)
     CHECK_OK(ncztr_array_write(o, H5T_NATIVE_INT, nine, fs, v));
     CHECK_OK(ncztr_array_read(o, H5T_NATIVE_INT, nine, fs, got));
     CHECK(memcmp(got, v, 9 * sizeof(int)) == 0, "repaired chunk reads back");
+    /* a chunk object longer than a chunk is damaged too, whether read or partly written */
+    char longer[40] = {0};
+    CHECK(nczm_write(f->map, "t/0.1", longer, sizeof longer) == NCZM_OK, "writing a long object");
+    CHECK_OK(ncztr_array_cache_evict(o));
+    H5Sselect_all(fs);
+    CHECK_FAILS(ncztr_array_read(o, H5T_NATIVE_INT, fs, fs, got), "\"t/0.1\"", "holds 40 bytes, expected 36");
+    H5Sselect_hyperslab(fs, H5S_SELECT_SET, (hsize_t[]){1, 4}, NULL, c, NULL);
+    CHECK_FAILS(ncztr_array_write(o, H5T_NATIVE_INT, one, fs, v), "\"t/0.1\"", "holds 40 bytes");
 
     /* a codec that is not implemented: reported by name; missing chunks still read as fill */
     CHECK_OK(ncztr_array_cache_evict(o));

@@ -279,6 +279,48 @@ static void fill_store(nczm_map *m)
     CHECK(nczm_write(m, "x", NULL, 0) == NCZM_OK, "write empty x: %s", nczm_errmsg(m));
 }
 
+/* nczm_get_into_many: exact fit, room to spare (a short object), too long, empty, missing,
+ * a prefix, bad keys, no buffer. */
+static void check_get_into(nczm_map *m, const char *abc)
+{
+    size_t alen = strlen(abc);
+    char b[5][32];
+    memset(b, '#', sizeof b);
+    nczm_getinto g[6] = {
+        {.key = "a/b/c", .buf = b[0], .cap = alen},     {.key = "a/b/c", .buf = b[1], .cap = sizeof b[1]},
+        {.key = "a/b/c", .buf = b[2], .cap = alen - 1}, {.key = "x", .buf = b[3], .cap = 4},
+        {.key = "missing", .buf = b[4], .cap = 4},      {.key = "a/d", .buf = NULL, .cap = 0},
+    };
+    nczm_status st = nczm_get_into_many(m, 6, g);
+    CHECK(st == NCZM_LONG, "get_into_many reports the long object: %d", st);
+    CHECK(strstr(nczm_errmsg(m), "\"a/b/c\"") != NULL, "long message names the key: %s", nczm_errmsg(m));
+    CHECK(g[0].status == NCZM_OK && g[0].len == alen && memcmp(b[0], abc, alen) == 0 && b[0][alen] == '#',
+          "get_into exact fit: %d", g[0].status);
+    CHECK(g[1].status == NCZM_OK && g[1].len == alen && memcmp(b[1], abc, alen) == 0 && b[1][alen] == '#',
+          "get_into a shorter object than the buffer (no NUL appended)");
+    CHECK(g[2].status == NCZM_LONG && g[2].len == alen, "get_into a longer object: %d len %zu", g[2].status,
+          g[2].len);
+    CHECK(g[3].status == NCZM_OK && g[3].len == 0 && b[3][0] == '#', "get_into an empty object");
+    CHECK(g[4].status == NCZM_NOTFOUND && g[4].len == 0, "get_into a missing key");
+    CHECK(g[5].status == NCZM_LONG && g[5].len == 2, "get_into without room: %d", g[5].status);
+
+    nczm_getinto h[3] = {{.key = "a/b", .buf = b[0], .cap = 32},
+                         {.key = "a//b", .buf = b[1], .cap = 32},
+                         {.key = "a/d", .buf = b[2], .cap = 32}};
+    CHECK(nczm_get_into_many(m, 3, h) == NCZM_BADKEY, "get_into_many with a bad key");
+    CHECK(strstr(nczm_errmsg(m), "a//b") != NULL, "bad key message: %s", nczm_errmsg(m));
+    CHECK(h[0].status == NCZM_NOTFOUND, "get_into of a prefix is not found");
+    CHECK(h[1].status == NCZM_BADKEY && h[2].status == NCZM_OK && h[2].len == 2 && memcmp(b[2], "dd", 2) == 0,
+          "a bad key does not stop the others");
+
+    nczm_getinto nb = {.key = "a/d", .buf = NULL, .cap = 8};
+    CHECK(nczm_get_into_many(m, 1, &nb) == NCZM_INVAL && nb.status == NCZM_INVAL,
+          "get_into without a buffer");
+    CHECK(nczm_get_into_many(m, 0, NULL) == NCZM_OK, "empty get_into batch");
+    CHECK(nczm_get_into_many(m, 1, NULL) == NCZM_INVAL, "get_into_many without requests");
+    CHECK(nczm_get_into_many(NULL, 1, h) == NCZM_INVAL, "get_into_many without a map");
+}
+
 static void check_contents(nczm_map *m, const char *abc)
 {
     uint64_t len = 99;
@@ -315,6 +357,7 @@ static void check_contents(nczm_map *m, const char *abc)
     CHECK(strstr(nczm_errmsg(m), nczm_map_location(m)) && strstr(nczm_errmsg(m), "\"missing/key\""),
           "missing message names store and key: %s", nczm_errmsg(m));
     CHECK(nczm_read_all(m, "a", &data, &n) == NCZM_NOTFOUND, "read_all of a prefix");
+    check_get_into(m, abc);
 }
 
 static void check_searches(nczm_map *m)
