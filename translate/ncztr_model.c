@@ -1,6 +1,7 @@
 /* Tree and attribute operations of the in-memory model (no store I/O except unlink/move,
  * which change keys). */
 #include "ncztr_model.h"
+#include "ncztr_chunkio.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -423,54 +424,43 @@ done:
     return ret;
 }
 
-/* Copies every object below old_key to new_key, recursively (zmap has no rename);
- * skip_meta: not the metadata objects (".z*") directly below old_key. */
-static herr_t copy_keys(nczm_map *map, const char *old_key, const char *new_key, bool skip_meta)
+/* Writes the dirty chunks of every array at or below o, while their keys are still the old
+ * ones, and empties the caches: chunk keys are derived from the node's path, so nothing
+ * cached may straddle the rename. */
+static herr_t evict_caches(ncztr_obj *o)
 {
-    herr_t ret = SUCCEED;
-    nczm_list list = {0};
-    char *src = NULL, *dst = NULL;
-    if (nczm_search(map, old_key, &list) != NCZM_OK)
-        NCZ_GOTO(FAIL, NCZ_E_STORE, "cannot list \"%s\": %s", old_key, nczm_errmsg(map));
-    for (size_t i = 0; i < list.count; i++) {
-        if (skip_meta && strncmp(list.names[i], ".z", 2) == 0)
-            continue;
-        free(src);
-        free(dst);
-        dst = NULL;
-        if (asprintf(&src, "%s/%s", old_key, list.names[i]) < 0 ||
-            asprintf(&dst, "%s/%s", new_key, list.names[i]) < 0) {
-            src = dst = NULL;
-            NCZ_GOTO(FAIL, NCZ_E_NOMEM, "out of memory moving \"%s\"", old_key);
-        }
-        if (nczm_exists(map, src) == NCZM_OK) {
-            void *buf = NULL;
-            size_t len = 0;
-            if (nczm_read_all(map, src, &buf, &len) != NCZM_OK)
-                NCZ_GOTO(FAIL, NCZ_E_STORE, "cannot read \"%s\": %s", src, nczm_errmsg(map));
-            nczm_status st = nczm_write(map, dst, buf, len);
-            free(buf);
-            if (st != NCZM_OK)
-                NCZ_GOTO(FAIL, NCZ_E_STORE, "cannot write \"%s\": %s", dst, nczm_errmsg(map));
-        } else if (copy_keys(map, src, dst, false) < 0) {
-            NCZ_GOTO_QUIET(FAIL);
-        }
-    }
-done:
-    free(src);
-    free(dst);
-    nczm_list_clear(&list);
-    return ret;
+    if (o->kind == NCZTR_ARRAY)
+        return ncztr_array_cache_evict(o);
+    for (size_t i = 0; i < o->nchildren; i++)
+        if (evict_caches(o->children[i]) < 0)
+            return FAIL;
+    return SUCCEED;
+}
+
+/* The key o would have as child new_name of parent. */
+static char *child_key(const ncztr_obj *parent, const char *new_name)
+{
+    char *pk = ncztr_obj_key(parent), *k = NULL;
+    if (pk && asprintf(&k, "%s%s%s", pk, *pk ? "/" : "", new_name) < 0)
+        k = NULL;
+    if (pk && !k)
+        NCZ_PUSH(NCZ_E_NOMEM, "out of memory building the key of \"%s\"", new_name);
+    free(pk);
+    return k;
 }
 
 herr_t ncztr_move(ncztr_obj *o, ncztr_obj *new_parent, const char *new_name)
 {
     herr_t ret = SUCCEED;
-    char *old_key = NULL, *new_key = NULL, *nm = NULL;
+    char *old_key = NULL, *new_key = NULL, *nm = NULL, *old_nm = NULL;
+    nczm_map *map = o->file->map;
     if (!o->parent)
         NCZ_GOTO(FAIL, NCZ_E_ARGS, "cannot move the root group");
     if (o->file->readonly)
         NCZ_GOTO(FAIL, NCZ_E_ARGS, "cannot move \"%s\": the store is open read-only", o->name);
+    if (o->at_store_root)
+        NCZ_GOTO(FAIL, NCZ_E_UNSUPPORTED, "cannot move \"%s\": it is the array at the root of the store",
+                 o->name);
     if (new_parent->kind != NCZTR_GROUP)
         NCZ_GOTO(FAIL, NCZ_E_ARGS, "cannot move \"%s\": the destination is not a group", o->name);
     if (ncztr_check_name(new_name, "link") < 0)
@@ -485,35 +475,43 @@ herr_t ncztr_move(ncztr_obj *o, ncztr_obj *new_parent, const char *new_name)
                  new_name);
     nm = strdup(new_name);
     NCZ_CHECK_ALLOC(nm, FAIL);
-    /* Write the subtree as it is now, so that the keys to move exist, then copy them. */
-    if (ncztr_save_tree(o->file) < 0)
+    /* Write the subtree as it is now, so that the keys to move exist, then move them in the
+     * store (one directory rename for the directory store: no chunk is copied). The model
+     * changes only once the store has, so a failure leaves both as they were. */
+    if (evict_caches(o) < 0 || ncztr_save_tree(o->file) < 0)
         NCZ_GOTO_QUIET(FAIL);
     old_key = ncztr_obj_key(o);
     NCZ_CHECK_ALLOC(old_key, FAIL);
+    if (!(new_key = child_key(new_parent, new_name)))
+        NCZ_GOTO_QUIET(FAIL);
+    if (nczm_rename_tree(map, old_key, new_key) != NCZM_OK)
+        NCZ_GOTO(FAIL, NCZ_E_STORE, "cannot move \"%s\" to \"%s\": %s", old_key, new_key, nczm_errmsg(map));
     ncztr_obj *op = o->parent;
     ncztr_obj_ref(o);
     detach(o);
-    free(o->name);
+    old_nm = o->name;
     o->name = nm;
     nm = NULL;
     if (ncztr_obj_attach(new_parent, o) < 0) {
+        /* Back where it was: the old parent's child array still has the room. */
+        nm = o->name;
+        o->name = old_nm;
+        old_nm = NULL;
+        ncztr_obj_attach(op, o);
+        if (nczm_rename_tree(map, new_key, old_key) != NCZM_OK)
+            NCZ_PUSH(NCZ_E_STORE, "cannot move \"%s\" back to \"%s\": %s", new_key, old_key,
+                     nczm_errmsg(map));
         ncztr_obj_unref(o);
         NCZ_GOTO_QUIET(FAIL);
     }
     ncztr_obj_unref(o);
     op->attrs_dirty = true;
     new_parent->attrs_dirty = true;
-    new_key = ncztr_obj_key(o);
-    NCZ_CHECK_ALLOC(new_key, FAIL);
-    if (copy_keys(o->file->map, old_key, new_key, false) < 0)
-        NCZ_GOTO_QUIET(FAIL);
-    if (nczm_delete_tree(o->file->map, old_key) != NCZM_OK)
-        NCZ_GOTO(FAIL, NCZ_E_STORE, "cannot remove \"%s\" after moving it: %s", old_key,
-                 nczm_errmsg(o->file->map));
     /* Dimension references name paths: rewrite metadata of everything on save. */
     o->attrs_dirty = true;
 done:
     free(nm);
+    free(old_nm);
     free(old_key);
     free(new_key);
     return ret;
@@ -664,6 +662,36 @@ done:
     return ret;
 }
 
+/* Copies the chunk objects of an array, every key below skey but its metadata (".z*",
+ * which the copy writes itself), to the same places below dkey, inside the store. */
+static herr_t copy_chunks(nczm_map *map, const char *skey, const char *dkey)
+{
+    herr_t ret = SUCCEED;
+    nczm_list list = {0};
+    char *src = NULL, *dst = NULL;
+    if (nczm_search(map, skey, &list) != NCZM_OK)
+        NCZ_GOTO(FAIL, NCZ_E_STORE, "cannot list \"%s\": %s", skey, nczm_errmsg(map));
+    for (size_t i = 0; i < list.count; i++) {
+        if (strncmp(list.names[i], ".z", 2) == 0)
+            continue;
+        free(src);
+        free(dst);
+        dst = NULL;
+        if (asprintf(&src, "%s/%s", skey, list.names[i]) < 0 ||
+            asprintf(&dst, "%s/%s", dkey, list.names[i]) < 0) {
+            src = dst = NULL;
+            NCZ_GOTO(FAIL, NCZ_E_NOMEM, "out of memory copying \"%s\"", skey);
+        }
+        if (nczm_copy_tree(map, src, dst) != NCZM_OK)
+            NCZ_GOTO(FAIL, NCZ_E_STORE, "cannot copy \"%s\" to \"%s\": %s", src, dst, nczm_errmsg(map));
+    }
+done:
+    free(src);
+    free(dst);
+    nczm_list_clear(&list);
+    return ret;
+}
+
 static herr_t copy_array(ncztr_obj *src, ncztr_obj *parent, const char *name, ncztr_obj **out)
 {
     herr_t ret = SUCCEED;
@@ -687,7 +715,7 @@ static herr_t copy_array(ncztr_obj *src, ncztr_obj *parent, const char *name, nc
         dkey = ncztr_obj_key(d);
         NCZ_CHECK_ALLOC(skey, FAIL);
         NCZ_CHECK_ALLOC(dkey, FAIL);
-        if (!src->at_store_root && copy_keys(src->file->map, skey, dkey, true) < 0)
+        if (!src->at_store_root && copy_chunks(src->file->map, skey, dkey) < 0)
             NCZ_GOTO_QUIET(FAIL);
     } else if (copy_values(src, d) < 0) {
         NCZ_GOTO_QUIET(FAIL);

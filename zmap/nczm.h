@@ -105,6 +105,20 @@ nczm_status nczm_delete(nczm_map *map, const char *key);
 /* Deletes every object at or below prefix ("" is not allowed). OK if nothing was there. */
 nczm_status nczm_delete_tree(nczm_map *map, const char *prefix);
 
+/* Moves the object at old_prefix, or every object below it, to the same place under
+ * new_prefix ("a/t/0.0" becomes "b/u/0.0" for a rename of "a/t" to "b/u"). Stores that can
+ * move a whole subtree in one step (a directory rename, zip entry renames) do so without
+ * copying any data; others copy every object, then delete the old ones. Neither prefix may
+ * be "", and new_prefix may not be old_prefix or lie below it. The parents of new_prefix
+ * are created as needed. NCZM_NOTFOUND if nothing is at or below old_prefix, NCZM_EXISTS if
+ * something is at or below new_prefix, NCZM_INVAL if a proper prefix of new_prefix is an
+ * object. */
+nczm_status nczm_rename_tree(nczm_map *map, const char *old_prefix, const char *new_prefix);
+/* Copies the object at src_prefix, or every object below it, to the same place under
+ * dst_prefix; the same rules and statuses as nczm_rename_tree, and the source is left as it
+ * was. On failure nothing is left at dst_prefix. */
+nczm_status nczm_copy_tree(nczm_map *map, const char *src_prefix, const char *dst_prefix);
+
 /* Immediate children of prefix ("" = root), sorted by strcmp, each a bare name. */
 typedef struct nczm_list {
     size_t count;

@@ -563,6 +563,88 @@ static nczm_status file_search(nczm_map *map, const char *prefix, nczm_list *out
     return st;
 }
 
+/* One rename(2) moves the whole subtree, however many chunks it holds: no data is copied. */
+static nczm_status file_rename_tree(nczm_map *map, const char *old_prefix, const char *new_prefix)
+{
+    const char *op = "rename_tree";
+    char *src = key_path(map, old_prefix), *dst = key_path(map, new_prefix);
+    nczm_status st = NCZM_OK;
+    struct stat sb;
+    int e;
+    if (!src || !dst) {
+        st = nczm_seterr(map, NCZM_NOMEM, "%s: %s \"%s\": out of memory", map->location, op, old_prefix);
+        goto done;
+    }
+    if (lstat(src, &sb) != 0) {
+        e = errno;
+        st = e == ENOENT || e == ENOTDIR ? NCZM_NOTFOUND : nczm_errno_status(e);
+        goto src_fail;
+    }
+    if (S_ISDIR(sb.st_mode)) {
+        /* An empty directory holds no key: there is nothing to move. */
+        int empty = dir_is_empty(src);
+        if (empty != 0) {
+            e = empty < 0 ? errno : ENOENT;
+            st = nczm_errno_status(e);
+            goto src_fail;
+        }
+    } else if (!S_ISREG(sb.st_mode)) {
+        e = ENOENT;
+        st = NCZM_NOTFOUND;
+        goto src_fail;
+    }
+    if (lstat(dst, &sb) == 0) {
+        /* An empty directory is debris of an interrupted write, not a prefix: drop it. */
+        if (!S_ISDIR(sb.st_mode) || rmdir(dst) != 0) {
+            st = nczm_seterr(map, NCZM_EXISTS, "%s: %s \"%s\" to \"%s\": the destination exists",
+                             map->location, op, old_prefix, new_prefix);
+            goto done;
+        }
+    } else if (errno == ENOTDIR) {
+        st = nczm_seterr(map, NCZM_INVAL, "%s: %s \"%s\" to \"%s\": a prefix of the destination is an object",
+                         map->location, op, old_prefix, new_prefix);
+        goto done;
+    } else if (errno != ENOENT) {
+        st = key_err(map, op, new_prefix, errno);
+        goto done;
+    }
+    if ((e = make_parents(map, new_prefix)) != 0) {
+        st = e == ENOTDIR ? nczm_seterr(map, NCZM_INVAL,
+                                        "%s: %s \"%s\" to \"%s\": a prefix of the destination is an object",
+                                        map->location, op, old_prefix, new_prefix)
+                          : key_err(map, op, new_prefix, e);
+        prune_parents(map, new_prefix);
+        goto done;
+    }
+    if (rename(src, dst) != 0) {
+        e = errno;
+        prune_parents(map, new_prefix); /* the directories made above, if still empty */
+        if (e == EXDEV)                 /* the tree spans file systems: the dispatcher copies instead */
+            st = NCZM_UNSUPPORTED;
+        else if (e == EEXIST || e == ENOTEMPTY || e == EISDIR)
+            st = nczm_seterr(map, NCZM_EXISTS, "%s: %s \"%s\" to \"%s\": the destination exists",
+                             map->location, op, old_prefix, new_prefix);
+        else if (e == ENOTDIR)
+            st = nczm_seterr(map, NCZM_INVAL,
+                             "%s: %s \"%s\" to \"%s\": a prefix of the destination is an object",
+                             map->location, op, old_prefix, new_prefix);
+        else
+            st = key_err(map, op, old_prefix, e);
+        goto done;
+    }
+    prune_parents(map, old_prefix);
+    goto done;
+src_fail:
+    if (st == NCZM_NOTFOUND)
+        nczm_seterr(map, st, "%s: %s \"%s\": nothing at or below that key", map->location, op, old_prefix);
+    else
+        key_err(map, op, old_prefix, e);
+done:
+    free(src);
+    free(dst);
+    return st;
+}
+
 const nczm_driver nczm_file_driver = {
     .kind = NCZM_KIND_FILE,
     .name = "file",
@@ -583,4 +665,6 @@ const nczm_driver nczm_file_driver = {
     .get_many = NULL,
     .put_many = NULL,
     .get_into_many = file_get_into_many,
+    .rename_tree = file_rename_tree,
+    .copy_tree = NULL,
 };

@@ -69,6 +69,13 @@ typedef struct nczm_driver {
     nczm_status (*get_many)(nczm_map *map, size_t n, nczm_get *reqs);          /* optional */
     nczm_status (*put_many)(nczm_map *map, size_t n, nczm_put *reqs);          /* optional */
     nczm_status (*get_into_many)(nczm_map *map, size_t n, nczm_getinto *reqs); /* optional */
+    /* Optional, both: the prefixes are valid non-empty keys, the second neither equal to nor
+     * below the first, the map writable. Statuses as documented for nczm_rename_tree. A
+     * driver that cannot do a particular call its own way (a directory store spanning
+     * file systems) returns NCZM_UNSUPPORTED having changed nothing; the dispatcher then
+     * copies object by object through read_all/write, as it does when the entry is NULL. */
+    nczm_status (*rename_tree)(nczm_map *map, const char *old_prefix, const char *new_prefix);
+    nczm_status (*copy_tree)(nczm_map *map, const char *src_prefix, const char *dst_prefix);
 } nczm_driver;
 
 struct nczm_map {

@@ -848,6 +848,121 @@ static nczm_status zip_store_search(nczm_map *map, const char *prefix, nczm_list
     return st;
 }
 
+/* Is entry name e the object "p" or anything under the folder "p/"? */
+static int entry_under(const char *e, const char *p, size_t plen)
+{
+    return strncmp(e, p, plen) == 0 && (e[plen] == '\0' || e[plen] == '/');
+}
+
+/* Puts the entries renamed so far back under their old names (best effort: this only runs
+ * when something already failed). */
+static void undo_renames(zip_map *zm, const zip_uint64_t *moved, size_t n, const char *from, size_t tolen)
+{
+    while (n--) {
+        const char *cur = zip_get_name(zm->za, moved[n], 0);
+        char *back = cur ? malloc(strlen(from) + strlen(cur + tolen) + 1) : NULL;
+        if (back) {
+            strcat(strcpy(back, from), cur + tolen);
+            zip_file_rename(zm->za, moved[n], back, ZIP_FL_ENC_UTF_8);
+        }
+        free(back);
+    }
+}
+
+/* zip_file_rename changes an entry's name in place: its data, and the pending buffer kept
+ * under its index, stay where they are, so no object is read or copied. */
+static nczm_status zip_store_rename_tree(nczm_map *map, const char *old_prefix, const char *new_prefix)
+{
+    zip_map *zm = ZM(map);
+    const char *op = "rename_tree";
+    char *from = entry_name(zm, old_prefix, ""), *to = entry_name(zm, new_prefix, ""), *nn = NULL;
+    zip_uint64_t *moved = NULL;
+    size_t nmoved = 0, nobj = 0;
+    nczm_status st = NCZM_OK;
+    zip_int64_t count = zip_get_num_entries(zm->za, 0);
+    if (!from || !to || count < 0 || !(moved = malloc(((size_t)count + 1) * sizeof *moved)))
+        goto nomem;
+    size_t fl = strlen(from), tl = strlen(to);
+    for (zip_int64_t i = 0; i < count; i++) {
+        const char *e = zip_get_name(zm->za, (zip_uint64_t)i, 0);
+        int isdir = e && *e && e[strlen(e) - 1] == '/';
+        if (!e)
+            continue;
+        if (entry_under(e, from, fl))
+            nobj += !isdir;
+        else if (entry_under(e, to, tl) && !isdir) {
+            st = nczm_seterr(map, NCZM_EXISTS, "%s: %s \"%s\" to \"%s\": the destination exists",
+                             map->location, op, old_prefix, new_prefix);
+            goto done;
+        }
+    }
+    if (!nobj) {
+        st = nczm_seterr(map, NCZM_NOTFOUND, "%s: %s \"%s\": nothing at or below that key", map->location, op,
+                         old_prefix);
+        goto done;
+    }
+    for (char *p = to + zm->folderlen; (p = strchr(p, '/')) != NULL; p++) {
+        *p = '\0';
+        int obj = locate(zm->za, to) >= 0;
+        *p = '/';
+        if (obj) {
+            st = nczm_seterr(map, NCZM_INVAL,
+                             "%s: %s \"%s\" to \"%s\": a prefix of the destination is an object",
+                             map->location, op, old_prefix, new_prefix);
+            goto done;
+        }
+    }
+    /* Directory entries of an emptied folder at the destination would collide. */
+    for (zip_int64_t i = 0; i < count; i++) {
+        const char *e = zip_get_name(zm->za, (zip_uint64_t)i, 0);
+        if (e && entry_under(e, to, tl) && zip_delete(zm->za, (zip_uint64_t)i) != 0)
+            goto zfail;
+    }
+    if ((st = add_dirs(zm, new_prefix)) != NCZM_OK)
+        goto done;
+    for (zip_int64_t i = 0; i < count; i++) {
+        const char *e = zip_get_name(zm->za, (zip_uint64_t)i, 0);
+        if (!e || !entry_under(e, from, fl))
+            continue;
+        free(nn);
+        if (!(nn = malloc(tl + strlen(e + fl) + 1)))
+            goto nomem;
+        strcat(strcpy(nn, to), e + fl);
+        if (strlen(nn) - zm->folderlen > nczm_key_max(map)) {
+            st = nczm_seterr(map, NCZM_BADKEY,
+                             "%s: %s \"%s\" to \"%s\": a moved key would be longer than the %zu bytes a zip "
+                             "store allows",
+                             map->location, op, old_prefix, new_prefix, nczm_key_max(map));
+            goto undo;
+        }
+        /* The prefix set only grows, so adding first is harmless if the rename fails. */
+        if (pset_add_parents(&zm->prefixes, nn + zm->folderlen) != 0)
+            goto nomem;
+        if (zip_file_rename(zm->za, (zip_uint64_t)i, nn, ZIP_FL_ENC_UTF_8) != 0)
+            goto zfail;
+        moved[nmoved++] = (zip_uint64_t)i;
+    }
+    prune_dirs(zm, old_prefix);
+    goto done;
+zfail:
+    st = nczm_seterr(map, NCZM_IO, "%s: %s \"%s\" to \"%s\": %s", map->location, op, old_prefix, new_prefix,
+                     zerr(zm->za));
+    goto undo;
+nomem:
+    st = nczm_seterr(map, NCZM_NOMEM, "%s: %s \"%s\": out of memory", map->location, op, old_prefix);
+undo:
+    if (from && to) {
+        undo_renames(zm, moved, nmoved, from, strlen(to));
+        prune_dirs(zm, new_prefix);
+    }
+done:
+    free(nn);
+    free(moved);
+    free(from);
+    free(to);
+    return st;
+}
+
 const nczm_driver nczm_zip_driver = {
     .kind = NCZM_KIND_ZIP,
     .name = "zip",
@@ -867,4 +982,6 @@ const nczm_driver nczm_zip_driver = {
     .get_many = NULL,
     .put_many = NULL,
     .get_into_many = zip_store_get_into_many,
+    .rename_tree = zip_store_rename_tree,
+    .copy_tree = NULL,
 };

@@ -418,6 +418,78 @@ static void check_deletes(nczm_map *m)
     CHECK(nczm_exists(m, "a/d") == NCZM_OK, "prefix survived the refused write");
 }
 
+static int content_is(nczm_map *m, const char *key, const char *text)
+{
+    void *buf = NULL;
+    size_t n = 0;
+    int ok = nczm_read_all(m, key, &buf, &n) == NCZM_OK && n == strlen(text) && memcmp(buf, text, n) == 0;
+    free(buf);
+    return ok;
+}
+
+/* nczm_rename_tree and nczm_copy_tree; the store is left as it was found. */
+static void check_renames(nczm_map *m)
+{
+    nczm_status st;
+    CHECK(nczm_write(m, "r/s/t/1", "one", 3) == NCZM_OK && nczm_write(m, "r/s/t/2", "two", 3) == NCZM_OK &&
+              nczm_write(m, "r/s/u", "u", 1) == NCZM_OK && nczm_write(m, "r/v", "v", 1) == NCZM_OK,
+          "write r: %s", nczm_errmsg(m));
+    st = nczm_rename_tree(m, "r/s", "n/m/s2");
+    CHECK(st == NCZM_OK, "rename_tree to new nested parents: %d %s", st, nczm_errmsg(m));
+    CHECK(search_is(m, "n/m/s2", (const char *[]){"t", "u", NULL}), "search at the new place");
+    CHECK(search_is(m, "n/m/s2/t", (const char *[]){"1", "2", NULL}), "search below the new place");
+    CHECK(content_is(m, "n/m/s2/t/1", "one") && content_is(m, "n/m/s2/u", "u"), "read at the new place");
+    CHECK(nczm_exists(m, "r/s/t/1") == NCZM_NOTFOUND && nczm_exists(m, "r/s/u") == NCZM_NOTFOUND,
+          "nothing at the old place");
+    CHECK(search_is(m, "r", (const char *[]){"v", NULL}), "old parent keeps its other children");
+    CHECK(search_is(m, "r/s", (const char *[]){NULL}), "old prefix is gone");
+    if (nczm_map_kind(m) == NCZM_KIND_FILE) {
+        char p[4400];
+        snprintf(p, sizeof p, "%s/r/s", nczm_map_location(m));
+        CHECK(!path_exists(p), "old directory is gone from disk");
+    }
+
+    st = nczm_rename_tree(m, "r/nope", "q");
+    CHECK(st == NCZM_NOTFOUND, "rename_tree of a missing source: %d", st);
+    CHECK(strstr(nczm_errmsg(m), "r/nope") != NULL, "missing source message: %s", nczm_errmsg(m));
+    CHECK(nczm_rename_tree(m, "r/v", "n/m/s2/u") == NCZM_EXISTS, "rename_tree onto an object");
+    CHECK(nczm_rename_tree(m, "r/v", "n") == NCZM_EXISTS, "rename_tree onto a prefix");
+    CHECK(strstr(nczm_errmsg(m), "exists") != NULL, "exists message: %s", nczm_errmsg(m));
+    CHECK(nczm_rename_tree(m, "n/m", "n/m/x") == NCZM_INVAL, "rename_tree into itself");
+    CHECK(nczm_rename_tree(m, "n/m", "n/m") == NCZM_INVAL, "rename_tree onto itself");
+    CHECK(nczm_rename_tree(m, "r/v", "x/y") == NCZM_INVAL, "rename_tree below an object");
+    CHECK(content_is(m, "r/v", "v") && content_is(m, "n/m/s2/t/2", "two"), "refused renames changed nothing");
+    const char *bad[] = {"", "/a", "a/", "a//b", "a/../b", ".", "ctl\x02", NULL};
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+        CHECK(nczm_rename_tree(m, bad[i], "q") == NCZM_BADKEY, "rename_tree from bad key #%zu", i);
+        CHECK(nczm_rename_tree(m, "r/v", bad[i]) == NCZM_BADKEY, "rename_tree to bad key #%zu", i);
+        CHECK(nczm_copy_tree(m, bad[i], "q") == NCZM_BADKEY, "copy_tree from bad key #%zu", i);
+    }
+    CHECK(nczm_rename_tree(NULL, "a", "b") == NCZM_INVAL, "rename_tree without a map");
+
+    /* One object, and a prefix whose parent prefix disappears with it. */
+    CHECK(nczm_rename_tree(m, "r/v", "r2") == NCZM_OK && content_is(m, "r2", "v"),
+          "rename_tree of an object");
+    CHECK(search_is(m, "r", (const char *[]){NULL}), "emptied parent is gone");
+    /* Moved back, the tree is as usable as before: write into it, then copy it. */
+    CHECK(nczm_rename_tree(m, "n/m/s2", "r/s") == NCZM_OK, "rename_tree back: %s", nczm_errmsg(m));
+    CHECK(search_is(m, "n", (const char *[]){NULL}), "emptied parents of the source are gone");
+    CHECK(nczm_write(m, "r/s/t/3", "three", 5) == NCZM_OK, "write into the moved tree");
+    st = nczm_copy_tree(m, "r/s", "c/s");
+    CHECK(st == NCZM_OK, "copy_tree: %d %s", st, nczm_errmsg(m));
+    CHECK(content_is(m, "c/s/t/1", "one") && content_is(m, "c/s/t/3", "three") && content_is(m, "c/s/u", "u"),
+          "read the copy");
+    CHECK(content_is(m, "r/s/t/1", "one") && content_is(m, "r/s/u", "u"), "the source of a copy stays");
+    CHECK(nczm_copy_tree(m, "r/s", "c/s") == NCZM_EXISTS, "copy_tree onto an existing copy");
+    CHECK(nczm_copy_tree(m, "r/s", "r/s/t") == NCZM_INVAL, "copy_tree into itself");
+    CHECK(nczm_copy_tree(m, "zz", "zy") == NCZM_NOTFOUND, "copy_tree of a missing source");
+
+    CHECK(nczm_delete_tree(m, "r") == NCZM_OK && nczm_delete_tree(m, "r2") == NCZM_OK &&
+              nczm_delete_tree(m, "c") == NCZM_OK,
+          "clean up the renames");
+    CHECK(search_is(m, "", (const char *[]){".zgroup", "a", "x", NULL}), "root after the renames");
+}
+
 /* The whole life of a store of one kind at path (a plain path). */
 static void exercise_store(const char *path, nczm_kind kind, unsigned extra)
 {
@@ -437,6 +509,7 @@ static void exercise_store(const char *path, nczm_kind kind, unsigned extra)
     check_searches(m);
     check_batches(m);
     check_deletes(m);
+    check_renames(m);
     check_bad_keys(m);
     CHECK(nczm_close_err(m, err) == NCZM_OK, "close: %s", err);
 
@@ -462,6 +535,8 @@ static void exercise_store(const char *path, nczm_kind kind, unsigned extra)
     CHECK(strstr(nczm_errmsg(m), "read-only") != NULL, "read-only message: %s", nczm_errmsg(m));
     CHECK(nczm_delete(m, ".zgroup") == NCZM_PERM, "delete on read-only");
     CHECK(nczm_delete_tree(m, "a") == NCZM_PERM, "delete_tree on read-only");
+    CHECK(nczm_rename_tree(m, "a", "moved") == NCZM_PERM, "rename_tree on read-only");
+    CHECK(nczm_copy_tree(m, "a", "copied") == NCZM_PERM, "copy_tree on read-only");
     nczm_put p = {.key = "new", .buf = "n", .len = 1};
     CHECK(nczm_put_many(m, 1, &p) == NCZM_PERM && p.status == NCZM_PERM, "put_many on read-only");
     CHECK(nczm_exists(m, "a/d") == NCZM_OK, "nothing was deleted");
@@ -626,6 +701,28 @@ static void test_zip_store(void)
     CHECK(strcmp(names, "lay.nczarr/,lay.nczarr/.zgroup,lay.nczarr/v/,lay.nczarr/v/0.0") == 0,
           "folder layout: %s", names);
     CHECK(stored, "entries are stored uncompressed");
+
+    /* A renamed folder moves its directory entries; its new parent gets one. Entries are
+     * renamed in place, so the archive holds no copy of the data. */
+    m = NULL;
+    st = open_path(spath("mv.zip"), NCZM_CREATE, &m, err);
+    REQUIRE(st == NCZM_OK, "create: %s", err);
+    nczm_write(m, ".zgroup", "{}", 2);
+    nczm_write(m, "v/0.0", "abcd", 4);
+    CHECK(nczm_rename_tree(m, "v", "g/w") == NCZM_OK, "zip rename_tree: %s", nczm_errmsg(m));
+    CHECK(content_is(m, "g/w/0.0", "abcd"), "read a renamed entry written in this session");
+    CHECK(nczm_close_err(m, err) == NCZM_OK, "close: %s", err);
+    names = zip_names(spath("mv.zip"), &stored);
+    CHECK(strcmp(names, "mv/,mv/.zgroup,mv/g/w/,mv/g/w/0.0,mv/g/") == 0, "renamed entries: %s", names);
+    m = NULL;
+    st = open_path(spath("mv.zip"), 0, &m, err);
+    REQUIRE(st == NCZM_OK, "reopen: %s", err);
+    CHECK(nczm_rename_tree(m, "g/w", "v2") == NCZM_OK, "rename an old entry: %s", nczm_errmsg(m));
+    CHECK(content_is(m, "v2/0.0", "abcd") && search_is(m, "", (const char *[]){".zgroup", "v2", NULL}),
+          "renamed old entry reads back, emptied folders are gone");
+    CHECK(nczm_close_err(m, err) == NCZM_OK, "close: %s", err);
+    names = zip_names(spath("mv.zip"), &stored);
+    CHECK(strcmp(names, "mv/,mv/.zgroup,mv/v2/,mv/v2/0.0") == 0, "renamed old entries: %s", names);
 
     /* Root layout on request. */
     m = NULL;

@@ -518,6 +518,69 @@ static void test_links(void)
     H5Fclose(f);
 }
 
+static bool on_disk(const char *store, const char *key)
+{
+    char p[4400];
+    struct stat sb;
+    snprintf(p, sizeof p, "%s/%s", store, key);
+    return stat(p, &sb) == 0;
+}
+
+/* H5Lmove moves the chunk objects in the store (a directory rename, not a copy): the data
+ * reads back at the new name, through a handle opened before the move too, including
+ * what was still in the chunk cache, and no key is left under the old name. */
+static void test_move_data(void)
+{
+    char p[4200];
+    hid_t f = make_store("move.zarr", p, sizeof p);
+    REQUIRE(f >= 0 && is_nczarr(f), "store for move tests");
+    enum { N = 40, C = 8 };
+    static int w[N][N], r[N][N];
+    for (int i = 0; i < N; i++)
+        for (int j = 0; j < N; j++)
+            w[i][j] = i * 1000 + j;
+    hsize_t dims[2] = {N, N}, chunk[2] = {C, C};
+    hid_t sp = H5Screate_simple(2, dims, NULL), dcpl = H5Pcreate(H5P_DATASET_CREATE);
+    H5Pset_chunk(dcpl, 2, chunk);
+    hid_t g = H5Gcreate2(f, "g", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+    hid_t d = H5Dcreate2(g, "big", H5T_NATIVE_INT, sp, H5P_DEFAULT, dcpl, H5P_DEFAULT);
+    REQUIRE(d >= 0, "chunked dataset");
+    CHECK(H5Dwrite(d, H5T_NATIVE_INT, H5S_ALL, H5S_ALL, H5P_DEFAULT, w) >= 0, "write");
+    CHECK(H5Fflush(f, H5F_SCOPE_GLOBAL) >= 0 && on_disk(p, "g/big/0.0") && on_disk(p, "g/big/4.4"),
+          "chunks written under the old name");
+    /* A dirty chunk still in the cache at the time of the move. */
+    w[0][0] = -1;
+    CHECK(H5Dwrite(d, H5T_NATIVE_INT, H5S_ALL, H5S_ALL, H5P_DEFAULT, w) >= 0, "write again");
+
+    CHECK(H5Lmove(g, "big", f, "moved", H5P_DEFAULT, H5P_DEFAULT) >= 0, "H5Lmove of a dataset with data");
+    CHECK(!on_disk(p, "g/big"), "no key left under the old name");
+    CHECK(on_disk(p, "moved/.zarray") && on_disk(p, "moved/0.0") && on_disk(p, "moved/4.4"),
+          "keys under the new name");
+    memset(r, 0, sizeof r);
+    CHECK(H5Dread(d, H5T_NATIVE_INT, H5S_ALL, H5S_ALL, H5P_DEFAULT, r) >= 0 && memcmp(r, w, sizeof r) == 0,
+          "values read back through the open handle");
+    H5Dclose(d);
+
+    CHECK(H5Lmove(f, "g", f, "g2", H5P_DEFAULT, H5P_DEFAULT) >= 0 &&
+              H5Lmove(f, "moved", f, "g2/big2", H5P_DEFAULT, H5P_DEFAULT) >= 0,
+          "rename a group, then move the dataset into it");
+    CHECK(!on_disk(p, "g") && !on_disk(p, "moved") && on_disk(p, "g2/big2/4.4"), "keys follow both moves");
+    H5Gclose(g);
+    CHECK(H5Fclose(f) >= 0, "close");
+
+    f = H5Fopen(p, H5F_ACC_RDONLY, H5P_DEFAULT);
+    REQUIRE(f >= 0, "reopen");
+    d = H5Dopen2(f, "g2/big2", H5P_DEFAULT);
+    memset(r, 0, sizeof r);
+    CHECK(d >= 0 && H5Dread(d, H5T_NATIVE_INT, H5S_ALL, H5S_ALL, H5P_DEFAULT, r) >= 0 &&
+              memcmp(r, w, sizeof r) == 0,
+          "values read back after reopening");
+    H5Dclose(d);
+    H5Fclose(f);
+    H5Pclose(dcpl);
+    H5Sclose(sp);
+}
+
 static void test_objects(void)
 {
     char p[4200];
@@ -668,6 +731,7 @@ int main(void)
     scratch_dir(dir, sizeof dir, "linksattrs");
     test_attributes();
     test_links();
+    test_move_data();
     test_objects();
     /* Every id the tests opened is closed: nothing may remain. */
     CHECK(H5Fget_obj_count(H5F_OBJ_ALL, H5F_OBJ_ALL) == 0, "ids left open: %zd",
