@@ -848,37 +848,27 @@ nczm_status nczm_search(nczm_map *map, const char *prefix, nczm_list *out)
  * message of the first real failure (a later one would otherwise overwrite it). */
 static nczm_status loop_get(nczm_map *map, size_t n, nczm_get *reqs)
 {
-    char first[NCZM_ERRLEN];
-    int have_first = 0;
+    nczm_first_err fe = {.have = 0};
     for (size_t i = 0; i < n; i++) {
         if (reqs[i].status != NCZM_OK)
             continue;
         reqs[i].status = map->drv->read_all(map, reqs[i].key, &reqs[i].buf, &reqs[i].len);
-        if (reqs[i].status != NCZM_OK && reqs[i].status != NCZM_NOTFOUND && !have_first) {
-            memcpy(first, map->errmsg, sizeof first);
-            have_first = 1;
-        }
+        nczm_first_err_note(&fe, map, reqs[i].status != NCZM_OK && reqs[i].status != NCZM_NOTFOUND);
     }
-    if (have_first)
-        memcpy(map->errmsg, first, sizeof first);
+    nczm_first_err_restore(&fe, map);
     return NCZM_OK;
 }
 
 static nczm_status loop_put(nczm_map *map, size_t n, nczm_put *reqs)
 {
-    char first[NCZM_ERRLEN];
-    int have_first = 0;
+    nczm_first_err fe = {.have = 0};
     for (size_t i = 0; i < n; i++) {
         if (reqs[i].status != NCZM_OK)
             continue;
         reqs[i].status = map->drv->write(map, reqs[i].key, reqs[i].buf ? reqs[i].buf : "", reqs[i].len);
-        if (reqs[i].status != NCZM_OK && !have_first) {
-            memcpy(first, map->errmsg, sizeof first);
-            have_first = 1;
-        }
+        nczm_first_err_note(&fe, map, reqs[i].status != NCZM_OK);
     }
-    if (have_first)
-        memcpy(map->errmsg, first, sizeof first);
+    nczm_first_err_restore(&fe, map);
     return NCZM_OK;
 }
 
@@ -951,8 +941,7 @@ nczm_status nczm_put_many(nczm_map *map, size_t n, nczm_put *reqs)
  * second lookup is cheap). */
 static nczm_status loop_get_into(nczm_map *map, size_t n, nczm_getinto *reqs)
 {
-    char first[NCZM_ERRLEN];
-    int have_first = 0;
+    nczm_first_err fe = {.have = 0};
     for (size_t i = 0; i < n; i++) {
         if (reqs[i].status != NCZM_OK)
             continue;
@@ -965,13 +954,9 @@ static nczm_status loop_get_into(nczm_map *map, size_t n, nczm_getinto *reqs)
         if (st == NCZM_OK && len)
             st = map->drv->read(map, reqs[i].key, 0, len, reqs[i].buf);
         reqs[i].status = st;
-        if (st != NCZM_OK && st != NCZM_NOTFOUND && !have_first) {
-            memcpy(first, map->errmsg, sizeof first);
-            have_first = 1;
-        }
+        nczm_first_err_note(&fe, map, st != NCZM_OK && st != NCZM_NOTFOUND);
     }
-    if (have_first)
-        memcpy(map->errmsg, first, sizeof first);
+    nczm_first_err_restore(&fe, map);
     return NCZM_OK;
 }
 

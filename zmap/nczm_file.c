@@ -393,8 +393,7 @@ static nczm_status file_read_all(nczm_map *map, const char *key, void **bufp, si
 /* One open+fstat+pread per object: the size check costs no extra lookup. */
 static nczm_status file_get_into_many(nczm_map *map, size_t n, nczm_getinto *reqs)
 {
-    char first[NCZM_ERRLEN];
-    int have_first = 0;
+    nczm_first_err fe = {.have = 0};
     for (size_t i = 0; i < n; i++) {
         nczm_getinto *r = &reqs[i];
         if (r->status != NCZM_OK)
@@ -411,13 +410,9 @@ static nczm_status file_get_into_many(nczm_map *map, size_t n, nczm_getinto *req
             close(fd);
         }
         r->status = st;
-        if (st != NCZM_OK && st != NCZM_NOTFOUND && !have_first) {
-            memcpy(first, map->errmsg, sizeof first);
-            have_first = 1;
-        }
+        nczm_first_err_note(&fe, map, st != NCZM_OK && st != NCZM_NOTFOUND);
     }
-    if (have_first)
-        memcpy(map->errmsg, first, sizeof first);
+    nczm_first_err_restore(&fe, map);
     return NCZM_OK;
 }
 

@@ -11,6 +11,8 @@
 
 #include "nczm.h"
 
+#include <string.h>
+
 #include <stdarg.h>
 
 #if defined(__GNUC__) || defined(__clang__)
@@ -90,6 +92,27 @@ struct nczm_map {
 /* A store is created only inside an existing directory (never mkdir -p of its parents):
  * NCZM_NOTFOUND/NCZM_PERM with errmsg naming the parent otherwise. */
 nczm_status nczm_check_parent(const char *path, char errmsg[NCZM_ERRLEN]);
+
+/* A batch runs every request even after one fails, and each failure overwrites the map's
+ * message: batches keep the first failure's message and put it back at the end. */
+typedef struct nczm_first_err {
+    char msg[NCZM_ERRLEN];
+    int have;
+} nczm_first_err;
+
+static inline void nczm_first_err_note(nczm_first_err *fe, const nczm_map *map, int failed)
+{
+    if (failed && !fe->have) {
+        memcpy(fe->msg, map->errmsg, sizeof fe->msg);
+        fe->have = 1;
+    }
+}
+
+static inline void nczm_first_err_restore(const nczm_first_err *fe, nczm_map *map)
+{
+    if (fe->have)
+        memcpy(map->errmsg, fe->msg, sizeof fe->msg);
+}
 
 extern const nczm_driver nczm_file_driver;
 extern const nczm_driver nczm_zip_driver;

@@ -615,8 +615,7 @@ static nczm_status zip_store_read_all(nczm_map *map, const char *key, void **buf
 static nczm_status zip_store_get_into_many(nczm_map *map, size_t n, nczm_getinto *reqs)
 {
     zip_map *zm = ZM(map);
-    char first[NCZM_ERRLEN];
-    int have_first = 0;
+    nczm_first_err fe = {.have = 0};
     for (size_t i = 0; i < n; i++) {
         nczm_getinto *r = &reqs[i];
         if (r->status != NCZM_OK)
@@ -637,13 +636,9 @@ static nczm_status zip_store_get_into_many(nczm_map *map, size_t n, nczm_getinto
                 st = read_entry(zm, r->key, idx, 0, size, r->buf);
         }
         r->status = st;
-        if (st != NCZM_OK && st != NCZM_NOTFOUND && !have_first) {
-            memcpy(first, map->errmsg, sizeof first);
-            have_first = 1;
-        }
+        nczm_first_err_note(&fe, map, st != NCZM_OK && st != NCZM_NOTFOUND);
     }
-    if (have_first)
-        memcpy(map->errmsg, first, sizeof first);
+    nczm_first_err_restore(&fe, map);
     return NCZM_OK;
 }
 
