@@ -369,13 +369,59 @@ done:
     return ret;
 }
 
+/* Pure Zarr arrays name their dimensions in xarray's _ARRAY_DIMENSIONS: they become shared
+ * dimensions of the root group, as netCDF-C infers them, so that saving the store keeps the
+ * names. A name already defined with another size stays anonymous for this array. */
+static herr_t dims_from_xarray(ncztr_obj *o, json_t *zattrs)
+{
+    ncztr_array *a = o->arr;
+    json_t *ad = zattrs ? json_object_get(zattrs, "_ARRAY_DIMENSIONS") : NULL;
+    if (!json_is_array(ad) || (int)json_array_size(ad) != a->za.rank)
+        return SUCCEED;
+    for (int k = 0; k < a->za.rank; k++) {
+        json_t *n = json_array_get(ad, (size_t)k);
+        if (!json_is_string(n) || ncztr_check_name(json_string_value(n), "dimension") < 0) {
+            H5Eclear2(H5E_DEFAULT);
+            return SUCCEED; /* not usable names: anonymous dimensions */
+        }
+    }
+    if (!(a->dimrefs = calloc(NCZTR_MAX_RANK, sizeof *a->dimrefs)))
+        return NCZ_PUSH(NCZ_E_NOMEM, "out of memory");
+    ncztr_obj *root = o->file->root;
+    for (int k = 0; k < a->za.rank; k++) {
+        const char *name = json_string_value(json_array_get(ad, (size_t)k));
+        ncztr_dim *d = NULL;
+        for (size_t i = 0; i < root->ndims; i++)
+            if (strcmp(root->dims[i].name, name) == 0)
+                d = &root->dims[i];
+        if (!d) {
+            ncztr_dim *nd = realloc(root->dims, (root->ndims + 1) * sizeof *nd);
+            if (!nd)
+                return NCZ_PUSH(NCZ_E_NOMEM, "out of memory");
+            root->dims = nd;
+            d = &root->dims[root->ndims];
+            if (!(d->name = strdup(name)))
+                return NCZ_PUSH(NCZ_E_NOMEM, "out of memory");
+            d->size = a->za.shape[k];
+            d->unlimited = false;
+            root->ndims++;
+        }
+        if (d->size != a->za.shape[k])
+            continue;
+        if (asprintf(&a->dimrefs[k], "/%s", name) < 0) {
+            a->dimrefs[k] = NULL;
+            return NCZ_PUSH(NCZ_E_NOMEM, "out of memory");
+        }
+    }
+    return SUCCEED;
+}
+
 herr_t ncztr_array_setup_loaded(ncztr_obj *o, json_t *nca, json_t *zattrs, const char *key)
 {
     herr_t ret = SUCCEED;
     ncztr_array *a = o->arr;
     ncztr_zarray *za = &a->za;
     hid_t stype = H5I_INVALID_HID;
-    (void)zattrs;
     bool fixedstring = false;
     if (nca) {
         if (!json_is_object(nca))
@@ -406,6 +452,8 @@ herr_t ncztr_array_setup_loaded(ncztr_obj *o, json_t *nca, json_t *zattrs, const
             }
         }
     }
+    if (!a->dimrefs && !a->scalar && za->rank > 0 && dims_from_xarray(o, zattrs) < 0)
+        NCZ_GOTO_QUIET(FAIL);
     if (za->rank == 0) {
         /* Zarr v2 scalar (shape []) */
         a->scalar = true;

@@ -38,6 +38,7 @@ static void file_free(ncztr_file *f)
         ncztr_obj_unref(f->root);
     }
     nczm_url_clear(&f->url);
+    json_decref(f->old_cons);
     free(f->ncproperties);
     free(f);
 }

@@ -623,6 +623,15 @@ herr_t ncztr_load_tree(ncztr_file *f)
         NCZ_GOTO(FAIL, NCZ_E_FORMAT, "\"%s\" is not a Zarr store: no .zgroup or .zarray at its root",
                  f->url.location);
     }
+    /* A store keeps its flavour: one without an NCZarr superblock (zarr-python, xarray,
+     * netCDF-C's mode=zarr) is written back as pure Zarr, without _nczarr_* keys. */
+    if (!f->superblock)
+        f->opts.pure_zarr = true;
+    /* A .zmetadata found on open must not go stale: it is rewritten on every save. */
+    if (L.cons && !f->readonly) {
+        f->opts.consolidate = true;
+        f->old_cons = json_incref(L.cons);
+    }
 done:
     for (int i = 0; i < 4; i++) {
         json_decref(js[i]);

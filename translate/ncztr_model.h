@@ -105,6 +105,8 @@ struct ncztr_file {
     uint64_t next_id;
     bool superblock;    /* an NCZarr superblock was found (or we write one) */
     char *ncproperties; /* _NCProperties text to keep, may be NULL */
+    json_t *old_cons;   /* the "metadata" of the .zmetadata found on open (owned), or NULL:
+                           entries of arrays the connector could not load are kept from it */
     size_t default_maxstrlen;
 };
 

@@ -367,8 +367,19 @@ static herr_t save_node(saver *S, ncztr_obj *o)
             if (save_node(S, o->children[i]) < 0)
                 NCZ_GOTO_QUIET(FAIL);
     } else {
-        if (o->arr->load_error)
-            NCZ_GOTO_QUIET(SUCCEED); /* never rewrite what we could not read */
+        if (o->arr->load_error) {
+            /* never rewrite what we could not read; keep its consolidated entries */
+            if (S->cons && o->file->old_cons)
+                for (int i = 0; i < 2; i++) {
+                    char *k = join_key(key, i ? ".zattrs" : ".zarray");
+                    NCZ_CHECK_ALLOC(k, FAIL);
+                    json_t *e = json_object_get(o->file->old_cons, k);
+                    if (e)
+                        json_object_set(S->cons, k, e);
+                    free(k);
+                }
+            NCZ_GOTO_QUIET(SUCCEED);
+        }
         if (ncztr_array_flush(o) < 0)
             NCZ_GOTO_QUIET(FAIL);
         if (o->meta_dirty || S->cons) {
