@@ -19,6 +19,8 @@ shows() {
 
 # mode=zarr: no NCZarr key anywhere, still read by zarr-python, ncdump (mode=zarr) and us
 HDF5_VOL_CONNECTOR="nczarr mode=zarr" "$write" "$tmp/pure.zarr" >/dev/null
+# native HDF5 (the silent fallback when the plugin does not load) would write a file
+[ -f "$tmp/pure.zarr/.zgroup" ] || { echo "FAIL: not a Zarr store: the connector did not load"; exit 1; }
 if grep -rl "_nczarr" "$tmp/pure.zarr" --include=.zattrs; then echo "FAIL: mode=zarr wrote _nczarr keys"; exit 1; fi
 py "$tmp/pure.zarr" <<'PY'
 import sys, zarr, numpy as np

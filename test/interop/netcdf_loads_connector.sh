@@ -22,6 +22,8 @@ no_crash() { # runs a command; any exit status below 128 is fine, a signal is no
 grep -v "_DeflateLevel\|_Shuffle" "$NCZARR_SAMPLES/netcdf-c-4.9.3/sample.cdl" >"$tmp/plain.cdl"
 no_crash "$NCZARR_PREFIX/bin/ncgen" -k nc4 -o "$tmp/a.zarr" "$NCZARR_SAMPLES/netcdf-c-4.9.3/sample.cdl"
 no_crash "$NCZARR_PREFIX/bin/ncgen" -k nc4 -o "$tmp/b.zarr" "$tmp/plain.cdl"
+# the create reached the connector (native HDF5, the silent fallback, would write a file)
+[ -f "$tmp/b.zarr/.zgroup" ] || { echo "FAIL: ncgen did not go through the connector"; exit 1; }
 no_crash "$NCZARR_PREFIX/bin/ncdump" "$tmp/b.zarr"
 no_crash "$NCZARR_PREFIX/bin/ncdump" "$tmp/missing.nc"
 # netCDF-C 4.9.3 tries every library in HDF5_PLUGIN_PATH as a compression filter and
