@@ -26,13 +26,12 @@ message(STATUS "HDF5 ${_h5maj}.${_h5min}: ${HDF5_C_LIBRARY}")
 add_library(nczarr::hdf5 INTERFACE IMPORTED)
 target_include_directories(nczarr::hdf5 INTERFACE "${HDF5_INCLUDE_DIR}")
 target_link_libraries(nczarr::hdf5 INTERFACE "${HDF5_C_LIBRARY}")
+set(NCZARR_PLUGIN_INSTALL_DIR "${CMAKE_INSTALL_LIBDIR}/hdf5/plugin")
 set(CMAKE_BUILD_RPATH "${HDF5_LIB_DIR}")
 set(CMAKE_INSTALL_RPATH "${HDF5_LIB_DIR}")
 
 pkg_check_modules(JANSSON REQUIRED IMPORTED_TARGET jansson)
 pkg_check_modules(LIBZIP REQUIRED IMPORTED_TARGET libzip)
-find_package(CURL REQUIRED)
-find_package(ZLIB REQUIRED)
 
 # Tools used by the tests (from the dependency prefix when there is one).
 find_program(H5DUMP h5dump HINTS "${HDF5_PREFIX}/bin" NO_DEFAULT_PATH)
@@ -41,3 +40,8 @@ find_program(H5_API_TEST h5_api_test HINTS "${HDF5_PREFIX}/bin" NO_DEFAULT_PATH)
 find_program(NCDUMP ncdump HINTS "${HDF5_PREFIX}/bin" NO_DEFAULT_PATH)
 find_program(NCGEN ncgen HINTS "${HDF5_PREFIX}/bin" NO_DEFAULT_PATH)
 find_program(DEBIAN_PYTHON3 python3 PATHS /usr/bin NO_DEFAULT_PATH)
+find_program(VALGRIND valgrind)
+# netCDF-C (the benchmark's third peer, and a test program) from the same prefix.
+find_library(NETCDF_LIBRARY netcdf HINTS "${HDF5_PREFIX}/lib" NO_DEFAULT_PATH)
+find_path(NETCDF_INCLUDE_DIR netcdf.h HINTS "${HDF5_PREFIX}/include" NO_DEFAULT_PATH)
+find_program(CLANG_FORMAT clang-format)

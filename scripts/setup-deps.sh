@@ -1,21 +1,33 @@
 #!/usr/bin/env bash
-# Installs everything vol-nczarr needs on Debian 12 and builds HDF5 1.14.5 + netCDF-C 4.9.3
-# from Debian trixie *source* packages into a cached prefix (default ~/.cache/vol-nczarr/deps,
-# override with VOL_NCZARR_DEPS). Idempotent: the build is skipped when the prefix's stamp
-# matches. The system's apt sources are never edited: trixie sources come through a private
+# Installs everything vol-nczarr needs on Debian 12 and builds HDF5 and netCDF-C from Debian
+# *source* packages into a cached prefix. Idempotent: the build is skipped when the prefix's
+# stamp matches. The system's apt sources are never edited: sources come through a private
 # apt configuration under the cache directory.
+#
+#   VOL_NCZARR_STACK=newest (default)  HDF5 1.14.6 + netCDF-C 4.10.1 (Debian forky/sid sources)
+#                                      into ~/.cache/vol-nczarr/deps
+#   VOL_NCZARR_STACK=trixie            HDF5 1.14.5 + netCDF-C 4.9.3 (Debian trixie sources)
+#                                      into ~/.cache/vol-nczarr/deps-trixie
+#   VOL_NCZARR_DEPS=/some/prefix       another prefix; VOL_NCZARR_CACHE another cache root
 #
 # Prints the prefix on its last line of stdout. Set VOL_NCZARR_SKIP_APT=1 to skip apt-get
 # (for a machine where the packages are already there and you are not root).
 set -euo pipefail
 
-HDF5_DEB_VERSION="1.14.5+repack-3"
-NETCDF_DEB_VERSION="1:4.9.3-1"
-STAMP_TEXT="hdf5=$HDF5_DEB_VERSION netcdf=$NETCDF_DEB_VERSION options=v3"
-
 CACHE="${VOL_NCZARR_CACHE:-$HOME/.cache/vol-nczarr}"
-PREFIX="${VOL_NCZARR_DEPS:-$CACHE/deps}"
-WORK="$CACHE/work"
+case "${VOL_NCZARR_STACK:-newest}" in
+  newest)
+    HDF5_DEB_VERSION="1.14.6+repack-2"; NETCDF_DEB_VERSION="1:4.10.1-1"
+    SUITES="forky sid"; default_prefix="$CACHE/deps" ;;
+  trixie)
+    HDF5_DEB_VERSION="1.14.5+repack-3"; NETCDF_DEB_VERSION="1:4.9.3-1"
+    SUITES="trixie"; default_prefix="$CACHE/deps-trixie" ;;
+  *) echo "[setup-deps] VOL_NCZARR_STACK must be 'newest' or 'trixie'" >&2; exit 2 ;;
+esac
+STAMP_TEXT="hdf5=$HDF5_DEB_VERSION netcdf=$NETCDF_DEB_VERSION options=v3"
+PREFIX="${VOL_NCZARR_DEPS:-$default_prefix}"
+WORK="$CACHE/work-${VOL_NCZARR_STACK:-newest}"
+HDF5_UPSTREAM=${HDF5_DEB_VERSION%-*}; NETCDF_UPSTREAM=${NETCDF_DEB_VERSION#*:}; NETCDF_UPSTREAM=${NETCDF_UPSTREAM%-*}
 log() { echo "[setup-deps] $*" >&2; }
 
 DEB_PACKAGES=(build-essential cmake ninja-build pkg-config m4 ca-certificates zlib1g-dev
@@ -39,17 +51,19 @@ install_debs() {
 
 fetch_sources() {
   mkdir -p "$WORK/apt/sources.list.d" "$WORK/apt/lists/partial" "$WORK/apt/cache/archives/partial" "$WORK/src"
-  cat >"$WORK/apt/sources.list.d/trixie-src.sources" <<SRC
+  rm -f "$WORK"/apt/sources.list.d/*
+  cat >"$WORK/apt/sources.list.d/debian-src.sources" <<SRC
 Types: deb-src
 URIs: http://deb.debian.org/debian
-Suites: trixie
+Suites: $SUITES
 Components: main
 Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg
 SRC
   local opts=(-o Dir::Etc::sourcelist=/dev/null -o "Dir::Etc::sourceparts=$WORK/apt/sources.list.d"
     -o "Dir::State::Lists=$WORK/apt/lists" -o "Dir::Cache=$WORK/apt/cache" -o APT::Sandbox::User=root)
-  if ! ls "$WORK"/src/hdf5_*.orig.tar.* >/dev/null 2>&1 || ! ls "$WORK"/src/netcdf_*.orig.tar.* >/dev/null 2>&1; then
-    log "fetching trixie source tarballs (private apt configuration)"
+  if ! ls "$WORK"/src/hdf5_"$HDF5_UPSTREAM".orig.tar.* >/dev/null 2>&1 \
+     || ! ls "$WORK"/src/netcdf_"$NETCDF_UPSTREAM".orig.tar.* >/dev/null 2>&1; then
+    log "fetching $SUITES source tarballs (private apt configuration)"
     apt-get "${opts[@]}" update -qq >&2
     (cd "$WORK/src" && apt-get "${opts[@]}" source --download-only --tar-only \
       "hdf5=$HDF5_DEB_VERSION" "netcdf=$NETCDF_DEB_VERSION" >&2)
@@ -64,7 +78,7 @@ unpack() { # $1 = tarball glob name, $2 = destination dir
 
 build_hdf5() {
   log "building HDF5 $HDF5_DEB_VERSION into $PREFIX"
-  unpack 'hdf5_*.orig.tar.*' "$WORK/hdf5-src"
+  unpack "hdf5_$HDF5_UPSTREAM.orig.tar.*" "$WORK/hdf5-src"
   # Debian's libaec ships no CMake config; HDF5's CMake then silently drops szip. A tiny shim
   # package gives it the imported target it looks for.
   mkdir -p "$WORK/szip-shim"
@@ -83,6 +97,21 @@ set(SZIP_INCLUDE_DIRS "${_SZ_INC}")
 set(SZIP_INCLUDE_DIR "${_SZ_INC}")
 SHIM
   cp "$WORK/szip-shim/szip-config.cmake" "$WORK/szip-shim/SZIPConfig.cmake"
+  # HDF5 1.14.6 looks for libaec's own CMake package instead: targets libaec::sz/libaec::aec.
+  cat >"$WORK/szip-shim/libaec-config.cmake" <<'SHIM'
+find_library(_AEC_SZ NAMES sz REQUIRED)
+find_library(_AEC_AEC NAMES aec REQUIRED)
+find_path(_AEC_INC NAMES szlib.h REQUIRED)
+foreach(_t sz aec)
+  if(NOT TARGET libaec::${_t})
+    add_library(libaec::${_t} SHARED IMPORTED)
+  endif()
+endforeach()
+set_target_properties(libaec::sz PROPERTIES IMPORTED_LOCATION "${_AEC_SZ}" INTERFACE_INCLUDE_DIRECTORIES "${_AEC_INC}")
+set_target_properties(libaec::aec PROPERTIES IMPORTED_LOCATION "${_AEC_AEC}" INTERFACE_INCLUDE_DIRECTORIES "${_AEC_INC}")
+set(libaec_FOUND TRUE)
+set(SZIP_INCLUDE_DIR "${_AEC_INC}")
+SHIM
   rm -rf "$WORK/hdf5-build"
   cmake -S "$WORK/hdf5-src" -B "$WORK/hdf5-build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
     -DCMAKE_INSTALL_PREFIX="$PREFIX" -DCMAKE_INSTALL_RPATH="$PREFIX/lib" \
@@ -90,7 +119,7 @@ SHIM
     -DHDF5_BUILD_HL_LIB=ON -DHDF5_BUILD_TOOLS=ON -DHDF5_BUILD_EXAMPLES=OFF -DHDF5_BUILD_FORTRAN=OFF \
     -DHDF5_BUILD_CPP_LIB=OFF -DHDF5_BUILD_JAVA=OFF -DHDF5_BUILD_DOC=OFF \
     -DHDF5_ENABLE_Z_LIB_SUPPORT=ON -DHDF5_ENABLE_SZIP_SUPPORT=ON -DHDF5_ENABLE_SZIP_ENCODING=ON \
-    -DSZIP_DIR="$WORK/szip-shim" -Dszip_DIR="$WORK/szip-shim" -DSZIP_USE_EXTERNAL=OFF \
+    -DSZIP_DIR="$WORK/szip-shim" -Dszip_DIR="$WORK/szip-shim" -Dlibaec_DIR="$WORK/szip-shim" -DSZIP_USE_EXTERNAL=OFF \
     -DHDF5_ENABLE_PLUGIN_SUPPORT=OFF -DH5_DEFAULT_PLUGINDIR="$PREFIX/lib/plugin" \
     -DHDF5_ENABLE_PARALLEL=OFF -DHDF5_ENABLE_THREADSAFE=OFF \
     -DBUILD_TESTING=ON -DHDF5_TEST_SERIAL=ON -DHDF5_TEST_API=ON -DHDF5_TEST_API_INSTALL=ON \
@@ -107,7 +136,7 @@ SHIM
 
 build_netcdf() {
   log "building netCDF-C $NETCDF_DEB_VERSION into $PREFIX"
-  unpack 'netcdf_*.orig.tar.*' "$WORK/netcdf-src"
+  unpack "netcdf_$NETCDF_UPSTREAM.orig.tar.*" "$WORK/netcdf-src"
   rm -rf "$WORK/netcdf-build"
   cmake -S "$WORK/netcdf-src" -B "$WORK/netcdf-build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
     -DCMAKE_INSTALL_PREFIX="$PREFIX" -DCMAKE_PREFIX_PATH="$PREFIX" -DHDF5_DIR="$PREFIX/cmake" \

@@ -2,6 +2,7 @@
  * from HDF5_PLUGIN_PATH, start-up/shut-down, and introspection. */
 #include "H5VL_nczarr.h"
 #include "H5VL_nczarr_wrap.h"
+#include "H5VL_nczarr_compat.h"
 
 #include <stdlib.h>
 
@@ -30,7 +31,7 @@ static herr_t nczarr_terminate(void)
 
 hid_t H5VL_nczarr_connector_id(void)
 {
-    return H5VLpeek_connector_id_by_name(H5VL_NCZARR_NAME);
+    return H5VL_nczarr_compat_connector_id(H5VL_NCZARR_NAME);
 }
 
 herr_t H5VL_nczarr_introspect_get_conn_cls(void *obj, H5VL_get_conn_lvl_t lvl, const H5VL_class_t **conn_cls)

@@ -66,6 +66,7 @@ struct H5VL_nczarr_file_t {
 };
 
 extern const H5VL_class_t H5VL_nczarr_g;
+/* A new reference to the connector's id (close it with H5VLclose). */
 hid_t H5VL_nczarr_connector_id(void);
 
 /* ---- objects (H5VL_nczarr_file.c) ---- */

@@ -509,6 +509,8 @@ static herr_t scan_id(hid_t id, void *ud)
         same = H5VLcmp_connector_cls(&cmp, cid, mine) >= 0 && cmp == 0;
     }
     H5VLclose(cid);
+    if (mine >= 0)
+        H5VLclose(mine);
     if (!same || (s->local ? o->file != s->f : o->file->store != s->f->store))
         return 0;
     if (!s->count_only && s->n < s->max)

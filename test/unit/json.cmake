@@ -1,19 +1,19 @@
 # translate/ JSON half: dtypes, attribute values, fill values, .zarray, JSON text layer.
-# Reads the sample stores (netCDF-C 4.9.3 and zarr-python) from the shared samples folder.
+# Reads the sample stores (netCDF-C 4.9.3 and zarr-python) from test/data.
 add_executable(test_json test_json.c)
 target_link_libraries(test_json PRIVATE ncztr)
 target_include_directories(test_json PRIVATE ${PROJECT_SOURCE_DIR}/test/common)
-target_compile_definitions(test_json PRIVATE NCZ_SAMPLES_DIR="${PROJECT_SOURCE_DIR}/../shared/samples")
+target_compile_definitions(test_json PRIVATE NCZ_SAMPLES_DIR="${PROJECT_SOURCE_DIR}/test/data")
 add_test(NAME unit.json COMMAND test_json)
 
 add_executable(test_ctypes test_ctypes.c)
 target_link_libraries(test_ctypes PRIVATE ncztr)
 target_include_directories(test_ctypes PRIVATE ${PROJECT_SOURCE_DIR}/test/common)
-target_compile_definitions(test_ctypes PRIVATE NCZ_SAMPLES_DIR="${PROJECT_SOURCE_DIR}/../shared/samples")
+target_compile_definitions(test_ctypes PRIVATE NCZ_SAMPLES_DIR="${PROJECT_SOURCE_DIR}/test/data")
 add_test(NAME unit.ctypes COMMAND test_ctypes)
 
 add_executable(test_zarray test_zarray.c)
 target_link_libraries(test_zarray PRIVATE ncztr)
 target_include_directories(test_zarray PRIVATE ${PROJECT_SOURCE_DIR}/test/common)
-target_compile_definitions(test_zarray PRIVATE NCZ_SAMPLES_DIR="${PROJECT_SOURCE_DIR}/../shared/samples")
+target_compile_definitions(test_zarray PRIVATE NCZ_SAMPLES_DIR="${PROJECT_SOURCE_DIR}/test/data")
 add_test(NAME unit.zarray COMMAND test_zarray)

@@ -12,7 +12,7 @@
 #include <sys/stat.h>
 
 #ifndef NCZ_SAMPLES_DIR
-#define NCZ_SAMPLES_DIR "../shared/samples"
+#error "NCZ_SAMPLES_DIR (the fixtures folder, test/data) is set by the build"
 #endif
 
 /* ---- error stack capture -------------------------------------------------------------- */

@@ -14,7 +14,7 @@
 #include <zip.h>
 
 #ifndef NCZ_SAMPLES_DIR
-#define NCZ_SAMPLES_DIR "/work/shared/samples"
+#error "NCZ_SAMPLES_DIR (the fixtures folder, test/data) is set by the build"
 #endif
 
 static char scratch[4096];
