@@ -218,7 +218,8 @@ char *ncztr_type_encode(hid_t type, const char *what);
 hid_t ncztr_type_decode(const char *b64, const char *what);
 /* Attribute values of enum/compound/array types as JSON: an enum is its integers (dtype =
  * base dtype, same rules as numbers); compounds are objects {member: value}, arrays nested
- * lists; a scalar value is one element, otherwise a list of elements (dtype "|J0"). */
+ * lists; a scalar value is one element, otherwise a list of elements (dtype ">S1", which
+ * netCDF-C reads as the JSON's text). */
 herr_t ncztr_cattr_to_json(const char *name, const ncztr_attrval *val, json_t **value,
                            char dtype[NCZTR_DTYPE_MAX]);
 /* Decodes a value written by ncztr_cattr_to_json for the exact type `type` (copied). */

@@ -2,7 +2,8 @@
  * ordinary HDF5 program (run natively and through the connector by attr_fidelity.sh).
  * On group "g" and dataset "g/d": each text as a fixed-length string ("c_<name>") and as a
  * variable-length string ("s_<name>"); "empty", an int32 attribute with an H5S_NULL
- * dataspace; "zero", a float64 attribute with a 1-D dataspace of 0 elements.
+ * dataspace; "zero", a float64 attribute with a 1-D dataspace of 0 elements; "rec", a
+ * compound {a, b} = {1, 2} (stored as JSON: netCDF-C must still read the store).
  * With --add, opens an existing file or store and adds the int32 attribute "added" = 42
  * to each object named, so that their metadata gets rewritten.
  * Usage: interop_attr_fidelity FILE | interop_attr_fidelity --add FILE OBJECT... */
@@ -62,6 +63,12 @@ static void attributes(hid_t loc)
     hsize_t zero = 0;
     hid_t zs = H5Screate_simple(1, &zero, NULL);
     put(loc, "zero", H5T_IEEE_F64LE, zs, NULL);
+    hid_t rec = H5Tcreate(H5T_COMPOUND, 2 * sizeof(int));
+    CHECK(H5Tinsert(rec, "a", 0, H5T_STD_I32LE));
+    CHECK(H5Tinsert(rec, "b", sizeof(int), H5T_STD_I32LE));
+    int ab[2] = {1, 2};
+    put(loc, "rec", rec, scalar, ab);
+    H5Tclose(rec);
     H5Sclose(zs);
     H5Sclose(null);
     H5Sclose(scalar);

@@ -64,6 +64,12 @@ for path, cdl_prefix in (("g", ""), ("g/d", "d")):
     for n in ("empty", "zero"):
         if list(z[n]) != [] or not isinstance(z[n], list):
             print(f"FAIL zarr-python {path}:{n}: {z[n]!r} != []"); bad = 1
+    # a compound attribute is JSON: an object for zarr-python, its text for netCDF-C
+    if z["rec"] != {"a": 1, "b": 2}:
+        print(f"FAIL zarr-python {path}:rec: {z['rec']!r}"); bad = 1
+    line = f'{cdl_prefix}:rec = {cdl_string(json.dumps({"a": 1, "b": 2}))} ;'
+    if line not in lines:
+        print(f"FAIL ncdump {path}:rec: no line {line!r}"); bad = 1
 sys.exit(bad)
 PY
 }

@@ -497,7 +497,7 @@ static void test_attr_numeric(void)
         H5Tclose(v.type);
         H5Sclose(v.space);
     }
-    /* Compound attributes are JSON objects ("|J0"); a vlen string member is refused. */
+    /* Compound attributes are JSON objects (">S1"); a vlen string member is refused. */
     {
         hid_t cmp = H5Tcreate(H5T_COMPOUND, 4);
         int x = 7;
@@ -508,7 +508,7 @@ static void test_attr_numeric(void)
         err_reset();
         CHECK(ncztr_attr_to_json("cmp", &v, &j, dtype) == 0, "compound attribute encodes");
         char *txt = j ? ncztr_json_dump(j) : NULL;
-        CHECK(txt && !strcmp(txt, "{\"a\": 7}") && !strcmp(dtype, "|J0"), "compound attribute JSON: %s %s",
+        CHECK(txt && !strcmp(txt, "{\"a\": 7}") && !strcmp(dtype, ">S1"), "compound attribute JSON: %s %s",
               txt ? txt : "(null)", dtype);
         ncztr_attrval out;
         CHECK(j && ncztr_cattr_from_json("cmp", j, cmp, &out) == 0 && out.nelem == 1 &&
