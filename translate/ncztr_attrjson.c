@@ -418,7 +418,6 @@ json_t *ncztr_json_real(double v, int single)
 /* ====================================================================================== */
 
 #define TEXT_DTYPE ">S1"
-#define JSON_DTYPE "|J0"
 
 static void init_val(ncztr_attrval *v)
 {
@@ -503,18 +502,32 @@ static size_t fixed_len(const char *s, size_t size, H5T_str_t pad)
     return n;
 }
 
-/* Char text that is a JSON object or array becomes that JSON (NCZarr convention). Only
- * an exact parse counts: duplicate keys would lose data, so such text stays a string. */
+/* Char text that is a JSON object or array is stored as that JSON (NCZarr's convention:
+ * Zarr tools then see the structure), but only when every reader gets the same bytes back:
+ * the connector and netCDF-C both print the value in one canonical spacing (see
+ * ncztr_json_dump), so the text must be exactly that dump. Other spacing, escapes that
+ * decode to something else, duplicate keys or reals in another notation would come back
+ * changed, so such text stays a JSON string. So does text with a \u escape: netCDF-C's
+ * JSON parser does not decode those. */
 static json_t *text_as_json(const char *s, size_t n)
 {
-    size_t i = 0;
     json_error_t err;
+    json_t *j;
+    char *back;
+    int same;
 
-    while (i < n && (s[i] == ' ' || s[i] == '\t' || s[i] == '\n' || s[i] == '\r'))
-        i++;
-    if (i == n || (s[i] != '{' && s[i] != '['))
+    if (n < 2 || (s[0] != '{' && s[0] != '[') || memmem(s, n, "\\u", 2))
         return NULL;
-    return parse_text(s, n, JSON_REJECT_DUPLICATES, &err);
+    if (!(j = parse_text(s, n, JSON_REJECT_DUPLICATES, &err)))
+        return NULL;
+    back = ncztr_json_dump(j);
+    same = back && strlen(back) == n && !memcmp(back, s, n);
+    free(back);
+    if (!same) {
+        json_decref(j);
+        return NULL;
+    }
+    return j;
 }
 
 herr_t ncztr_attr_to_json(const char *name, const ncztr_attrval *val, json_t **value,
@@ -575,13 +588,11 @@ herr_t ncztr_attr_to_json(const char *name, const ncztr_attrval *val, json_t **v
                 NCZ_GOTO(FAIL, NCZ_E_HDF5, "%s: cannot query the string type", what);
             if (val->nelem == 1) {
                 size_t n = fixed_len(base, size, pad);
-                if ((out = text_as_json(base, n)) != NULL) {
-                    snprintf(dtype, NCZTR_DTYPE_MAX, JSON_DTYPE);
-                } else {
-                    if (!(out = json_stringn(base, n)))
-                        NCZ_GOTO(FAIL, NCZ_E_NOTREPR, "%s: text is not valid UTF-8", what);
-                    snprintf(dtype, NCZTR_DTYPE_MAX, TEXT_DTYPE);
-                }
+                /* JSON or a string, both typed ">S1" as netCDF-C does ("|J0" on a user
+                 * attribute makes netCDF-C refuse the whole store). */
+                if (!(out = text_as_json(base, n)) && !(out = json_stringn(base, n)))
+                    NCZ_GOTO(FAIL, NCZ_E_NOTREPR, "%s: text is not valid UTF-8", what);
+                snprintf(dtype, NCZTR_DTYPE_MAX, TEXT_DTYPE);
             } else {
                 if (!(out = json_array()))
                     NCZ_GOTO(FAIL, NCZ_E_NOMEM, "out of memory encoding %s", what);
@@ -683,10 +694,15 @@ done:
     return ret;
 }
 
+/* A JSON list is 1-D, anything else scalar; the empty list is an attribute without
+ * elements, H5S_NULL (a zero-size 1-D shape comes back through "ashapes", see
+ * ncztr_load.c). */
 static hid_t make_space(const json_t *value, size_t n)
 {
     hsize_t dim = n;
-    return json_is_array(value) ? H5Screate_simple(1, &dim, NULL) : H5Screate(H5S_SCALAR);
+    if (!json_is_array(value))
+        return H5Screate(H5S_SCALAR);
+    return n ? H5Screate_simple(1, &dim, NULL) : H5Screate(H5S_NULL);
 }
 
 /* A JSON string or array of strings as variable-length strings. */
@@ -758,7 +774,7 @@ static const char *infer_dtype(const json_t *value, int *vlen)
     if (json_is_array(value)) {
         n = json_array_size(value);
         if (n == 0)
-            return NULL;
+            return "<f8"; /* an empty list: no elements, typed as numpy types [] */
         first = json_array_get(value, 0);
     } else {
         n = 1;

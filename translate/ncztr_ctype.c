@@ -704,7 +704,10 @@ herr_t ncztr_cattr_to_json(const char *name, const ncztr_attrval *val, json_t **
         if (leaf_dtype(val->type, what, dtype) < 0)
             NCZ_GOTO_QUIET(FAIL);
     } else {
-        snprintf(dtype, NCZTR_DTYPE_MAX, "|J0");
+        /* JSON under ">S1", as netCDF-C types its JSON-valued attributes: it then shows the
+         * JSON as text, while "|J0" on a user attribute makes it refuse the whole store.
+         * The exact type is kept in "_nczarr_attr.hdf5.atypes". */
+        snprintf(dtype, NCZTR_DTYPE_MAX, ">S1");
     }
     if (scalar && val->nelem == 1) {
         out = elem_to_json(val->type, val->data, what, 0);

@@ -50,6 +50,7 @@ typedef struct pending_t {
     unsigned line;
     ncz_errkind kind;
     char *msg;
+    int warn; /* pushed even when the callback succeeds */
 } pending_t;
 
 static pending_t *g_pending = NULL;
@@ -79,7 +80,7 @@ void ncz_err_end(size_t mark, int failed)
     if (g_depth > 0)
         g_depth--;
     for (size_t i = mark; i < g_npending; i++) {
-        if (failed)
+        if (failed || g_pending[i].warn)
             push_now(g_pending[i].file, g_pending[i].func, g_pending[i].line, g_pending[i].kind,
                      g_pending[i].msg);
         free(g_pending[i].msg);
@@ -93,13 +94,32 @@ void ncz_err_end(size_t mark, int failed)
     }
 }
 
+static herr_t record(const char *file, const char *func, unsigned line, ncz_errkind kind, int warn,
+                     const char *fmt, va_list ap) __attribute__((format(printf, 6, 0)));
+
 herr_t ncz_err_push(const char *file, const char *func, unsigned line, ncz_errkind kind, const char *fmt, ...)
 {
-    char msg[1024];
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(msg, sizeof msg, fmt, ap);
+    herr_t r = record(file, func, line, kind, 0, fmt, ap);
     va_end(ap);
+    return r;
+}
+
+herr_t ncz_err_warn(const char *file, const char *func, unsigned line, ncz_errkind kind, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    record(file, func, line, kind, 1, fmt, ap);
+    va_end(ap);
+    return SUCCEED;
+}
+
+static herr_t record(const char *file, const char *func, unsigned line, ncz_errkind kind, int warn,
+                     const char *fmt, va_list ap)
+{
+    char msg[1024];
+    vsnprintf(msg, sizeof msg, fmt, ap);
     if (g_depth == 0) {
         push_now(file, func, line, kind, msg);
         return FAIL;
@@ -119,7 +139,7 @@ herr_t ncz_err_push(const char *file, const char *func, unsigned line, ncz_errki
         push_now(file, func, line, kind, msg);
         return FAIL;
     }
-    g_pending[g_npending++] = (pending_t){file, func, line, kind, copy};
+    g_pending[g_npending++] = (pending_t){file, func, line, kind, copy, warn};
     return FAIL;
 }
 

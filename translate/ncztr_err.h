@@ -42,6 +42,11 @@ herr_t ncz_err_push(const char *file, const char *func, unsigned line, ncz_errki
     __attribute__((format(printf, 5, 6)));
 
 #define NCZ_PUSH(kind, ...) ncz_err_push(__FILE__, __func__, __LINE__, (kind), __VA_ARGS__)
+/* A warning: pushed like NCZ_PUSH, but left on the error stack even when the callback
+ * succeeds (the call works; the stack says what it had to make of the input). */
+herr_t ncz_err_warn(const char *file, const char *func, unsigned line, ncz_errkind kind, const char *fmt, ...)
+    __attribute__((format(printf, 5, 6)));
+#define NCZ_WARN(kind, ...) ncz_err_warn(__FILE__, __func__, __LINE__, (kind), __VA_ARGS__)
 #define NCZ_GOTO(retval, kind, ...)                                                                          \
     do {                                                                                                     \
         ncz_err_push(__FILE__, __func__, __LINE__, (kind), __VA_ARGS__);                                     \

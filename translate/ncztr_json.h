@@ -69,8 +69,10 @@ typedef struct ncztr_attrval {
 
 /* Encodes an attribute for .zattrs. Rules (NCZarr convention):
  *  - numbers: 1 element -> JSON scalar, else JSON array; dtype like "<i4";
- *  - fixed string of 1 element (char text): JSON string with dtype ">S1"; if the text
- *    parses as a JSON object or array it is written as that JSON with dtype "|J0";
+ *  - fixed string of 1 element (char text): dtype ">S1" and a JSON string, or, when the
+ *    text is a JSON object or array exactly as ncztr_json_dump prints it (so that every
+ *    reader gets the same bytes back), that JSON (NCZarr's JSON convention, as netCDF-C
+ *    writes it); any other text, JSON-looking or not, stays a string byte for byte;
  *  - fixed string of n > 1 elements: JSON array of strings, dtype "|S<size>";
  *  - vlen strings: JSON string (1 element) or array of strings, dtype "|S128" (or
  *    "|S<longest>" when a value is longer); a NULL string is written as "".
@@ -82,16 +84,30 @@ herr_t ncztr_attr_to_json(const char *name, const ncztr_attrval *val, json_t **v
                           char dtype[NCZTR_DTYPE_MAX]);
 /* Decodes a .zattrs value. dtype may be NULL (pure Zarr, or no _nczarr_attr): then the
  * type is inferred from the first value (integer -> int64 unless all fit int32 -> "<i4",
- * real -> "<f8", string -> char text, bool -> uint8). JSON scalar -> H5S_SCALAR, array ->
- * 1-D. A JSON string with dtype ">S1"/"|J0" or none becomes a fixed string of its length
- * (scalar); "|Sn" strings become vlen strings; objects, nested arrays and other shapes
- * become char text holding their compact JSON. Integers are range-checked against the
+ * real -> "<f8", string -> char text, bool -> uint8, [] -> "<f8"). JSON scalar ->
+ * H5S_SCALAR, array -> 1-D, the empty array -> H5S_NULL (no elements). A JSON string with dtype ">S1"/"|J0"
+ * or none becomes a fixed string of its length (scalar); "|Sn" strings become vlen strings; objects, nested
+ * arrays and other shapes become char text holding their compact JSON. Integers are range-checked against the
  * dtype (error naming the attribute on overflow). Also: ">S1" is always char text (an
  * array under it becomes its JSON text), while "|S1" with an array of strings is vlen
  * strings (what ncztr_attr_to_json writes for arrays of 1-byte strings); an untyped array
  * of strings is vlen strings; JSON booleans are uint8 0/1; a numeric dtype with null
  * elements, objects or nested arrays is an error. *out is left empty on failure. */
 herr_t ncztr_attr_from_json(const char *name, json_t *value, const char *dtype, ncztr_attrval *out);
+/* Decodes a .zattrs value with its entry in "_nczarr_attr.types" (NULL: none), checking
+ * the entry against the value first. Per case:
+ *  - error: an entry that is no dtype at all (not a string, an unknown dtype, a size out
+ *    of range): nothing says what the writer meant;
+ *  - warning: a value of another kind than its dtype (text under a numeric dtype; numbers,
+ *    booleans, null, objects or lists under a string dtype; null, objects or nested lists
+ *    under a numeric dtype): read as if untyped, the way Zarr tools show it, and *warning
+ *    gets a malloc'ed message naming the attribute, for whoever opens it;
+ *  - error: a number the numeric dtype cannot hold (out of range, a fraction for an
+ *    integer dtype).
+ * ">S1" (netCDF-C's char text, JSON values included) and "|J0" take any value. Errors
+ * push a message naming the attribute; *out is then empty and *warning NULL. */
+herr_t ncztr_attr_decode(const char *name, json_t *value, const json_t *type, ncztr_attrval *out,
+                         char **warning);
 void ncztr_attrval_clear(ncztr_attrval *val);
 /* Deep copy (vlen strings duplicated). */
 herr_t ncztr_attrval_copy(const ncztr_attrval *src, ncztr_attrval *dst);
@@ -202,7 +218,8 @@ char *ncztr_type_encode(hid_t type, const char *what);
 hid_t ncztr_type_decode(const char *b64, const char *what);
 /* Attribute values of enum/compound/array types as JSON: an enum is its integers (dtype =
  * base dtype, same rules as numbers); compounds are objects {member: value}, arrays nested
- * lists; a scalar value is one element, otherwise a list of elements (dtype "|J0"). */
+ * lists; a scalar value is one element, otherwise a list of elements (dtype ">S1", which
+ * netCDF-C reads as the JSON's text). */
 herr_t ncztr_cattr_to_json(const char *name, const ncztr_attrval *val, json_t **value,
                            char dtype[NCZTR_DTYPE_MAX]);
 /* Decodes a value written by ncztr_cattr_to_json for the exact type `type` (copied). */

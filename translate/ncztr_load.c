@@ -94,8 +94,9 @@ done:
 }
 
 /* Applies what the connector kept beside an attribute (see ncztr_save.c): the shape of a
- * rank > 1 attribute, stored flattened, and the character encoding of its name. Anything
- * that does not fit the value (edited by another tool) is ignored: the value stays 1-D. */
+ * rank > 1 attribute, stored flattened, or of a 1-D one without elements (which [] alone
+ * reads as H5S_NULL), and the character encoding of its name. Anything that does not fit
+ * the value (edited by another tool) is ignored: the value stays as [] or a list reads. */
 static void attr_extras(ncztr_attr *a, json_t *ashapes, json_t *acsets)
 {
     json_t *cs = json_is_object(acsets) ? json_object_get(acsets, a->name) : NULL;
@@ -103,7 +104,7 @@ static void attr_extras(ncztr_attr *a, json_t *ashapes, json_t *acsets)
         a->name_cset = H5T_CSET_UTF8;
     json_t *sh = json_is_object(ashapes) ? json_object_get(ashapes, a->name) : NULL;
     size_t rank = json_is_array(sh) ? json_array_size(sh) : 0;
-    if (rank < 2 || rank > H5S_MAX_RANK)
+    if (rank < 1 || rank > H5S_MAX_RANK || (rank == 1 && a->val.nelem != 0))
         return;
     hsize_t dims[H5S_MAX_RANK];
     uint64_t n = 1;
@@ -126,6 +127,20 @@ static void attr_extras(ncztr_attr *a, json_t *ashapes, json_t *acsets)
     if (a->val.space >= 0)
         H5Sclose(a->val.space);
     a->val.space = s;
+}
+
+/* What the store has for an attribute that cannot be read, to write it back unchanged
+ * (see ncztr_attr.raw). */
+static herr_t unreadable_raw(ncztr_attr *a, json_t *val, json_t *type, json_t *ashapes, json_t *atype)
+{
+    json_t *shape = json_is_object(ashapes) ? json_object_get(ashapes, a->name) : NULL;
+    /* copies: the .zattrs tree they come from is not ours to share */
+    if (!(a->raw = json_object()) || json_object_set_new(a->raw, "value", json_deep_copy(val)) < 0 ||
+        (type && json_object_set_new(a->raw, "type", json_deep_copy(type)) < 0) ||
+        (shape && json_object_set_new(a->raw, "ashape", json_deep_copy(shape)) < 0) ||
+        (atype && json_object_set_new(a->raw, "atype", json_deep_copy(atype)) < 0))
+        return FAIL;
+    return SUCCEED;
 }
 
 /* Adds the user attributes of a .zattrs object to a node (skipping NCZarr's own keys).
@@ -178,15 +193,11 @@ static herr_t load_attrs(ncztr_obj *o, json_t *zattrs, const char *key)
         }
         if (ncztr_attr_is_reserved(name))
             continue;
-        const char *dtype = NULL;
-        if (types) {
-            json_t *t = json_object_get(types, name);
-            if (t && json_is_string(t))
-                dtype = json_string_value(t);
-        }
+        json_t *type = types ? json_object_get(types, name) : NULL;
         ncztr_attr *a = calloc(1, sizeof *a);
         NCZ_CHECK_ALLOC(a, FAIL);
         a->refcount = 1;
+        a->val.type = a->val.space = H5I_INVALID_HID;
         a->name = strdup(name);
         if (!a->name) {
             free(a);
@@ -204,25 +215,28 @@ static herr_t load_attrs(ncztr_obj *o, json_t *zattrs, const char *key)
             if (got < 0)
                 H5Eclear2(H5E_DEFAULT); /* read as if the type had not been kept */
         }
-        if (got < 0 && ncztr_attr_from_json(name, val, dtype, &a->val) < 0) {
-            /* One unreadable attribute must not make the object unreadable: keep its JSON
-             * text as a char attribute and say so on stderr-free terms (no message). */
-            H5Eclear2(H5E_DEFAULT);
-            char *txt = json_is_object(val) || json_is_array(val) ? ncztr_json_dump(val) : NULL;
-            json_t *s = json_string(txt ? txt : "");
-            free(txt);
-            herr_t r = ncztr_attr_from_json(name, s, ">S1", &a->val);
-            json_decref(s);
-            if (r < 0) {
+        size_t mark = ncz_err_mark();
+        if (got < 0 && ncztr_attr_decode(name, val, type, &a->val, &a->load_warning) < 0) {
+            /* One unreadable attribute must not make the object unreadable: it is kept with
+             * its message (opening it fails with it) and written back as it was. */
+            a->load_error = ncz_err_take_messages(mark);
+            if (!a->load_error)
+                a->load_error = strdup("its value does not fit its type");
+            if (!a->load_error || unreadable_raw(a, val, type, ashapes, kt) < 0) {
+                free(a->load_error);
+                json_decref(a->raw);
                 free(a->name);
                 free(a);
-                NCZ_GOTO_QUIET(FAIL);
+                NCZ_GOTO(FAIL, NCZ_E_NOMEM, "out of memory");
             }
         }
-        attr_extras(a, ashapes, acsets);
+        attr_extras(a, a->load_error ? NULL : ashapes, acsets);
         ncztr_attr **na2 = realloc(o->attrs, (o->nattrs + 1) * sizeof *o->attrs);
         if (!na2) {
             ncztr_attrval_clear(&a->val);
+            free(a->load_error);
+            free(a->load_warning);
+            json_decref(a->raw);
             free(a->name);
             free(a);
             NCZ_GOTO(FAIL, NCZ_E_NOMEM, "out of memory");

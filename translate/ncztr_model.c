@@ -39,6 +39,9 @@ ncztr_obj *ncztr_obj_new(ncztr_file *f, ncztr_objkind kind, const char *name)
 static void attr_free(ncztr_attr *a)
 {
     ncztr_attrval_clear(&a->val);
+    free(a->load_error);
+    free(a->load_warning);
+    json_decref(a->raw);
     free(a->name);
     free(a);
 }
@@ -608,8 +611,15 @@ static herr_t copy_attrs(const ncztr_obj *src, ncztr_obj *dst)
         a->refcount = 1;
         a->name_cset = sa->name_cset;
         a->val.type = a->val.space = H5I_INVALID_HID;
-        if (ncztr_attrval_copy(&sa->val, &a->val) < 0 ||
-            grow((void **)&dst->attrs, &dst->attrs_cap, dst->nattrs + 1, sizeof *dst->attrs) < 0) {
+        /* an unreadable attribute is copied as the store had it */
+        bool copied = true;
+        if (!sa->load_error)
+            copied = ncztr_attrval_copy(&sa->val, &a->val) >= 0;
+        else if (!(a->load_error = strdup(sa->load_error)) || !(a->raw = json_deep_copy(sa->raw))) {
+            NCZ_PUSH(NCZ_E_NOMEM, "out of memory copying attribute \"%s\"", sa->name);
+            copied = false;
+        }
+        if (!copied || grow((void **)&dst->attrs, &dst->attrs_cap, dst->nattrs + 1, sizeof *dst->attrs) < 0) {
             attr_free(a);
             return FAIL;
         }
@@ -888,7 +898,6 @@ herr_t ncztr_attr_create(ncztr_obj *o, const char *name, hid_t type, hid_t space
         NCZ_GOTO_QUIET(FAIL);
     }
     int rank = H5Sget_simple_extent_ndims(space);
-    H5S_class_t scls = H5Sget_simple_extent_type(space);
     if (rank < 0)
         NCZ_GOTO(FAIL, NCZ_E_HDF5, "attribute \"%s\": invalid dataspace", name);
     /* rank > 1: stored flattened, the shape kept in "_nczarr_attr.hdf5.ashapes" */
@@ -908,13 +917,8 @@ herr_t ncztr_attr_create(ncztr_obj *o, const char *name, hid_t type, hid_t space
     NCZ_CHECK_ALLOC(a->name, FAIL);
     if ((a->val.type = H5Tcopy(type)) < 0)
         NCZ_GOTO(FAIL, NCZ_E_HDF5, "attribute \"%s\": cannot copy its type", name);
-    if (scls == H5S_NULL) {
-        hsize_t zero = 0;
-        a->val.space = H5Screate_simple(1, &zero, NULL);
-    } else {
-        a->val.space = H5Scopy(space);
-    }
-    if (a->val.space < 0)
+    /* H5S_NULL is kept: it is stored as [] and read back as H5S_NULL */
+    if ((a->val.space = H5Scopy(space)) < 0)
         NCZ_GOTO(FAIL, NCZ_E_HDF5, "attribute \"%s\": cannot copy its dataspace", name);
     a->val.nelem = (size_t)np;
     size_t esz = H5Tget_size(type);
@@ -1067,6 +1071,8 @@ herr_t ncztr_attr_write(ncztr_obj *o, ncztr_attr *a, hid_t mem_type, const void 
         return NCZ_PUSH(NCZ_E_NOTFOUND, "attribute \"%s\" has been deleted", a->name);
     if (o->file->readonly)
         return NCZ_PUSH(NCZ_E_ARGS, "cannot write attribute \"%s\": the store is open read-only", a->name);
+    if (a->val.nelem == 0) /* no elements (H5S_NULL): nothing to convert, as in HDF5 */
+        return SUCCEED;
     size_t esz = H5Tget_size(a->val.type);
     void *nd = calloc(a->val.nelem ? a->val.nelem : 1, esz);
     if (!nd)
@@ -1086,6 +1092,8 @@ herr_t ncztr_attr_read(const ncztr_attr *a, hid_t mem_type, void *buf)
 {
     if (a->deleted)
         return NCZ_PUSH(NCZ_E_NOTFOUND, "attribute \"%s\" has been deleted", a->name);
+    if (a->val.nelem == 0)
+        return SUCCEED;
     return convert_values(a->val.type, a->val.data, mem_type, buf, a->val.nelem, a->name, buf);
 }
 

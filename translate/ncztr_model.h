@@ -40,6 +40,14 @@ struct ncztr_attr {
     int refcount;
     bool deleted;
     H5T_cset_t name_cset; /* its acpl's character encoding (H5Pset_char_encoding) */
+    /* Read from a store in which its value does not fit its "_nczarr_attr.types" entry
+     * (ncztr_attr_decode). load_error: it cannot be read; opening it reports this, val is
+     * empty, and raw keeps what the store had for it ({"value", "type", "ashape", "atype"},
+     * each optional) to be written back unchanged. load_warning: it was read as its JSON
+     * value's own type; opening it puts this on the error stack. */
+    char *load_error;
+    char *load_warning;
+    json_t *raw;
 };
 
 typedef struct ncztr_dim {

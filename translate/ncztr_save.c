@@ -161,12 +161,16 @@ static const char *simple_name(const char *fqn)
 }
 
 /* What NCZarr has no place for in an attribute: the shape of a rank > 1 attribute (its
- * value is stored flattened) into "_nczarr_attr.hdf5.ashapes", the character encoding of
- * its name into "_nczarr_attr.hdf5.acsets". */
+ * value is stored flattened) or of a 1-D one without elements (the value [] alone means
+ * H5S_NULL) into "_nczarr_attr.hdf5.ashapes", the character encoding of its name into
+ * "_nczarr_attr.hdf5.acsets". An unreadable attribute keeps the shape it was found with. */
 static herr_t attr_extras(const ncztr_attr *a, json_t *ashapes, json_t *acsets)
 {
-    int rank = H5Sget_simple_extent_ndims(a->val.space);
-    if (rank > 1) {
+    json_t *raw_shape = a->load_error ? json_object_get(a->raw, "ashape") : NULL;
+    if (raw_shape && json_object_set(ashapes, a->name, raw_shape) < 0)
+        return NCZ_PUSH(NCZ_E_NOMEM, "out of memory");
+    int rank = a->load_error ? 0 : H5Sget_simple_extent_ndims(a->val.space);
+    if (rank > 1 || (rank == 1 && a->val.nelem == 0)) {
         hsize_t dims[H5S_MAX_RANK];
         json_t *l = json_array();
         if (!l || H5Sget_simple_extent_dims(a->val.space, dims, NULL) < 0) {
@@ -184,6 +188,20 @@ static herr_t attr_extras(const ncztr_attr *a, json_t *ashapes, json_t *acsets)
     return SUCCEED;
 }
 
+/* An attribute that could not be read goes back as the store had it: value, types entry
+ * and kept HDF5 type (see ncztr_attr.raw). types is NULL for pure Zarr. */
+static herr_t unreadable_attr(const ncztr_attr *a, json_t *j, json_t *types, json_t **atypes)
+{
+    json_t *type = json_object_get(a->raw, "type"), *atype = json_object_get(a->raw, "atype");
+    if (json_object_set(j, a->name, json_object_get(a->raw, "value")) < 0 ||
+        (types && type && json_object_set(types, a->name, type) < 0))
+        return NCZ_PUSH(NCZ_E_NOMEM, "out of memory");
+    if (types && atype &&
+        ((!*atypes && !(*atypes = json_object())) || json_object_set(*atypes, a->name, atype) < 0))
+        return NCZ_PUSH(NCZ_E_NOMEM, "out of memory");
+    return SUCCEED;
+}
+
 static herr_t build_zattrs(const ncztr_obj *o, json_t **out)
 {
     herr_t ret = SUCCEED;
@@ -194,6 +212,12 @@ static herr_t build_zattrs(const ncztr_obj *o, json_t **out)
     NCZ_CHECK_ALLOC(j && types && ashapes && acsets, FAIL);
     for (size_t i = 0; i < o->nattrs; i++) {
         char dtype[NCZTR_DTYPE_MAX];
+        if (o->attrs[i]->load_error) {
+            if (unreadable_attr(o->attrs[i], j, nc ? types : NULL, &atypes) < 0 ||
+                (nc && attr_extras(o->attrs[i], ashapes, acsets) < 0))
+                NCZ_GOTO_QUIET(FAIL);
+            continue;
+        }
         if (ncztr_attr_to_json(o->attrs[i]->name, &o->attrs[i]->val, &v, dtype) < 0)
             NCZ_GOTO_QUIET(FAIL);
         if (nc && ncztr_cattr_is_special(o->attrs[i]->val.type)) {

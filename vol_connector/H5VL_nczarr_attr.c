@@ -127,9 +127,12 @@ static ncztr_attr *find_named(ncztr_obj *n, const char *name)
     return a;
 }
 
-/* Bytes of the attribute's value as HDF5 reports them (elements x type size). */
+/* Bytes of the attribute's value as HDF5 reports them (elements x type size); 0 for one
+ * that cannot be read, which is still listed. */
 static hsize_t attr_bytes(const ncztr_attr *a)
 {
+    if (a->load_error)
+        return 0;
     size_t esz = H5Tget_size(a->val.type);
     return (hsize_t)a->val.nelem * (hsize_t)esz;
 }
@@ -207,6 +210,16 @@ void *H5VL_nczarr_attr_open(void *obj, const H5VL_loc_params_t *loc_params, cons
     }
     if (!a)
         return NULL;
+    /* What the store had for it did not fit its "_nczarr_attr.types" entry (see
+     * ncztr_attr_decode): fail, or open it and say on the error stack how it was read. */
+    char buf[256];
+    if (a->load_error) {
+        NCZ_PUSH(NCZ_E_FORMAT, "cannot open an attribute of \"%s\": %s", where(owner, buf, sizeof buf),
+                 a->load_error);
+        return NULL;
+    }
+    if (a->load_warning)
+        NCZ_WARN(NCZ_E_FORMAT, "\"%s\": %s", where(owner, buf, sizeof buf), a->load_warning);
     return wrap_attr(o, owner, a);
 }
 
@@ -217,7 +230,7 @@ herr_t H5VL_nczarr_attr_read(void *attr, hid_t mem_type_id, void *buf, hid_t dxp
     ncztr_attr *a = live_attr(attr);
     if (!a)
         return FAIL;
-    if (!buf)
+    if (!buf && a->val.nelem > 0)
         return NCZ_PUSH(NCZ_E_ARGS, "reading attribute \"%s\": no buffer", a->name);
     return ncztr_attr_read(a, mem_type_id, buf);
 }

@@ -17,3 +17,9 @@ target_link_libraries(test_zarray PRIVATE ncztr)
 target_include_directories(test_zarray PRIVATE ${PROJECT_SOURCE_DIR}/test/common)
 target_compile_definitions(test_zarray PRIVATE NCZ_SAMPLES_DIR="${PROJECT_SOURCE_DIR}/test/data")
 add_test(NAME unit.zarray COMMAND test_zarray)
+
+# Attribute fidelity: _nczarr_attr.types checked against values, empty lists, JSON-looking text.
+add_executable(test_attrtype test_attrtype.c)
+target_link_libraries(test_attrtype PRIVATE ncztr)
+target_include_directories(test_attrtype PRIVATE ${PROJECT_SOURCE_DIR}/test/common)
+add_test(NAME unit.attrtype COMMAND test_attrtype)

@@ -104,7 +104,7 @@ static void test_ctypes(void)
         json_t *j = NULL;
         char dtype[NCZTR_DTYPE_MAX];
         err_reset();
-        CHECK(ncztr_attr_to_json("c", &v, &j, dtype) == 0 && !strcmp(dtype, "|J0"), "compound attr: %s",
+        CHECK(ncztr_attr_to_json("c", &v, &j, dtype) == 0 && !strcmp(dtype, ">S1"), "compound attr: %s",
               g_err);
         char *t = j ? ncztr_json_dump(j) : NULL;
         CHECK(t && strstr(t,
