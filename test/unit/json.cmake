@@ -3,19 +3,16 @@
 add_executable(test_json test_json.c)
 target_link_libraries(test_json PRIVATE ncztr)
 target_include_directories(test_json PRIVATE ${PROJECT_SOURCE_DIR}/test/common)
-target_compile_definitions(test_json PRIVATE NCZ_SAMPLES_DIR="${PROJECT_SOURCE_DIR}/test/data")
 add_test(NAME unit.json COMMAND test_json)
 
 add_executable(test_ctypes test_ctypes.c)
 target_link_libraries(test_ctypes PRIVATE ncztr)
 target_include_directories(test_ctypes PRIVATE ${PROJECT_SOURCE_DIR}/test/common)
-target_compile_definitions(test_ctypes PRIVATE NCZ_SAMPLES_DIR="${PROJECT_SOURCE_DIR}/test/data")
 add_test(NAME unit.ctypes COMMAND test_ctypes)
 
 add_executable(test_zarray test_zarray.c)
 target_link_libraries(test_zarray PRIVATE ncztr)
 target_include_directories(test_zarray PRIVATE ${PROJECT_SOURCE_DIR}/test/common)
-target_compile_definitions(test_zarray PRIVATE NCZ_SAMPLES_DIR="${PROJECT_SOURCE_DIR}/test/data")
 add_test(NAME unit.zarray COMMAND test_zarray)
 
 # Attribute fidelity: _nczarr_attr.types checked against values, empty lists, JSON-looking text.

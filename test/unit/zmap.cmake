@@ -2,5 +2,4 @@
 add_executable(test_zmap ${CMAKE_CURRENT_LIST_DIR}/test_zmap.c)
 target_link_libraries(test_zmap PRIVATE nczm)
 target_include_directories(test_zmap PRIVATE ${PROJECT_SOURCE_DIR}/test/common)
-target_compile_definitions(test_zmap PRIVATE NCZ_SAMPLES_DIR="${PROJECT_SOURCE_DIR}/test/data")
 add_test(NAME unit.zmap COMMAND test_zmap)
