@@ -3,6 +3,7 @@
 #include "ncztr_array_internal.h"
 #include "ncztr_chunkio.h"
 
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -416,7 +417,7 @@ static herr_t dims_from_xarray(ncztr_obj *o, json_t *zattrs)
     return SUCCEED;
 }
 
-herr_t ncztr_array_setup_loaded(ncztr_obj *o, json_t *nca, json_t *zattrs, const char *key)
+herr_t ncztr_array_setup_loaded(ncztr_obj *o, json_t *nca, json_t *zattrs, const char *key, const char *zkey)
 {
     herr_t ret = SUCCEED;
     ncztr_array *a = o->arr;
@@ -504,15 +505,18 @@ herr_t ncztr_array_setup_loaded(ncztr_obj *o, json_t *nca, json_t *zattrs, const
     if ((a->dcpl = H5Pcreate(H5P_DATASET_CREATE)) < 0)
         NCZ_GOTO(FAIL, NCZ_E_HDF5, "%s: cannot create a dataset creation plist", key);
     if (!a->scalar) {
+        /* HDF5 describes chunks of at most 2^32-1 elements; the chunk shape is .zarray's
+         * (its byte size was checked against 2^62 there, so the product cannot wrap). */
         hsize_t cd[NCZTR_MAX_RANK];
-        bool ok = true;
-        for (int k = 0; k < za->rank; k++) {
-            cd[k] = za->chunks[k];
-            if (za->chunks[k] > 0xffffffffu)
-                ok = false;
-        }
-        if (ok && H5Pset_chunk(a->dcpl, za->rank, cd) < 0)
-            NCZ_GOTO(FAIL, NCZ_E_HDF5, "%s: cannot describe the chunk shape to HDF5", key);
+        uint64_t elems = 1;
+        for (int k = 0; k < za->rank; k++)
+            elems *= (cd[k] = za->chunks[k]);
+        if (elems > 0xffffffffu)
+            NCZ_GOTO(FAIL, NCZ_E_UNSUPPORTED,
+                     "%s: \"chunks\" gives chunks of %" PRIu64 " elements; HDF5 allows at most 2^32-1", zkey,
+                     elems);
+        if (H5Pset_chunk(a->dcpl, za->rank, cd) < 0)
+            NCZ_GOTO(FAIL, NCZ_E_HDF5, "%s: cannot describe the shape of \"chunks\" to HDF5", zkey);
     }
     if (!za->has_fill) {
         a->fill_never = true;

@@ -7,7 +7,9 @@
 /* After .zarray was parsed into o->arr->za and attributes were loaded: derives the HDF5
  * type, scalar flag, max dims (unlimited from the referenced dimensions), dimension
  * references and the creation plist. nczarr_array = the `_nczarr_array` object or NULL. */
-herr_t ncztr_array_setup_loaded(ncztr_obj *o, json_t *nczarr_array, json_t *zattrs, const char *key);
+/* key names the array's .zattrs, zkey its .zarray, for messages. */
+herr_t ncztr_array_setup_loaded(ncztr_obj *o, json_t *nczarr_array, json_t *zattrs, const char *key,
+                                const char *zkey);
 /* The HDF5 type of one stored element (fixed strings for vlen-string arrays). */
 hid_t ncztr_array_storage_type(const ncztr_obj *o);
 /* The same without a message: the type the chunk bytes are read as (a fixed string
