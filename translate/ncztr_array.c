@@ -152,24 +152,21 @@ done:
     return ret;
 }
 
-herr_t ncztr_array_create(ncztr_obj *parent, const char *name, hid_t type, hid_t space, hid_t dcpl,
-                          hid_t dapl, ncztr_obj **out)
+/* The longest key suffix an array of this rank adds below its own key: "/.zattrs" or a
+ * chunk key of up to 32 indices of 20 digits. */
+size_t ncztr_array_key_extra(int rank)
+{
+    return rank > 0 ? 1 + 21 * (size_t)rank : 8;
+}
+
+/* The array of a new dataset from its HDF5 type, dataspace and creation plist; name is for
+ * messages. */
+static herr_t build_array(ncztr_file *f, const char *name, hid_t type, hid_t space, hid_t dcpl, hid_t dapl,
+                          ncztr_array **out)
 {
     herr_t ret = SUCCEED;
-    ncztr_obj *o = NULL;
     ncztr_array *a = NULL;
     hid_t stype = H5I_INVALID_HID;
-    ncztr_file *f = parent->file;
-    if (f->readonly)
-        NCZ_GOTO(FAIL, NCZ_E_ARGS, "cannot create dataset \"%s\": the store is open read-only", name);
-    if (ncztr_check_name(name, "dataset") < 0)
-        NCZ_GOTO_QUIET(FAIL);
-    /* "/.zattrs" or a chunk key of up to 32 indices of 20 digits */
-    if (ncztr_check_key_room(parent, name,
-                             H5Sget_simple_extent_ndims(space) > 0
-                                 ? 1 + 21 * (size_t)H5Sget_simple_extent_ndims(space)
-                                 : 8) < 0)
-        NCZ_GOTO_QUIET(FAIL);
     a = calloc(1, sizeof *a);
     NCZ_CHECK_ALLOC(a, FAIL);
     a->type = a->dcpl = H5I_INVALID_HID;
@@ -210,10 +207,13 @@ herr_t ncztr_array_create(ncztr_obj *parent, const char *name, hid_t type, hid_t
         NCZ_GOTO_QUIET(FAIL);
     /* dataspace */
     H5S_class_t scls = H5Sget_simple_extent_type(space);
-    if (scls == H5S_NULL)
-        NCZ_GOTO(FAIL, NCZ_E_NOTREPR, "dataset \"%s\": a null dataspace is not representable in NCZarr",
-                 name);
-    if (scls == H5S_SCALAR) {
+    if (scls == H5S_NULL) {
+        /* no elements: an empty 1-D array (every reader sees no values), marked "hdf5_null" */
+        a->null_space = true;
+        za->rank = 1;
+        za->shape[0] = a->maxdims[0] = 0;
+        za->chunks[0] = 1;
+    } else if (scls == H5S_SCALAR) {
         a->scalar = true;
         za->rank = 1;
         za->shape[0] = za->chunks[0] = 1;
@@ -247,7 +247,9 @@ herr_t ncztr_array_create(ncztr_obj *parent, const char *name, hid_t type, hid_t
                  "dataset \"%s\": HDF5 filter %d (%s) is not supported by the connector yet", name, (int)id,
                  fname[0] ? fname : "unnamed");
     }
-    if (layout == H5D_CHUNKED && !a->scalar) {
+    if (a->null_space) {
+        /* nothing to chunk: the shape [0], chunks [1] set above */
+    } else if (layout == H5D_CHUNKED && !a->scalar) {
         hsize_t cd[H5S_MAX_RANK];
         int crank = H5Pget_chunk(dcpl, H5S_MAX_RANK, cd);
         if (crank != za->rank)
@@ -287,6 +289,31 @@ herr_t ncztr_array_create(ncztr_obj *parent, const char *name, hid_t type, hid_t
     a->cache_bytes = NCZTR_DEFAULT_CACHE_BYTES;
     if (dapl >= 0 && dapl != H5P_DEFAULT && H5Pget_chunk_cache(dapl, &nslots, &nbytes, &w0) >= 0 && nbytes)
         a->cache_bytes = nbytes;
+    *out = a;
+    a = NULL;
+done:
+    if (stype >= 0)
+        H5Tclose(stype);
+    if (a)
+        ncztr_array_free(a);
+    return ret;
+}
+
+herr_t ncztr_array_create(ncztr_obj *parent, const char *name, hid_t type, hid_t space, hid_t dcpl,
+                          hid_t dapl, ncztr_obj **out)
+{
+    herr_t ret = SUCCEED;
+    ncztr_obj *o = NULL;
+    ncztr_array *a = NULL;
+    ncztr_file *f = parent->file;
+    if (f->readonly)
+        NCZ_GOTO(FAIL, NCZ_E_ARGS, "cannot create dataset \"%s\": the store is open read-only", name);
+    if (ncztr_check_name(name, "dataset") < 0)
+        NCZ_GOTO_QUIET(FAIL);
+    if (ncztr_check_key_room(parent, name, ncztr_array_key_extra(H5Sget_simple_extent_ndims(space))) < 0)
+        NCZ_GOTO_QUIET(FAIL);
+    if (build_array(f, name, type, space, dcpl, dapl, &a) < 0)
+        NCZ_GOTO_QUIET(FAIL);
     o = ncztr_obj_new(f, NCZTR_ARRAY, name);
     if (!o)
         NCZ_GOTO_QUIET(FAIL);
@@ -301,13 +328,42 @@ herr_t ncztr_array_create(ncztr_obj *parent, const char *name, hid_t type, hid_t
     *out = o;
     o = NULL;
 done:
-    if (stype >= 0)
-        H5Tclose(stype);
     if (a)
         ncztr_array_free(a);
     if (o && !o->parent)
         ncztr_obj_unref(o);
     return ret;
+}
+
+herr_t ncztr_array_create_anon(ncztr_file *f, hid_t type, hid_t space, hid_t dcpl, hid_t dapl,
+                               ncztr_obj **out)
+{
+    ncztr_array *a = NULL;
+    if (f->readonly)
+        return NCZ_PUSH(NCZ_E_ARGS, "cannot create an anonymous dataset: the store is open read-only");
+    if (build_array(f, "(anonymous)", type, space, dcpl, dapl, &a) < 0)
+        return FAIL;
+    ncztr_obj *o = ncztr_obj_new(f, NCZTR_ARRAY, "");
+    if (!o) {
+        ncztr_array_free(a);
+        return FAIL;
+    }
+    o->arr = a;
+    o->anonymous = true;
+    o->is_new = o->meta_dirty = o->attrs_dirty = true;
+    *out = o; /* the caller's reference is the only one */
+    return SUCCEED;
+}
+
+herr_t ncztr_array_check_stored(const ncztr_obj *o)
+{
+    if (ncztr_array_check_usable(o) < 0)
+        return FAIL;
+    if (o->anonymous)
+        return NCZ_PUSH(NCZ_E_NOTREPR,
+                        "anonymous dataset (H5Dcreate_anon): NCZarr keeps data only under a path, so the "
+                        "dataset has no place for its data until H5Olink gives it a name");
+    return SUCCEED;
 }
 
 /* Finds a dimension by its fully qualified name ("/sub/y"). */
@@ -430,6 +486,9 @@ herr_t ncztr_array_setup_loaded(ncztr_obj *o, json_t *nca, json_t *zattrs, const
         json_t *sc = json_object_get(nca, "scalar");
         if (sc && ((json_is_integer(sc) && json_integer_value(sc)) || json_is_true(sc)))
             a->scalar = true;
+        json_t *nl = json_object_get(nca, "hdf5_null");
+        if (nl && ((json_is_integer(nl) && json_integer_value(nl)) || json_is_true(nl)))
+            a->null_space = true;
         json_t *fs = json_object_get(nca, "fixedstring");
         fixedstring = fs && ((json_is_integer(fs) && json_integer_value(fs)) || json_is_true(fs));
         json_t *refs = json_object_get(nca, "dimension_references");
@@ -461,6 +520,9 @@ herr_t ncztr_array_setup_loaded(ncztr_obj *o, json_t *nca, json_t *zattrs, const
     } else if (a->scalar && (za->rank != 1 || za->shape[0] != 1)) {
         NCZ_GOTO(FAIL, NCZ_E_FORMAT, "%s: a scalar array must have shape [1]", key);
     }
+    if (a->null_space && (a->scalar || za->rank != 1 || za->shape[0] != 0))
+        NCZ_GOTO(FAIL, NCZ_E_FORMAT, "%s: an array with a null dataspace (\"hdf5_null\") must have shape [0]",
+                 key);
     for (int k = 0; k < za->rank; k++) {
         a->maxdims[k] = za->shape[k];
         if (a->dimrefs) {
@@ -545,6 +607,8 @@ hid_t ncztr_array_space(const ncztr_obj *o)
     const ncztr_array *a = o->arr;
     if (a->scalar)
         return H5Screate(H5S_SCALAR);
+    if (a->null_space)
+        return H5Screate(H5S_NULL);
     hsize_t d[NCZTR_MAX_RANK], m[NCZTR_MAX_RANK];
     for (int k = 0; k < a->za.rank; k++) {
         d[k] = a->za.shape[k];
@@ -649,6 +713,8 @@ herr_t ncztr_array_storage_size(ncztr_obj *o, hsize_t *size)
     *size = 0;
     if (ncztr_array_check_usable(o) < 0)
         return FAIL;
+    if (o->anonymous)
+        return SUCCEED; /* nothing of it is stored */
     if (!o->file->readonly && ncztr_array_flush(o) < 0)
         return FAIL;
     return for_chunks(o, NULL, add_size, size);
@@ -660,13 +726,16 @@ herr_t ncztr_array_set_extent(ncztr_obj *o, const hsize_t *size)
     ncztr_array *a = o->arr;
     void *fillbuf = NULL;
     hid_t fspace = H5I_INVALID_HID, mspace = H5I_INVALID_HID, stype = H5I_INVALID_HID;
-    if (ncztr_array_check_usable(o) < 0)
+    if (ncztr_array_check_stored(o) < 0)
         return FAIL;
     if (o->file->readonly)
         NCZ_GOTO(FAIL, NCZ_E_ARGS, "cannot change the extent of \"%s\": the store is open read-only",
                  o->name);
     if (a->scalar)
         NCZ_GOTO(FAIL, NCZ_E_ARGS, "cannot change the extent of scalar dataset \"%s\"", o->name);
+    if (a->null_space)
+        NCZ_GOTO(FAIL, NCZ_E_ARGS, "cannot change the extent of dataset \"%s\": its dataspace is null",
+                 o->name);
     /* As in HDF5: only chunked datasets change extent (the layout is the one the
      * application asked for; every array loaded from a store is chunked). */
     H5D_layout_t layout = H5Pget_layout(a->dcpl);

@@ -789,11 +789,15 @@ done:;
 
 herr_t ncztr_array_read(ncztr_obj *o, hid_t mem_type, hid_t mem_space, hid_t file_space, void *buf)
 {
+    if (ncztr_array_check_stored(o) < 0)
+        return FAIL;
     return do_io(o, mem_type, mem_space, file_space, buf, false);
 }
 
 herr_t ncztr_array_write(ncztr_obj *o, hid_t mem_type, hid_t mem_space, hid_t file_space, const void *buf)
 {
+    if (ncztr_array_check_stored(o) < 0)
+        return FAIL;
     /* The buffer is only read from on this path. */
     return do_io(o, mem_type, mem_space, file_space, (void *)(uintptr_t)buf, true);
 }

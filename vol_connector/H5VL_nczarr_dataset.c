@@ -49,15 +49,19 @@ void *H5VL_nczarr_dataset_create(void *obj, const H5VL_loc_params_t *loc_params,
     H5VL_nczarr_obj_t *ret = NULL;
     if (!base || check_dapl(dapl_id) < 0)
         return NULL;
+    if (dcpl_id == H5P_DEFAULT)
+        dcpl_id = H5P_DATASET_CREATE_DEFAULT;
     if (!name) {
-        NCZ_PUSH(NCZ_E_NOTREPR, "anonymous datasets (H5Dcreate_anon) are not representable in NCZarr");
-        return NULL;
+        /* H5Dcreate_anon: in memory until H5Olink names it (and gone if it never does) */
+        if (ncztr_array_create_anon(base->file, type_id, space_id, dcpl_id, dapl_id, &d) < 0)
+            return NULL;
+        ret = keep_dapl(H5VL_nczarr_obj_new(H5I_DATASET, o->file, d, NULL), dapl_id, "(anonymous)");
+        ncztr_obj_unref(d);
+        return ret;
     }
     if (ncztr_resolve_new(base, name, H5VL_nczarr_lcpl_intermediate(lcpl_id), &parent, &leaf) < 0)
         return NULL;
-    if (ncztr_array_create(parent, leaf, type_id, space_id,
-                           dcpl_id == H5P_DEFAULT ? H5P_DATASET_CREATE_DEFAULT : dcpl_id, dapl_id,
-                           &d) == SUCCEED) {
+    if (ncztr_array_create(parent, leaf, type_id, space_id, dcpl_id, dapl_id, &d) == SUCCEED) {
         ret = keep_dapl(H5VL_nczarr_obj_new(H5I_DATASET, o->file, d, NULL), dapl_id, name);
         ncztr_obj_unref(d);
     }
@@ -232,7 +236,7 @@ herr_t H5VL_nczarr_dataset_specific(void *obj, H5VL_dataset_specific_args_t *arg
     case H5VL_DATASET_SET_EXTENT:
         return ncztr_array_set_extent(d, args->args.set_extent.size);
     case H5VL_DATASET_FLUSH:
-        if (ncztr_array_check_usable(d) < 0 || ncztr_array_flush(d) < 0)
+        if (ncztr_array_check_usable(d) < 0 || (!d->anonymous && ncztr_array_flush(d) < 0))
             return FAIL;
         return ncztr_file_flush(o->file->tf);
     case H5VL_DATASET_REFRESH:
@@ -261,8 +265,8 @@ herr_t H5VL_nczarr_dataset_close(void *dset, hid_t dxpl_id, void **req)
     H5VL_nczarr_obj_t *o = dset;
     herr_t ret = SUCCEED;
     /* Dirty chunks of this dataset reach the store when it closes, as with HDF5's cache. */
-    if (o->rc == 1 && o->node && !o->node->deleted && o->node->arr && !o->node->arr->load_error &&
-        !o->file->tf->readonly)
+    if (o->rc == 1 && o->node && !o->node->deleted && !o->node->anonymous && o->node->arr &&
+        !o->node->arr->load_error && !o->file->tf->readonly)
         ret = ncztr_array_flush(o->node);
     if (H5VL_nczarr_obj_release(o) < 0)
         ret = FAIL;
