@@ -47,6 +47,13 @@ herr_t ncztr_array_check_usable(const ncztr_obj *o)
 
 hid_t ncztr_array_elem_type(const ncztr_array *a)
 {
+    if (a->za.dtype.tclass == NCZTR_T_VLEN) {
+        hid_t base = ncztr_dtype_to_hdf5(&a->za.vlen_base);
+        hid_t t = base >= 0 ? H5Tvlen_create(base) : H5I_INVALID_HID;
+        if (base >= 0)
+            H5Tclose(base);
+        return t;
+    }
     /* enum, compound, array: the packed form of the HDF5 type (its layout is the chunk's) */
     if (a->type >= 0 && ncztr_ctype_is_special(a->type))
         return ncztr_ctype_storage(a->type, "dataset");
@@ -159,6 +166,39 @@ size_t ncztr_array_key_extra(int rank)
     return rank > 0 ? 1 + 21 * (size_t)rank : 8;
 }
 
+/* A variable-length sequence type of numbers as an object dtype with the "vlen-array"
+ * filter. Sequences of anything else (strings, compounds, sequences) have no Zarr form. */
+static herr_t vlen_from_hdf5(hid_t type, const char *name, ncztr_zarray *za)
+{
+    herr_t ret = SUCCEED;
+    hid_t base = H5Tget_super(type);
+    H5T_class_t bc = base >= 0 ? H5Tget_class(base) : H5T_NO_CLASS;
+    json_t *f = NULL, *fl = NULL;
+    if (bc != H5T_INTEGER && bc != H5T_FLOAT)
+        NCZ_GOTO(FAIL, NCZ_E_NOTREPR,
+                 "dataset \"%s\": variable-length sequences of anything but numbers are not representable "
+                 "in NCZarr",
+                 name);
+    if (ncztr_is_half_float(base) || ncztr_dtype_from_hdf5(base, 0, name, &za->vlen_base) < 0)
+        NCZ_GOTO(FAIL, NCZ_E_NOTREPR,
+                 "dataset \"%s\": the numbers of its variable-length sequences have no Zarr dtype", name);
+    if (!(f = json_object()) || !(fl = json_array()) ||
+        json_object_set_new(f, "id", json_string("vlen-array")) ||
+        json_object_set_new(f, "dtype", json_string(za->vlen_base.zarr)) || json_array_append(fl, f))
+        NCZ_GOTO(FAIL, NCZ_E_NOMEM, "out of memory");
+    za->filters = fl;
+    fl = NULL;
+    za->dtype.tclass = NCZTR_T_VLEN;
+    za->dtype.size = sizeof(hvl_t);
+    snprintf(za->dtype.zarr, sizeof za->dtype.zarr, "|O");
+done:
+    json_decref(f);
+    json_decref(fl);
+    if (base >= 0)
+        H5Tclose(base);
+    return ret;
+}
+
 /* The array of a new dataset from its HDF5 type, dataspace and creation plist; name is for
  * messages. */
 static herr_t build_array(ncztr_file *f, const char *name, hid_t type, hid_t space, hid_t dcpl, hid_t dapl,
@@ -180,7 +220,13 @@ static herr_t build_array(ncztr_file *f, const char *name, hid_t type, hid_t spa
     bool half = ncztr_is_half_float(type);
     H5T_class_t tcls = H5Tget_class(type);
     bool special = tcls == H5T_COMPOUND || tcls == H5T_ARRAY || tcls == H5T_ENUM;
-    if (tcls == H5T_COMPOUND || tcls == H5T_ARRAY) {
+    if (tcls == H5T_VLEN) {
+        /* numcodecs' "vlen-array" object arrays: zarr-python reads them (netCDF-C cannot,
+         * so they are listed apart, as structured arrays are) */
+        if (vlen_from_hdf5(type, name, za) < 0)
+            NCZ_GOTO_QUIET(FAIL);
+        a->nc_hidden = true;
+    } else if (tcls == H5T_COMPOUND || tcls == H5T_ARRAY) {
         /* a Zarr structured dtype of packed records; the exact type is kept (hdf5_type) */
         hid_t st = ncztr_ctype_storage(type, name);
         if (st < 0)
@@ -273,15 +319,26 @@ static herr_t build_array(ncztr_file *f, const char *name, hid_t type, hid_t spa
     }
     za->order = 'C';
     za->dimsep = '.';
-    a->type = a->vlen_string                                          ? vlen_string_type()
+    a->type = tcls == H5T_VLEN                                        ? ncztr_array_elem_type(a)
+              : a->vlen_string                                        ? vlen_string_type()
               : half || special || (H5Tget_class(type) == H5T_STRING) ? H5Tcopy(type)
                                                                       : ncztr_dtype_to_hdf5(&za->dtype);
     if (a->type < 0)
         NCZ_GOTO(FAIL, NCZ_E_HDF5, "dataset \"%s\": cannot copy its type", name);
     if ((stype = ncztr_array_elem_type(a)) < 0)
         NCZ_GOTO_QUIET(FAIL);
-    if (fill_from_dcpl(dcpl, &za->dtype, a->vlen_string, stype, za, &a->fill_never, name) < 0)
+    if (tcls == H5T_VLEN) {
+        /* unwritten elements are empty sequences, HDF5's default fill; another one has no
+         * place in the "vlen-array" encoding */
+        H5D_fill_value_t fv = H5D_FILL_VALUE_DEFAULT;
+        if (H5Pfill_value_defined(dcpl, &fv) < 0 || fv == H5D_FILL_VALUE_USER_DEFINED)
+            NCZ_GOTO(FAIL, NCZ_E_NOTREPR,
+                     "dataset \"%s\": a fill value for variable-length sequences is not representable in "
+                     "NCZarr (unwritten elements are empty sequences)",
+                     name);
+    } else if (fill_from_dcpl(dcpl, &za->dtype, a->vlen_string, stype, za, &a->fill_never, name) < 0) {
         NCZ_GOTO_QUIET(FAIL);
+    }
     if ((a->dcpl = H5Pcopy(dcpl)) < 0)
         NCZ_GOTO(FAIL, NCZ_E_HDF5, "dataset \"%s\": cannot copy its type or creation plist", name);
     size_t nslots = 0, nbytes = 0;
@@ -555,6 +612,8 @@ herr_t ncztr_array_setup_loaded(ncztr_obj *o, json_t *nca, json_t *zattrs, const
         /* a structured array from another writer: its packed compound type */
         if ((a->type = ncztr_struct_to_hdf5(za->structured, key)) < 0)
             NCZ_GOTO_QUIET(FAIL);
+    } else if (za->dtype.tclass == NCZTR_T_VLEN) {
+        a->type = ncztr_array_elem_type(a);
     } else {
         a->type = a->vlen_string ? vlen_string_type()
                   : half         ? H5Tcopy(json_string_value(hd)[0] == '>' ? H5T_IEEE_F16BE : H5T_IEEE_F16LE)
@@ -580,7 +639,9 @@ herr_t ncztr_array_setup_loaded(ncztr_obj *o, json_t *nca, json_t *zattrs, const
         if (H5Pset_chunk(a->dcpl, za->rank, cd) < 0)
             NCZ_GOTO(FAIL, NCZ_E_HDF5, "%s: cannot describe the shape of \"chunks\" to HDF5", zkey);
     }
-    if (!za->has_fill) {
+    if (za->dtype.tclass == NCZTR_T_VLEN) {
+        /* unwritten elements read as empty sequences, HDF5's default fill */
+    } else if (!za->has_fill) {
         a->fill_never = true;
         H5Pset_fill_time(a->dcpl, H5D_FILL_TIME_NEVER);
     } else if (a->vlen_string) {

@@ -791,6 +791,8 @@ herr_t ncztr_array_read(ncztr_obj *o, hid_t mem_type, hid_t mem_space, hid_t fil
 {
     if (ncztr_array_check_stored(o) < 0)
         return FAIL;
+    if (ncztr_array_is_vlen(o))
+        return ncztr_vlen_io(o, mem_type, mem_space, file_space, buf, false, H5P_DEFAULT);
     return do_io(o, mem_type, mem_space, file_space, buf, false);
 }
 
@@ -799,5 +801,7 @@ herr_t ncztr_array_write(ncztr_obj *o, hid_t mem_type, hid_t mem_space, hid_t fi
     if (ncztr_array_check_stored(o) < 0)
         return FAIL;
     /* The buffer is only read from on this path. */
+    if (ncztr_array_is_vlen(o))
+        return ncztr_vlen_io(o, mem_type, mem_space, file_space, (void *)(uintptr_t)buf, true, H5P_DEFAULT);
     return do_io(o, mem_type, mem_space, file_space, (void *)(uintptr_t)buf, true);
 }

@@ -654,7 +654,7 @@ static herr_t copy_values(ncztr_obj *src, ncztr_obj *dst)
     NCZ_CHECK_ALLOC(buf, FAIL);
     if (ncztr_array_read(src, t, sp, sp, buf) < 0 || ncztr_array_write(dst, t, sp, sp, buf) < 0)
         ret = FAIL;
-    if (H5Tis_variable_str(t) > 0)
+    if (H5Tis_variable_str(t) > 0 || H5Tget_class(t) == H5T_VLEN)
         H5Treclaim(t, sp, H5P_DEFAULT, buf);
 done:
     free(buf);

@@ -216,6 +216,16 @@ herr_t ncztr_array_read(ncztr_obj *o, hid_t mem_type, hid_t mem_space, hid_t fil
 herr_t ncztr_array_write(ncztr_obj *o, hid_t mem_type, hid_t mem_space, hid_t file_space, const void *buf);
 /* Writes cached dirty chunks. */
 herr_t ncztr_array_flush(ncztr_obj *o);
+/* Arrays of variable-length sequences ("vlen-array" object arrays) have chunks of no fixed
+ * size: ncztr_array_read/write hand them to ncztr_vlen_io (ncztr_vlen.c), which stores a
+ * write's chunks before it returns. dxpl: a read allocates the sequences it returns with
+ * the plist's H5Pset_vlen_mem_manager allocator (H5P_DEFAULT: malloc). */
+static inline bool ncztr_array_is_vlen(const ncztr_obj *o)
+{
+    return o->arr && o->arr->za.dtype.tclass == NCZTR_T_VLEN;
+}
+herr_t ncztr_vlen_io(ncztr_obj *o, hid_t mem_type, hid_t mem_space, hid_t file_space, void *buf, bool write,
+                     hid_t dxpl);
 void ncztr_array_free(ncztr_array *a);
 
 /* Converts n values between HDF5 types, including variable-length <-> fixed-length

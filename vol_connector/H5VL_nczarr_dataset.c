@@ -135,7 +135,7 @@ static herr_t resolve_spaces(ncztr_obj *d, hid_t mem_space_id, hid_t file_space_
 }
 
 static herr_t dataset_io(size_t count, void *dset[], hid_t mem_type_id[], hid_t mem_space_id[],
-                         hid_t file_space_id[], void *rbuf[], const void *wbuf[])
+                         hid_t file_space_id[], hid_t dxpl_id, void *rbuf[], const void *wbuf[])
 {
     herr_t ret = SUCCEED;
     for (size_t i = 0; i < count && ret == SUCCEED; i++) {
@@ -146,7 +146,11 @@ static herr_t dataset_io(size_t count, void *dset[], hid_t mem_type_id[], hid_t 
             return FAIL;
         if (resolve_spaces(d, mem_space_id[i], file_space_id[i], &mem, &file) < 0)
             return FAIL;
-        if (rbuf)
+        if (rbuf && ncztr_array_is_vlen(d) && !d->anonymous)
+            /* the transfer plist's allocator makes the sequences (H5Dvlen_get_buf_size counts
+             * bytes with one) */
+            ret = ncztr_vlen_io(d, mem_type_id[i], mem, file, rbuf[i], false, dxpl_id);
+        else if (rbuf)
             ret = ncztr_array_read(d, mem_type_id[i], mem, file, rbuf[i]);
         else
             ret = ncztr_array_write(d, mem_type_id[i], mem, file, wbuf[i]);
@@ -159,17 +163,15 @@ static herr_t dataset_io(size_t count, void *dset[], hid_t mem_type_id[], hid_t 
 herr_t H5VL_nczarr_dataset_read(size_t count, void *dset[], hid_t mem_type_id[], hid_t mem_space_id[],
                                 hid_t file_space_id[], hid_t dxpl_id, void *buf[], void **req)
 {
-    (void)dxpl_id;
     (void)req;
-    return dataset_io(count, dset, mem_type_id, mem_space_id, file_space_id, buf, NULL);
+    return dataset_io(count, dset, mem_type_id, mem_space_id, file_space_id, dxpl_id, buf, NULL);
 }
 
 herr_t H5VL_nczarr_dataset_write(size_t count, void *dset[], hid_t mem_type_id[], hid_t mem_space_id[],
                                  hid_t file_space_id[], hid_t dxpl_id, const void *buf[], void **req)
 {
-    (void)dxpl_id;
     (void)req;
-    return dataset_io(count, dset, mem_type_id, mem_space_id, file_space_id, NULL, buf);
+    return dataset_io(count, dset, mem_type_id, mem_space_id, file_space_id, dxpl_id, NULL, buf);
 }
 
 herr_t H5VL_nczarr_dataset_get(void *obj, H5VL_dataset_get_args_t *args, hid_t dxpl_id, void **req)
