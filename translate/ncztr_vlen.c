@@ -39,6 +39,8 @@ typedef struct vctx {
     /* the application's allocator (H5Pset_vlen_mem_manager), reads only */
     H5MM_allocate_t alloc;
     void *alloc_info;
+    H5MM_free_t free_fn;
+    void *free_info;
 } vctx;
 
 static uint32_t le32(const unsigned char *p)
@@ -366,6 +368,28 @@ static void seqit_end(seqit *s)
 
 /* ---------------------------------------------------------------- the call */
 
+/* A read that failed: the sequences of the first n elements it returned are freed (with
+ * the plist's free function), so that the application has nothing to reclaim. */
+static void give_back(vctx *x, hid_t mem_space, void *buf, size_t msz, size_t n)
+{
+    seqit ms;
+    hsize_t mi;
+    if (seqit_start(&ms, mem_space) < 0)
+        return;
+    for (size_t i = 0; i < n && seqit_next(&ms, &mi) > 0; i++) {
+        hvl_t *h = (hvl_t *)((unsigned char *)buf + mi * msz);
+        if (h->p) {
+            if (x->free_fn)
+                x->free_fn(h->p, x->free_info);
+            else if (!x->alloc)
+                free(h->p);
+        }
+        h->len = 0;
+        h->p = NULL;
+    }
+    seqit_end(&ms);
+}
+
 static herr_t check_mem_type(vctx *x, hid_t mem_type)
 {
     if (H5Tget_class(mem_type) != H5T_VLEN || H5Tis_variable_str(mem_type) > 0)
@@ -416,6 +440,7 @@ herr_t ncztr_vlen_io(ncztr_obj *o, hid_t mem_type, hid_t mem_space, hid_t file_s
     ncztr_array *a = o->arr;
     vctx x;
     seqit fs, ms;
+    size_t msz = 0, done = 0;
     memset(&x, 0, sizeof x);
     fs.it = ms.it = x.fbase = x.mbase = H5I_INVALID_HID;
     x.o = o;
@@ -440,9 +465,7 @@ herr_t ncztr_vlen_io(ncztr_obj *o, hid_t mem_type, hid_t mem_space, hid_t file_s
             x.nch[k] = 1;
     }
     if (!write && dxpl >= 0 && dxpl != H5P_DEFAULT) {
-        H5MM_free_t ff = NULL;
-        void *finfo = NULL;
-        if (H5Pget_vlen_mem_manager(dxpl, &x.alloc, &x.alloc_info, &ff, &finfo) < 0)
+        if (H5Pget_vlen_mem_manager(dxpl, &x.alloc, &x.alloc_info, &x.free_fn, &x.free_info) < 0)
             NCZ_GOTO(FAIL, NCZ_E_HDF5, "dataset \"%s\": cannot read the transfer plist's allocator",
                      x.g.path);
     }
@@ -453,9 +476,9 @@ herr_t ncztr_vlen_io(ncztr_obj *o, hid_t mem_type, hid_t mem_space, hid_t file_s
         NCZ_GOTO_QUIET(SUCCEED);
     if (seqit_start(&fs, file_space) < 0 || seqit_start(&ms, mem_space) < 0)
         NCZ_GOTO_QUIET(FAIL);
-    size_t msz = H5Tget_size(mem_type);
+    msz = H5Tget_size(mem_type);
     hsize_t fi, mi;
-    for (;;) {
+    for (;; done++) {
         int rf = seqit_next(&fs, &fi), rm = rf > 0 ? seqit_next(&ms, &mi) : 0;
         if (rf < 0 || rm < 0)
             NCZ_GOTO_QUIET(FAIL);
@@ -470,6 +493,8 @@ herr_t ncztr_vlen_io(ncztr_obj *o, hid_t mem_type, hid_t mem_space, hid_t file_s
         NCZ_GOTO_QUIET(FAIL);
 done:;
     hid_t es = ncztr_err_hold(ret);
+    if (ret < 0 && !write && done)
+        give_back(&x, mem_space, buf, msz, done);
     seqit_end(&fs);
     seqit_end(&ms);
     for (size_t i = 0; i < x.nslots; i++)

@@ -13,6 +13,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -93,13 +94,19 @@ static void put_dir(const file_map *fm, int dfd)
 static int open_key(const file_map *fm, const char *key, int flags)
 {
 #ifdef HAVE_OPENAT2
-    struct open_how how;
-    memset(&how, 0, sizeof how);
-    how.flags = (unsigned long long)(flags | O_NOFOLLOW);
-    how.resolve = RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS;
-    long r = syscall(SYS_openat2, fm->rootfd, key, &how, sizeof how);
-    if (r >= 0 || (errno != ENOSYS && errno != EPERM && errno != EINVAL))
-        return (int)r;
+    /* once the kernel (or a sandbox, or valgrind) has said no, stop asking */
+    static atomic_int no_openat2;
+    if (!atomic_load_explicit(&no_openat2, memory_order_relaxed)) {
+        struct open_how how;
+        memset(&how, 0, sizeof how);
+        how.flags = (unsigned long long)(flags | O_NOFOLLOW);
+        how.resolve = RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS;
+        long r = syscall(SYS_openat2, fm->rootfd, key, &how, sizeof how);
+        if (r >= 0 || (errno != ENOSYS && errno != EPERM && errno != EINVAL))
+            return (int)r;
+        if (errno == ENOSYS)
+            atomic_store_explicit(&no_openat2, 1, memory_order_relaxed);
+    }
 #endif
     const char *leaf;
     int dfd = open_parent(fm, key, 0, &leaf);
