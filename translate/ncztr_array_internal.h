@@ -18,6 +18,11 @@ hid_t ncztr_array_elem_type(const ncztr_array *a);
 /* An IEEE 16-bit float (stored as float32, see ncztr_array_create). */
 bool ncztr_is_half_float(hid_t type);
 
+/* A variable-length sequence type of numbers as zarr-python's object dtype with the
+ * "vlen-array" filter (za's dtype, vlen_base and filters); NOTREPR for sequences of
+ * anything else. ncztr_vlen.c. */
+herr_t ncztr_vlen_from_hdf5(hid_t type, const char *name, ncztr_zarray *za);
+
 /* Finds a dimension by its fully qualified name; *owner = the defining group. */
 ncztr_dim *ncztr_find_dim(ncztr_file *f, const char *fqn, ncztr_obj **owner);
 

@@ -339,6 +339,28 @@ static void test_vlen(void)
           "vlen: a truncated chunk must fail naming it, got:\n%s", et.text);
     H5Dclose(d);
     H5Fclose(f);
+    /* a "vlen-array" filter of a dtype that is not a number */
+    snprintf(k, sizeof k, "%s/unwritten/.zarray", p);
+    if (!(fp = fopen(k, "wb")) ||
+        fputs(
+            "{\"zarr_format\": 2, \"shape\": [5, 4], \"dtype\": \"|O\", \"chunks\": [5, 4], \"fill_value\": "
+            "null, \"order\": \"C\", \"compressor\": null, \"filters\": [{\"id\": \"vlen-array\", \"dtype\": "
+            "\"<c8\"}]}",
+            fp) < 0)
+        exit(2);
+    fclose(fp);
+    f = H5Fopen(p, H5F_ACC_RDONLY, H5P_DEFAULT);
+    H5E_BEGIN_TRY
+    {
+        d = H5Dopen2(f, "unwritten", H5P_DEFAULT);
+    }
+    H5E_END_TRY
+    take_errors(&et);
+    CHECK(d < 0 && nczarr_error_has(&et, "unwritten/.zarray") && nczarr_error_has(&et, "<c8"),
+          "vlen: a vlen-array of <c8 must fail naming the key, got:\n%s", et.text);
+    if (d >= 0)
+        H5Dclose(d);
+    H5Fclose(f);
     H5Sclose(s);
     H5Pclose(dcpl);
     H5Tclose(ft);
