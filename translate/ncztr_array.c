@@ -3,6 +3,7 @@
 #include "ncztr_array_internal.h"
 #include "ncztr_chunkio.h"
 
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -46,6 +47,13 @@ herr_t ncztr_array_check_usable(const ncztr_obj *o)
 
 hid_t ncztr_array_elem_type(const ncztr_array *a)
 {
+    if (a->za.dtype.tclass == NCZTR_T_VLEN) {
+        hid_t base = ncztr_dtype_to_hdf5(&a->za.vlen_base);
+        hid_t t = base >= 0 ? H5Tvlen_create(base) : H5I_INVALID_HID;
+        if (base >= 0)
+            H5Tclose(base);
+        return t;
+    }
     /* enum, compound, array: the packed form of the HDF5 type (its layout is the chunk's) */
     if (a->type >= 0 && ncztr_ctype_is_special(a->type))
         return ncztr_ctype_storage(a->type, "dataset");
@@ -151,24 +159,21 @@ done:
     return ret;
 }
 
-herr_t ncztr_array_create(ncztr_obj *parent, const char *name, hid_t type, hid_t space, hid_t dcpl,
-                          hid_t dapl, ncztr_obj **out)
+/* The longest key suffix an array of this rank adds below its own key: "/.zattrs" or a
+ * chunk key of up to 32 indices of 20 digits. */
+size_t ncztr_array_key_extra(int rank)
+{
+    return rank > 0 ? 1 + 21 * (size_t)rank : 8;
+}
+
+/* The array of a new dataset from its HDF5 type, dataspace and creation plist; name is for
+ * messages. */
+static herr_t build_array(ncztr_file *f, const char *name, hid_t type, hid_t space, hid_t dcpl, hid_t dapl,
+                          ncztr_array **out)
 {
     herr_t ret = SUCCEED;
-    ncztr_obj *o = NULL;
     ncztr_array *a = NULL;
     hid_t stype = H5I_INVALID_HID;
-    ncztr_file *f = parent->file;
-    if (f->readonly)
-        NCZ_GOTO(FAIL, NCZ_E_ARGS, "cannot create dataset \"%s\": the store is open read-only", name);
-    if (ncztr_check_name(name, "dataset") < 0)
-        NCZ_GOTO_QUIET(FAIL);
-    /* "/.zattrs" or a chunk key of up to 32 indices of 20 digits */
-    if (ncztr_check_key_room(parent, name,
-                             H5Sget_simple_extent_ndims(space) > 0
-                                 ? 1 + 21 * (size_t)H5Sget_simple_extent_ndims(space)
-                                 : 8) < 0)
-        NCZ_GOTO_QUIET(FAIL);
     a = calloc(1, sizeof *a);
     NCZ_CHECK_ALLOC(a, FAIL);
     a->type = a->dcpl = H5I_INVALID_HID;
@@ -182,7 +187,13 @@ herr_t ncztr_array_create(ncztr_obj *parent, const char *name, hid_t type, hid_t
     bool half = ncztr_is_half_float(type);
     H5T_class_t tcls = H5Tget_class(type);
     bool special = tcls == H5T_COMPOUND || tcls == H5T_ARRAY || tcls == H5T_ENUM;
-    if (tcls == H5T_COMPOUND || tcls == H5T_ARRAY) {
+    if (tcls == H5T_VLEN) {
+        /* numcodecs' "vlen-array" object arrays: zarr-python reads them (netCDF-C cannot,
+         * so they are listed apart, as structured arrays are) */
+        if (ncztr_vlen_from_hdf5(type, name, za) < 0)
+            NCZ_GOTO_QUIET(FAIL);
+        a->nc_hidden = true;
+    } else if (tcls == H5T_COMPOUND || tcls == H5T_ARRAY) {
         /* a Zarr structured dtype of packed records; the exact type is kept (hdf5_type) */
         hid_t st = ncztr_ctype_storage(type, name);
         if (st < 0)
@@ -209,10 +220,13 @@ herr_t ncztr_array_create(ncztr_obj *parent, const char *name, hid_t type, hid_t
         NCZ_GOTO_QUIET(FAIL);
     /* dataspace */
     H5S_class_t scls = H5Sget_simple_extent_type(space);
-    if (scls == H5S_NULL)
-        NCZ_GOTO(FAIL, NCZ_E_NOTREPR, "dataset \"%s\": a null dataspace is not representable in NCZarr",
-                 name);
-    if (scls == H5S_SCALAR) {
+    if (scls == H5S_NULL) {
+        /* no elements: an empty 1-D array (every reader sees no values), marked "hdf5_null" */
+        a->null_space = true;
+        za->rank = 1;
+        za->shape[0] = a->maxdims[0] = 0;
+        za->chunks[0] = 1;
+    } else if (scls == H5S_SCALAR) {
         a->scalar = true;
         za->rank = 1;
         za->shape[0] = za->chunks[0] = 1;
@@ -246,7 +260,9 @@ herr_t ncztr_array_create(ncztr_obj *parent, const char *name, hid_t type, hid_t
                  "dataset \"%s\": HDF5 filter %d (%s) is not supported by the connector yet", name, (int)id,
                  fname[0] ? fname : "unnamed");
     }
-    if (layout == H5D_CHUNKED && !a->scalar) {
+    if (a->null_space) {
+        /* nothing to chunk: the shape [0], chunks [1] set above */
+    } else if (layout == H5D_CHUNKED && !a->scalar) {
         hsize_t cd[H5S_MAX_RANK];
         int crank = H5Pget_chunk(dcpl, H5S_MAX_RANK, cd);
         if (crank != za->rank)
@@ -270,15 +286,26 @@ herr_t ncztr_array_create(ncztr_obj *parent, const char *name, hid_t type, hid_t
     }
     za->order = 'C';
     za->dimsep = '.';
-    a->type = a->vlen_string                                          ? vlen_string_type()
+    a->type = tcls == H5T_VLEN                                        ? ncztr_array_elem_type(a)
+              : a->vlen_string                                        ? vlen_string_type()
               : half || special || (H5Tget_class(type) == H5T_STRING) ? H5Tcopy(type)
                                                                       : ncztr_dtype_to_hdf5(&za->dtype);
     if (a->type < 0)
         NCZ_GOTO(FAIL, NCZ_E_HDF5, "dataset \"%s\": cannot copy its type", name);
     if ((stype = ncztr_array_elem_type(a)) < 0)
         NCZ_GOTO_QUIET(FAIL);
-    if (fill_from_dcpl(dcpl, &za->dtype, a->vlen_string, stype, za, &a->fill_never, name) < 0)
+    if (tcls == H5T_VLEN) {
+        /* unwritten elements are empty sequences, HDF5's default fill; another one has no
+         * place in the "vlen-array" encoding */
+        H5D_fill_value_t fv = H5D_FILL_VALUE_DEFAULT;
+        if (H5Pfill_value_defined(dcpl, &fv) < 0 || fv == H5D_FILL_VALUE_USER_DEFINED)
+            NCZ_GOTO(FAIL, NCZ_E_NOTREPR,
+                     "dataset \"%s\": a fill value for variable-length sequences is not representable in "
+                     "NCZarr (unwritten elements are empty sequences)",
+                     name);
+    } else if (fill_from_dcpl(dcpl, &za->dtype, a->vlen_string, stype, za, &a->fill_never, name) < 0) {
         NCZ_GOTO_QUIET(FAIL);
+    }
     if ((a->dcpl = H5Pcopy(dcpl)) < 0)
         NCZ_GOTO(FAIL, NCZ_E_HDF5, "dataset \"%s\": cannot copy its type or creation plist", name);
     size_t nslots = 0, nbytes = 0;
@@ -286,6 +313,31 @@ herr_t ncztr_array_create(ncztr_obj *parent, const char *name, hid_t type, hid_t
     a->cache_bytes = NCZTR_DEFAULT_CACHE_BYTES;
     if (dapl >= 0 && dapl != H5P_DEFAULT && H5Pget_chunk_cache(dapl, &nslots, &nbytes, &w0) >= 0 && nbytes)
         a->cache_bytes = nbytes;
+    *out = a;
+    a = NULL;
+done:
+    if (stype >= 0)
+        H5Tclose(stype);
+    if (a)
+        ncztr_array_free(a);
+    return ret;
+}
+
+herr_t ncztr_array_create(ncztr_obj *parent, const char *name, hid_t type, hid_t space, hid_t dcpl,
+                          hid_t dapl, ncztr_obj **out)
+{
+    herr_t ret = SUCCEED;
+    ncztr_obj *o = NULL;
+    ncztr_array *a = NULL;
+    ncztr_file *f = parent->file;
+    if (f->readonly)
+        NCZ_GOTO(FAIL, NCZ_E_ARGS, "cannot create dataset \"%s\": the store is open read-only", name);
+    if (ncztr_check_name(name, "dataset") < 0)
+        NCZ_GOTO_QUIET(FAIL);
+    if (ncztr_check_key_room(parent, name, ncztr_array_key_extra(H5Sget_simple_extent_ndims(space))) < 0)
+        NCZ_GOTO_QUIET(FAIL);
+    if (build_array(f, name, type, space, dcpl, dapl, &a) < 0)
+        NCZ_GOTO_QUIET(FAIL);
     o = ncztr_obj_new(f, NCZTR_ARRAY, name);
     if (!o)
         NCZ_GOTO_QUIET(FAIL);
@@ -300,13 +352,42 @@ herr_t ncztr_array_create(ncztr_obj *parent, const char *name, hid_t type, hid_t
     *out = o;
     o = NULL;
 done:
-    if (stype >= 0)
-        H5Tclose(stype);
     if (a)
         ncztr_array_free(a);
     if (o && !o->parent)
         ncztr_obj_unref(o);
     return ret;
+}
+
+herr_t ncztr_array_create_anon(ncztr_file *f, hid_t type, hid_t space, hid_t dcpl, hid_t dapl,
+                               ncztr_obj **out)
+{
+    ncztr_array *a = NULL;
+    if (f->readonly)
+        return NCZ_PUSH(NCZ_E_ARGS, "cannot create an anonymous dataset: the store is open read-only");
+    if (build_array(f, "(anonymous)", type, space, dcpl, dapl, &a) < 0)
+        return FAIL;
+    ncztr_obj *o = ncztr_obj_new(f, NCZTR_ARRAY, "");
+    if (!o) {
+        ncztr_array_free(a);
+        return FAIL;
+    }
+    o->arr = a;
+    o->anonymous = true;
+    o->is_new = o->meta_dirty = o->attrs_dirty = true;
+    *out = o; /* the caller's reference is the only one */
+    return SUCCEED;
+}
+
+herr_t ncztr_array_check_stored(const ncztr_obj *o)
+{
+    if (ncztr_array_check_usable(o) < 0)
+        return FAIL;
+    if (o->anonymous)
+        return NCZ_PUSH(NCZ_E_NOTREPR,
+                        "anonymous dataset (H5Dcreate_anon): NCZarr keeps data only under a path, so the "
+                        "dataset has no place for its data until H5Olink gives it a name");
+    return SUCCEED;
 }
 
 /* Finds a dimension by its fully qualified name ("/sub/y"). */
@@ -416,7 +497,7 @@ static herr_t dims_from_xarray(ncztr_obj *o, json_t *zattrs)
     return SUCCEED;
 }
 
-herr_t ncztr_array_setup_loaded(ncztr_obj *o, json_t *nca, json_t *zattrs, const char *key)
+herr_t ncztr_array_setup_loaded(ncztr_obj *o, json_t *nca, json_t *zattrs, const char *key, const char *zkey)
 {
     herr_t ret = SUCCEED;
     ncztr_array *a = o->arr;
@@ -429,6 +510,9 @@ herr_t ncztr_array_setup_loaded(ncztr_obj *o, json_t *nca, json_t *zattrs, const
         json_t *sc = json_object_get(nca, "scalar");
         if (sc && ((json_is_integer(sc) && json_integer_value(sc)) || json_is_true(sc)))
             a->scalar = true;
+        json_t *nl = json_object_get(nca, "hdf5_null");
+        if (nl && ((json_is_integer(nl) && json_integer_value(nl)) || json_is_true(nl)))
+            a->null_space = true;
         json_t *fs = json_object_get(nca, "fixedstring");
         fixedstring = fs && ((json_is_integer(fs) && json_integer_value(fs)) || json_is_true(fs));
         json_t *refs = json_object_get(nca, "dimension_references");
@@ -460,6 +544,9 @@ herr_t ncztr_array_setup_loaded(ncztr_obj *o, json_t *nca, json_t *zattrs, const
     } else if (a->scalar && (za->rank != 1 || za->shape[0] != 1)) {
         NCZ_GOTO(FAIL, NCZ_E_FORMAT, "%s: a scalar array must have shape [1]", key);
     }
+    if (a->null_space && (a->scalar || za->rank != 1 || za->shape[0] != 0))
+        NCZ_GOTO(FAIL, NCZ_E_FORMAT, "%s: an array with a null dataspace (\"hdf5_null\") must have shape [0]",
+                 key);
     for (int k = 0; k < za->rank; k++) {
         a->maxdims[k] = za->shape[k];
         if (a->dimrefs) {
@@ -492,6 +579,8 @@ herr_t ncztr_array_setup_loaded(ncztr_obj *o, json_t *nca, json_t *zattrs, const
         /* a structured array from another writer: its packed compound type */
         if ((a->type = ncztr_struct_to_hdf5(za->structured, key)) < 0)
             NCZ_GOTO_QUIET(FAIL);
+    } else if (za->dtype.tclass == NCZTR_T_VLEN) {
+        a->type = ncztr_array_elem_type(a);
     } else {
         a->type = a->vlen_string ? vlen_string_type()
                   : half         ? H5Tcopy(json_string_value(hd)[0] == '>' ? H5T_IEEE_F16BE : H5T_IEEE_F16LE)
@@ -504,17 +593,22 @@ herr_t ncztr_array_setup_loaded(ncztr_obj *o, json_t *nca, json_t *zattrs, const
     if ((a->dcpl = H5Pcreate(H5P_DATASET_CREATE)) < 0)
         NCZ_GOTO(FAIL, NCZ_E_HDF5, "%s: cannot create a dataset creation plist", key);
     if (!a->scalar) {
+        /* HDF5 describes chunks of at most 2^32-1 elements; the chunk shape is .zarray's
+         * (its byte size was checked against 2^62 there, so the product cannot wrap). */
         hsize_t cd[NCZTR_MAX_RANK];
-        bool ok = true;
-        for (int k = 0; k < za->rank; k++) {
-            cd[k] = za->chunks[k];
-            if (za->chunks[k] > 0xffffffffu)
-                ok = false;
-        }
-        if (ok && H5Pset_chunk(a->dcpl, za->rank, cd) < 0)
-            NCZ_GOTO(FAIL, NCZ_E_HDF5, "%s: cannot describe the chunk shape to HDF5", key);
+        uint64_t elems = 1;
+        for (int k = 0; k < za->rank; k++)
+            elems *= (cd[k] = za->chunks[k]);
+        if (elems > 0xffffffffu)
+            NCZ_GOTO(FAIL, NCZ_E_UNSUPPORTED,
+                     "%s: \"chunks\" gives chunks of %" PRIu64 " elements; HDF5 allows at most 2^32-1", zkey,
+                     elems);
+        if (H5Pset_chunk(a->dcpl, za->rank, cd) < 0)
+            NCZ_GOTO(FAIL, NCZ_E_HDF5, "%s: cannot describe the shape of \"chunks\" to HDF5", zkey);
     }
-    if (!za->has_fill) {
+    if (za->dtype.tclass == NCZTR_T_VLEN) {
+        /* unwritten elements read as empty sequences, HDF5's default fill */
+    } else if (!za->has_fill) {
         a->fill_never = true;
         H5Pset_fill_time(a->dcpl, H5D_FILL_TIME_NEVER);
     } else if (a->vlen_string) {
@@ -541,6 +635,8 @@ hid_t ncztr_array_space(const ncztr_obj *o)
     const ncztr_array *a = o->arr;
     if (a->scalar)
         return H5Screate(H5S_SCALAR);
+    if (a->null_space)
+        return H5Screate(H5S_NULL);
     hsize_t d[NCZTR_MAX_RANK], m[NCZTR_MAX_RANK];
     for (int k = 0; k < a->za.rank; k++) {
         d[k] = a->za.shape[k];
@@ -645,6 +741,8 @@ herr_t ncztr_array_storage_size(ncztr_obj *o, hsize_t *size)
     *size = 0;
     if (ncztr_array_check_usable(o) < 0)
         return FAIL;
+    if (o->anonymous)
+        return SUCCEED; /* nothing of it is stored */
     if (!o->file->readonly && ncztr_array_flush(o) < 0)
         return FAIL;
     return for_chunks(o, NULL, add_size, size);
@@ -656,13 +754,16 @@ herr_t ncztr_array_set_extent(ncztr_obj *o, const hsize_t *size)
     ncztr_array *a = o->arr;
     void *fillbuf = NULL;
     hid_t fspace = H5I_INVALID_HID, mspace = H5I_INVALID_HID, stype = H5I_INVALID_HID;
-    if (ncztr_array_check_usable(o) < 0)
+    if (ncztr_array_check_stored(o) < 0)
         return FAIL;
     if (o->file->readonly)
         NCZ_GOTO(FAIL, NCZ_E_ARGS, "cannot change the extent of \"%s\": the store is open read-only",
                  o->name);
     if (a->scalar)
         NCZ_GOTO(FAIL, NCZ_E_ARGS, "cannot change the extent of scalar dataset \"%s\"", o->name);
+    if (a->null_space)
+        NCZ_GOTO(FAIL, NCZ_E_ARGS, "cannot change the extent of dataset \"%s\": its dataspace is null",
+                 o->name);
     /* As in HDF5: only chunked datasets change extent (the layout is the one the
      * application asked for; every array loaded from a store is chunked). */
     H5D_layout_t layout = H5Pget_layout(a->dcpl);

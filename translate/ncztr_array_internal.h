@@ -7,7 +7,9 @@
 /* After .zarray was parsed into o->arr->za and attributes were loaded: derives the HDF5
  * type, scalar flag, max dims (unlimited from the referenced dimensions), dimension
  * references and the creation plist. nczarr_array = the `_nczarr_array` object or NULL. */
-herr_t ncztr_array_setup_loaded(ncztr_obj *o, json_t *nczarr_array, json_t *zattrs, const char *key);
+/* key names the array's .zattrs, zkey its .zarray, for messages. */
+herr_t ncztr_array_setup_loaded(ncztr_obj *o, json_t *nczarr_array, json_t *zattrs, const char *key,
+                                const char *zkey);
 /* The HDF5 type of one stored element (fixed strings for vlen-string arrays). */
 hid_t ncztr_array_storage_type(const ncztr_obj *o);
 /* The same without a message: the type the chunk bytes are read as (a fixed string
@@ -15,6 +17,11 @@ hid_t ncztr_array_storage_type(const ncztr_obj *o);
 hid_t ncztr_array_elem_type(const ncztr_array *a);
 /* An IEEE 16-bit float (stored as float32, see ncztr_array_create). */
 bool ncztr_is_half_float(hid_t type);
+
+/* A variable-length sequence type of numbers as zarr-python's object dtype with the
+ * "vlen-array" filter (za's dtype, vlen_base and filters); NOTREPR for sequences of
+ * anything else. ncztr_vlen.c. */
+herr_t ncztr_vlen_from_hdf5(hid_t type, const char *name, ncztr_zarray *za);
 
 /* Finds a dimension by its fully qualified name; *owner = the defining group. */
 ncztr_dim *ncztr_find_dim(ncztr_file *f, const char *fqn, ncztr_obj **owner);

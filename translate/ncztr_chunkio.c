@@ -789,11 +789,19 @@ done:;
 
 herr_t ncztr_array_read(ncztr_obj *o, hid_t mem_type, hid_t mem_space, hid_t file_space, void *buf)
 {
+    if (ncztr_array_check_stored(o) < 0)
+        return FAIL;
+    if (ncztr_array_is_vlen(o))
+        return ncztr_vlen_io(o, mem_type, mem_space, file_space, buf, false, H5P_DEFAULT);
     return do_io(o, mem_type, mem_space, file_space, buf, false);
 }
 
 herr_t ncztr_array_write(ncztr_obj *o, hid_t mem_type, hid_t mem_space, hid_t file_space, const void *buf)
 {
+    if (ncztr_array_check_stored(o) < 0)
+        return FAIL;
     /* The buffer is only read from on this path. */
+    if (ncztr_array_is_vlen(o))
+        return ncztr_vlen_io(o, mem_type, mem_space, file_space, (void *)(uintptr_t)buf, true, H5P_DEFAULT);
     return do_io(o, mem_type, mem_space, file_space, (void *)(uintptr_t)buf, true);
 }

@@ -22,8 +22,11 @@ typedef enum ncztr_tclass {
     NCZTR_T_FLOAT,
     NCZTR_T_CHAR,   /* ">S1" / "|S1": netCDF NC_CHAR, HDF5 1-byte fixed string */
     NCZTR_T_STRING, /* "|Sn" (n > 1): fixed bytes on disk; NC_STRING or HDF5 string */
-    NCZTR_T_STRUCT  /* structured dtype (a JSON list of fields, see ncztr_zarray.structured):
+    NCZTR_T_STRUCT, /* structured dtype (a JSON list of fields, see ncztr_zarray.structured):
                        packed records of `size` bytes; zarr text "|V<size>" for messages */
+    NCZTR_T_VLEN    /* "|O" with numcodecs' "vlen-array" codec: each element a variable-length
+                       sequence of numbers (ncztr_zarray.vlen_base); size is sizeof(hvl_t), the
+                       element's size in memory, as chunks have no fixed element size */
 } ncztr_tclass;
 
 typedef struct ncztr_dtype {
@@ -134,12 +137,13 @@ typedef struct ncztr_zarray {
     uint64_t chunks[NCZTR_MAX_RANK];
     ncztr_dtype dtype;
     int has_fill;
-    unsigned char *fill; /* malloc'ed dtype.size bytes when has_fill */
-    char order;          /* 'C' or 'F' */
-    char dimsep;         /* '.' or '/' */
-    json_t *compressor;  /* NULL (json null) or the codec object (owned ref) */
-    json_t *filters;     /* NULL or the array of codec objects (owned ref) */
-    json_t *structured;  /* dtype.tclass == NCZTR_T_STRUCT: the dtype list (owned) */
+    unsigned char *fill;   /* malloc'ed dtype.size bytes when has_fill */
+    char order;            /* 'C' or 'F' */
+    char dimsep;           /* '.' or '/' */
+    json_t *compressor;    /* NULL (json null) or the codec object (owned ref) */
+    json_t *filters;       /* NULL or the array of codec objects (owned ref) */
+    json_t *structured;    /* dtype.tclass == NCZTR_T_STRUCT: the dtype list (owned) */
+    ncztr_dtype vlen_base; /* dtype.tclass == NCZTR_T_VLEN: the numbers of each sequence */
 } ncztr_zarray;
 
 /* Parses and validates .zarray text. `key` is used in messages. Checks: valid JSON object;
@@ -147,7 +151,10 @@ typedef struct ncztr_zarray {
  * length (chunks >= 1; shape 0 allowed), rank <= NCZTR_MAX_RANK; product of chunks times
  * dtype size fits in 2^62 bytes and each dimension's chunk count fits in uint64; dtype
  * parses; fill_value decodes; order is "C" or "F"; dimension_separator absent, "." or
- * "/"; compressor null or object with a string "id"; filters null or array of such. */
+ * "/"; compressor null or object with a string "id"; filters null or array of such.
+ * dtype "|O" (an object array) is read when its first filter is numcodecs' "vlen-array"
+ * with a number dtype (NCZTR_T_VLEN); its fill_value is ignored (unwritten elements are
+ * empty sequences). */
 herr_t ncztr_zarray_parse(const char *key, const char *text, size_t len, ncztr_zarray *out);
 /* Emits .zarray: keys in the order zarr_format, shape, dtype, chunks, fill_value, order,
  * compressor, filters, then dimension_separator only when it is not '.'. Returns

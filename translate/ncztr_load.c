@@ -27,7 +27,8 @@ static char *join_key(const char *prefix, const char *name)
  * present object that does not parse (or a consolidated entry that is not an object) is
  * an error; with errs != NULL it is not fatal: errs[i] gets its message (malloc'ed) and
  * out[i] stays NULL, so that one damaged object does not make the whole store unreadable.
- * Store failures are always fatal. */
+ * The same goes for an object the store cannot read (refused, damaged); a failure of the
+ * whole batch is fatal. */
 static herr_t get_json_many(loader *L, size_t n, char **keys, json_t **out, char **errs)
 {
     herr_t ret = SUCCEED;
@@ -58,14 +59,38 @@ static herr_t get_json_many(loader *L, size_t n, char **keys, json_t **out, char
     for (size_t i = 0; i < n; i++)
         reqs[i].key = keys[i];
     nczm_status st = nczm_get_many(L->f->map, n, reqs);
-    if (st != NCZM_OK && st != NCZM_NOTFOUND)
+    bool first = true; /* the map's message is the first failed request's */
+    for (size_t i = 0; i < n; i++) {
+        nczm_status rs = reqs[i].status;
+        if (rs == NCZM_OK || rs == NCZM_NOTFOUND)
+            continue;
+        const char *why = nczm_status_str(rs);
+        if (first) {
+            why = nczm_errmsg(L->f->map);
+        } else {
+            /* the batch kept only the first message: ask again for this one's */
+            void *b = NULL;
+            size_t bl = 0;
+            if (nczm_read_all(L->f->map, keys[i], &b, &bl) != NCZM_OK)
+                why = nczm_errmsg(L->f->map);
+            free(b);
+        }
+        /* An object the store refuses or cannot read whole (a link out of the store, a
+         * damaged zip entry) is as unusable as one that does not parse. */
+        if (!errs || rs == NCZM_NOMEM)
+            NCZ_GOTO(FAIL, NCZ_E_STORE, "reading \"%s\" failed: %s", keys[i], why);
+        if (asprintf(&errs[i], "reading \"%s\" failed: %s", keys[i], why) < 0) {
+            errs[i] = NULL;
+            NCZ_GOTO(FAIL, NCZ_E_NOMEM, "out of memory");
+        }
+        first = false;
+        st = NCZM_OK;
+    }
+    if (st != NCZM_OK && st != NCZM_NOTFOUND) /* the batch as a whole failed */
         NCZ_GOTO(FAIL, NCZ_E_STORE, "reading metadata failed: %s", nczm_errmsg(L->f->map));
     for (size_t i = 0; i < n; i++) {
-        if (reqs[i].status == NCZM_NOTFOUND)
-            continue;
         if (reqs[i].status != NCZM_OK)
-            NCZ_GOTO(FAIL, NCZ_E_STORE, "reading \"%s\" failed: %s", keys[i],
-                     nczm_status_str(reqs[i].status));
+            continue;
         size_t mark = ncz_err_mark();
         out[i] = ncztr_json_parse_object(keys[i], reqs[i].buf, reqs[i].len);
         if (!out[i]) {
@@ -323,7 +348,7 @@ static herr_t load_array(ncztr_obj *o, json_t *za, json_t *zattrs, const char *k
     } else if (ncztr_zarray_parse(zkey, text, strlen(text), &o->arr->za) == SUCCEED) {
         json_t *nca = zattrs ? json_object_get(zattrs, "_nczarr_array") : NULL;
         if (load_attrs(o, zattrs, atkey) == SUCCEED &&
-            ncztr_array_setup_loaded(o, nca, zattrs, atkey) == SUCCEED)
+            ncztr_array_setup_loaded(o, nca, zattrs, atkey, zkey) == SUCCEED)
             NCZ_GOTO_QUIET(SUCCEED);
     }
     o->arr->load_error = ncz_err_take_messages(mark);

@@ -554,7 +554,8 @@ herr_t ncztr_link_anon(ncztr_obj *o, ncztr_obj *parent, const char *name)
         return NCZ_PUSH(NCZ_E_ARGS, "cannot link \"%s\": the store is open read-only", name);
     if (parent->kind != NCZTR_GROUP || ncztr_obj_unlinked(parent))
         return NCZ_PUSH(NCZ_E_ARGS, "cannot link \"%s\": the location is not a linked group", name);
-    if (ncztr_check_name(name, "link") < 0 || ncztr_check_key_room(parent, name, strlen("/.zattrs")) < 0)
+    size_t extra = o->kind == NCZTR_ARRAY ? ncztr_array_key_extra(o->arr->za.rank) : strlen("/.zattrs");
+    if (ncztr_check_name(name, "link") < 0 || ncztr_check_key_room(parent, name, extra) < 0)
         return FAIL;
     if (ncztr_child(parent, name))
         return NCZ_PUSH(NCZ_E_EXISTS, "cannot link \"%s\": a link with that name already exists", name);
@@ -571,6 +572,8 @@ herr_t ncztr_link_anon(ncztr_obj *o, ncztr_obj *parent, const char *name)
     ncztr_obj_ref(o); /* the tree's reference */
     o->is_new = o->meta_dirty = o->attrs_dirty = true;
     parent->attrs_dirty = true;
+    if (o->kind == NCZTR_ARRAY)
+        o->file->root->attrs_dirty = true; /* dimensions are derived on save */
     return SUCCEED;
 }
 
@@ -661,7 +664,7 @@ static herr_t copy_values(ncztr_obj *src, ncztr_obj *dst)
     NCZ_CHECK_ALLOC(buf, FAIL);
     if (ncztr_array_read(src, t, sp, sp, buf) < 0 || ncztr_array_write(dst, t, sp, sp, buf) < 0)
         ret = FAIL;
-    if (H5Tis_variable_str(t) > 0)
+    if (H5Tis_variable_str(t) > 0 || H5Tget_class(t) == H5T_VLEN)
         H5Treclaim(t, sp, H5P_DEFAULT, buf);
 done:
     free(buf);
@@ -708,7 +711,7 @@ static herr_t copy_array(ncztr_obj *src, ncztr_obj *parent, const char *name, nc
     ncztr_obj *d = NULL;
     char *skey = NULL, *dkey = NULL;
     hid_t t = H5I_INVALID_HID, sp = H5I_INVALID_HID, dcpl = H5I_INVALID_HID;
-    if (ncztr_array_check_usable(src) < 0)
+    if (ncztr_array_check_stored(src) < 0)
         NCZ_GOTO_QUIET(FAIL);
     if ((t = ncztr_array_type(src)) < 0 || (sp = ncztr_array_space(src)) < 0 ||
         (dcpl = ncztr_array_dcpl(src)) < 0)

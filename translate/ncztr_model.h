@@ -59,6 +59,7 @@ typedef struct ncztr_dim {
 struct ncztr_array {
     ncztr_zarray za;                 /* shape (current extent), chunks, dtype, fill, order, codecs */
     bool scalar;                     /* HDF5 scalar dataspace, stored as shape [1] + "scalar": 1 */
+    bool null_space;                 /* HDF5 null dataspace, stored as shape [0] + "hdf5_null": 1 */
     hsize_t maxdims[NCZTR_MAX_RANK]; /* H5S_UNLIMITED for unlimited dims */
     char **dimrefs;                  /* rank FQNs ("/x", "/sub/y") or NULL: derived on save */
     hid_t type;                      /* HDF5 type the application sees (owned) */
@@ -160,6 +161,11 @@ herr_t ncztr_group_create(ncztr_obj *parent, const char *name, ncztr_obj **out);
 /* Creates an array node (see ncztr_array.c for the type/space/dcpl rules). */
 herr_t ncztr_array_create(ncztr_obj *parent, const char *name, hid_t type, hid_t space, hid_t dcpl,
                           hid_t dapl, ncztr_obj **out);
+/* An anonymous dataset (H5Dcreate_anon): like an anonymous group, in memory until
+ * ncztr_link_anon names it. Its data has no key before that: reading or writing it fails
+ * (ncztr_array_check_stored). */
+herr_t ncztr_array_create_anon(ncztr_file *f, hid_t type, hid_t space, hid_t dcpl, hid_t dapl,
+                               ncztr_obj **out);
 /* Removes a link and, on the next flush, the object's keys. */
 herr_t ncztr_unlink(ncztr_obj *o);
 /* Moves/renames a node (identity kept). */
@@ -202,6 +208,10 @@ bool ncztr_attr_is_reserved(const char *name);
 /* ---- arrays ---- */
 /* Pushes why an array cannot be used (deleted, or metadata that did not load). */
 herr_t ncztr_array_check_usable(const ncztr_obj *o);
+/* The same, and also fails for an anonymous array, whose data has no place yet. */
+herr_t ncztr_array_check_stored(const ncztr_obj *o);
+/* The longest key suffix an array of this rank adds below its own key. */
+size_t ncztr_array_key_extra(int rank);
 /* A new dataspace for the array's current extent (scalar when scalar). */
 hid_t ncztr_array_space(const ncztr_obj *o);
 hid_t ncztr_array_type(const ncztr_obj *o);
@@ -214,6 +224,16 @@ herr_t ncztr_array_read(ncztr_obj *o, hid_t mem_type, hid_t mem_space, hid_t fil
 herr_t ncztr_array_write(ncztr_obj *o, hid_t mem_type, hid_t mem_space, hid_t file_space, const void *buf);
 /* Writes cached dirty chunks. */
 herr_t ncztr_array_flush(ncztr_obj *o);
+/* Arrays of variable-length sequences ("vlen-array" object arrays) have chunks of no fixed
+ * size: ncztr_array_read/write hand them to ncztr_vlen_io (ncztr_vlen.c), which stores a
+ * write's chunks before it returns. dxpl: a read allocates the sequences it returns with
+ * the plist's H5Pset_vlen_mem_manager allocator (H5P_DEFAULT: malloc). */
+static inline bool ncztr_array_is_vlen(const ncztr_obj *o)
+{
+    return o->arr && o->arr->za.dtype.tclass == NCZTR_T_VLEN;
+}
+herr_t ncztr_vlen_io(ncztr_obj *o, hid_t mem_type, hid_t mem_space, hid_t file_space, void *buf, bool write,
+                     hid_t dxpl);
 void ncztr_array_free(ncztr_array *a);
 
 /* Converts n values between HDF5 types, including variable-length <-> fixed-length

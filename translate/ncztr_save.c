@@ -263,6 +263,8 @@ static herr_t build_zattrs(const ncztr_obj *o, json_t **out)
             json_object_set_new(na, "dimension_references", refs);
             if (a->scalar)
                 json_object_set_new(na, "scalar", json_integer(1));
+            if (a->null_space)
+                json_object_set_new(na, "hdf5_null", json_integer(1));
             if (a->za.dtype.tclass == NCZTR_T_STRING && !a->vlen_string)
                 json_object_set_new(na, "fixedstring", json_integer(1));
             if (ncztr_ctype_is_special(a->type)) {

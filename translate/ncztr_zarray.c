@@ -55,6 +55,41 @@ static int is_codec(const json_t *c)
     return json_is_object(c) && json_is_string(json_object_get(c, "id"));
 }
 
+/* An object array ("|O") whose first filter is numcodecs' "vlen-array" (the object codec
+ * zarr-python stores ragged arrays with). */
+static int is_vlen_array(json_t *root, const char *dtype)
+{
+    json_t *f = json_object_get(root, "filters");
+    json_t *id = json_is_array(f) ? json_object_get(json_array_get(f, 0), "id") : NULL;
+    return strcmp(dtype, "|O") == 0 && json_is_string(id) && strcmp(json_string_value(id), "vlen-array") == 0;
+}
+
+static herr_t vlen_dtype(const char *key, json_t *root, ncztr_zarray *za)
+{
+    herr_t ret = SUCCEED;
+    json_t *f = json_object_get(root, "filters");
+    json_t *bt = json_object_get(json_array_get(f, 0), "dtype");
+    char what[600];
+    if (json_array_size(f) != 1)
+        NCZ_GOTO(FAIL, NCZ_E_UNSUPPORTED,
+                 "%s: filters after \"vlen-array\" are not supported (%zu filters in all)", key,
+                 json_array_size(f));
+    snprintf(what, sizeof what, "%s: the \"dtype\" of filter \"vlen-array\"", key);
+    if (!json_is_string(bt))
+        NCZ_GOTO(FAIL, NCZ_E_FORMAT, "%s must be a string", what);
+    if (ncztr_dtype_parse(json_string_value(bt), what, &za->vlen_base) < 0)
+        NCZ_GOTO_QUIET(FAIL);
+    if (za->vlen_base.tclass != NCZTR_T_INT && za->vlen_base.tclass != NCZTR_T_UINT &&
+        za->vlen_base.tclass != NCZTR_T_FLOAT)
+        NCZ_GOTO(FAIL, NCZ_E_UNSUPPORTED, "%s is \"%s\": only sequences of numbers are supported", what,
+                 za->vlen_base.zarr);
+    za->dtype.tclass = NCZTR_T_VLEN;
+    za->dtype.size = sizeof(hvl_t);
+    snprintf(za->dtype.zarr, sizeof za->dtype.zarr, "|O");
+done:
+    return ret;
+}
+
 herr_t ncztr_zarray_parse(const char *key, const char *text, size_t len, ncztr_zarray *out)
 {
     herr_t ret = SUCCEED;
@@ -109,6 +144,9 @@ herr_t ncztr_zarray_parse(const char *key, const char *text, size_t len, ncztr_z
         za.structured = json_incref(j);
     } else if (!json_is_string(j)) {
         NCZ_GOTO(FAIL, NCZ_E_FORMAT, "%s: \"dtype\" must be a string or a list of fields", key);
+    } else if (is_vlen_array(root, json_string_value(j))) {
+        if (vlen_dtype(key, root, &za) < 0)
+            NCZ_GOTO_QUIET(FAIL);
     } else if (ncztr_dtype_parse(json_string_value(j), key, &za.dtype) < 0) {
         NCZ_GOTO_QUIET(FAIL);
     }
@@ -133,7 +171,7 @@ herr_t ncztr_zarray_parse(const char *key, const char *text, size_t len, ncztr_z
 
     /* Zarr v2 requires fill_value; an absent one is read as null (no fill). */
     j = json_object_get(root, "fill_value");
-    if (j && !json_is_null(j)) {
+    if (j && !json_is_null(j) && za.dtype.tclass != NCZTR_T_VLEN) {
         snprintf(what, sizeof what, "%s: \"fill_value\"", key);
         if (!(za.fill = malloc(za.dtype.size)))
             NCZ_GOTO(FAIL, NCZ_E_NOMEM, "out of memory reading %s", key);
@@ -216,6 +254,9 @@ char *ncztr_zarray_dump(const ncztr_zarray *za)
     if (za->dtype.tclass == NCZTR_T_STRUCT) {
         if (!json_is_array(za->structured))
             NCZ_GOTO(NULL, NCZ_E_ARGS, ".zarray: structured dtype without its field list");
+    } else if (za->dtype.tclass == NCZTR_T_VLEN) {
+        if (!json_is_array(za->filters) || json_array_size(za->filters) != 1)
+            NCZ_GOTO(NULL, NCZ_E_ARGS, ".zarray: an object dtype without its \"vlen-array\" filter");
     } else if (ncztr_dtype_parse(za->dtype.zarr, ".zarray: dtype", &check) < 0) {
         NCZ_GOTO_QUIET(NULL);
     } else if (check.tclass != za->dtype.tclass || check.size != za->dtype.size ||

@@ -49,15 +49,19 @@ void *H5VL_nczarr_dataset_create(void *obj, const H5VL_loc_params_t *loc_params,
     H5VL_nczarr_obj_t *ret = NULL;
     if (!base || check_dapl(dapl_id) < 0)
         return NULL;
+    if (dcpl_id == H5P_DEFAULT)
+        dcpl_id = H5P_DATASET_CREATE_DEFAULT;
     if (!name) {
-        NCZ_PUSH(NCZ_E_NOTREPR, "anonymous datasets (H5Dcreate_anon) are not representable in NCZarr");
-        return NULL;
+        /* H5Dcreate_anon: in memory until H5Olink names it (and gone if it never does) */
+        if (ncztr_array_create_anon(base->file, type_id, space_id, dcpl_id, dapl_id, &d) < 0)
+            return NULL;
+        ret = keep_dapl(H5VL_nczarr_obj_new(H5I_DATASET, o->file, d, NULL), dapl_id, "(anonymous)");
+        ncztr_obj_unref(d);
+        return ret;
     }
     if (ncztr_resolve_new(base, name, H5VL_nczarr_lcpl_intermediate(lcpl_id), &parent, &leaf) < 0)
         return NULL;
-    if (ncztr_array_create(parent, leaf, type_id, space_id,
-                           dcpl_id == H5P_DEFAULT ? H5P_DATASET_CREATE_DEFAULT : dcpl_id, dapl_id,
-                           &d) == SUCCEED) {
+    if (ncztr_array_create(parent, leaf, type_id, space_id, dcpl_id, dapl_id, &d) == SUCCEED) {
         ret = keep_dapl(H5VL_nczarr_obj_new(H5I_DATASET, o->file, d, NULL), dapl_id, name);
         ncztr_obj_unref(d);
     }
@@ -131,7 +135,7 @@ static herr_t resolve_spaces(ncztr_obj *d, hid_t mem_space_id, hid_t file_space_
 }
 
 static herr_t dataset_io(size_t count, void *dset[], hid_t mem_type_id[], hid_t mem_space_id[],
-                         hid_t file_space_id[], void *rbuf[], const void *wbuf[])
+                         hid_t file_space_id[], hid_t dxpl_id, void *rbuf[], const void *wbuf[])
 {
     herr_t ret = SUCCEED;
     for (size_t i = 0; i < count && ret == SUCCEED; i++) {
@@ -142,7 +146,11 @@ static herr_t dataset_io(size_t count, void *dset[], hid_t mem_type_id[], hid_t 
             return FAIL;
         if (resolve_spaces(d, mem_space_id[i], file_space_id[i], &mem, &file) < 0)
             return FAIL;
-        if (rbuf)
+        if (rbuf && ncztr_array_is_vlen(d) && !d->anonymous)
+            /* the transfer plist's allocator makes the sequences (H5Dvlen_get_buf_size counts
+             * bytes with one) */
+            ret = ncztr_vlen_io(d, mem_type_id[i], mem, file, rbuf[i], false, dxpl_id);
+        else if (rbuf)
             ret = ncztr_array_read(d, mem_type_id[i], mem, file, rbuf[i]);
         else
             ret = ncztr_array_write(d, mem_type_id[i], mem, file, wbuf[i]);
@@ -155,17 +163,15 @@ static herr_t dataset_io(size_t count, void *dset[], hid_t mem_type_id[], hid_t 
 herr_t H5VL_nczarr_dataset_read(size_t count, void *dset[], hid_t mem_type_id[], hid_t mem_space_id[],
                                 hid_t file_space_id[], hid_t dxpl_id, void *buf[], void **req)
 {
-    (void)dxpl_id;
     (void)req;
-    return dataset_io(count, dset, mem_type_id, mem_space_id, file_space_id, buf, NULL);
+    return dataset_io(count, dset, mem_type_id, mem_space_id, file_space_id, dxpl_id, buf, NULL);
 }
 
 herr_t H5VL_nczarr_dataset_write(size_t count, void *dset[], hid_t mem_type_id[], hid_t mem_space_id[],
                                  hid_t file_space_id[], hid_t dxpl_id, const void *buf[], void **req)
 {
-    (void)dxpl_id;
     (void)req;
-    return dataset_io(count, dset, mem_type_id, mem_space_id, file_space_id, NULL, buf);
+    return dataset_io(count, dset, mem_type_id, mem_space_id, file_space_id, dxpl_id, NULL, buf);
 }
 
 herr_t H5VL_nczarr_dataset_get(void *obj, H5VL_dataset_get_args_t *args, hid_t dxpl_id, void **req)
@@ -232,7 +238,7 @@ herr_t H5VL_nczarr_dataset_specific(void *obj, H5VL_dataset_specific_args_t *arg
     case H5VL_DATASET_SET_EXTENT:
         return ncztr_array_set_extent(d, args->args.set_extent.size);
     case H5VL_DATASET_FLUSH:
-        if (ncztr_array_check_usable(d) < 0 || ncztr_array_flush(d) < 0)
+        if (ncztr_array_check_usable(d) < 0 || (!d->anonymous && ncztr_array_flush(d) < 0))
             return FAIL;
         return ncztr_file_flush(o->file->tf);
     case H5VL_DATASET_REFRESH:
@@ -261,8 +267,8 @@ herr_t H5VL_nczarr_dataset_close(void *dset, hid_t dxpl_id, void **req)
     H5VL_nczarr_obj_t *o = dset;
     herr_t ret = SUCCEED;
     /* Dirty chunks of this dataset reach the store when it closes, as with HDF5's cache. */
-    if (o->rc == 1 && o->node && !o->node->deleted && o->node->arr && !o->node->arr->load_error &&
-        !o->file->tf->readonly)
+    if (o->rc == 1 && o->node && !o->node->deleted && !o->node->anonymous && o->node->arr &&
+        !o->node->arr->load_error && !o->file->tf->readonly)
         ret = ncztr_array_flush(o->node);
     if (H5VL_nczarr_obj_release(o) < 0)
         ret = FAIL;

@@ -267,12 +267,12 @@ char *nczm_parent_of(const char *path)
 /* Creates a new temporary file in dir. Not mkstemp: mkstemp creates mode 0600, and the
  * object must end up with the usual 0666 & ~umask, which O_CREAT applies for us without
  * touching the process-wide umask. O_EXCL gives the same no-clobber guarantee. */
-int nczm_open_tmp(const char *dir, char **tmppath)
+int nczm_open_tmp_at(int dirfd, const char *dir, char **tmppath)
 {
     static atomic_ulong counter;
     struct timespec ts;
     clock_gettime(CLOCK_REALTIME, &ts);
-    size_t n = strlen(dir) + sizeof(NCZM_TMP_PREFIX) + 64;
+    size_t n = (dir ? strlen(dir) + 1 : 0) + sizeof(NCZM_TMP_PREFIX) + 64;
     char *p = malloc(n);
     if (!p) {
         errno = ENOMEM;
@@ -281,8 +281,9 @@ int nczm_open_tmp(const char *dir, char **tmppath)
     for (int tries = 0; tries < 100; tries++) {
         unsigned long c = atomic_fetch_add(&counter, 1);
         unsigned long mix = (unsigned long)ts.tv_nsec * 2654435761u + c * 40503u + (unsigned long)tries;
-        snprintf(p, n, "%s/%s.%ld.%lu.%lx", dir, NCZM_TMP_PREFIX, (long)getpid(), c, mix & 0xffffffu);
-        int fd = open(p, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+        snprintf(p, n, "%s%s%s.%ld.%lu.%lx", dir ? dir : "", dir ? "/" : "", NCZM_TMP_PREFIX, (long)getpid(),
+                 c, mix & 0xffffffu);
+        int fd = openat(dirfd, p, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0666);
         if (fd >= 0) {
             *tmppath = p;
             return fd;
@@ -294,6 +295,11 @@ int nczm_open_tmp(const char *dir, char **tmppath)
     free(p);
     errno = e;
     return -1;
+}
+
+int nczm_open_tmp(const char *dir, char **tmppath)
+{
+    return nczm_open_tmp_at(AT_FDCWD, dir, tmppath);
 }
 
 /* Can we create files in dir? access() alone is not enough: it says yes to root on a

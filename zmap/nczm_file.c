@@ -1,26 +1,137 @@
 /* The directory-tree store: an object is a regular file at <root>/<key>, a prefix is a
  * directory. Writes go to a temporary file beside the target and are renamed over it, so a
- * reader (or a crash) sees the old object or the new one, never half of one. */
+ * reader (or a crash) sees the old object or the new one, never half of one.
+ *
+ * A store may come from an untrusted source, and a symbolic link inside it could point
+ * anywhere (a "chunk" that is a link to a private file would be read back as data). So
+ * keys are resolved below a descriptor of the root, one segment at a time, and no
+ * symbolic link inside the store is followed, whether it points outside the store or
+ * not: a key that is a link or passes through one is refused (NCZM_PERM). The root's own
+ * path is the caller's and may contain links. */
 #include "nczm_impl.h"
 
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#if defined(__linux__)
+#include <sys/syscall.h>
+#if defined(SYS_openat2) && __has_include(<linux/openat2.h>)
+#include <linux/openat2.h>
+#define HAVE_OPENAT2 1
+#endif
+#endif
 
 typedef struct file_map {
     nczm_map base; /* must stay first: the dispatcher frees the block through it */
+    int rootfd;    /* the root directory, open for the map's life: keys resolve below it */
 } file_map;
+
+#define FM(map) ((file_map *)(map))
 
 /* ---------------------------------------------------------------- helpers */
 
-static char *key_path(const nczm_map *map, const char *key)
+/* Opens the directory that holds key's last segment, walking down from the root one
+ * segment at a time with O_NOFOLLOW (mkdirs: creating missing directories). *leaf points
+ * at the last segment inside key. Returns a descriptor to give back with put_dir (the
+ * root's own for a one-segment key) or -1 with errno set: ELOOP when a segment is a
+ * symbolic link, ENOTDIR when it is an object. */
+static int open_parent(const file_map *fm, const char *key, int mkdirs, const char **leaf)
 {
-    return *key ? nczm_join(map->location, key) : strdup(map->location);
+    int dfd = fm->rootfd;
+    const char *seg = key, *slash;
+    char name[4096];
+    while ((slash = strchr(seg, '/')) != NULL) {
+        size_t n = (size_t)(slash - seg);
+        if (n >= sizeof name) {
+            errno = ENAMETOOLONG;
+            goto fail;
+        }
+        memcpy(name, seg, n);
+        name[n] = '\0';
+        int fd = openat(dfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+        if (fd < 0 && errno == ENOENT && mkdirs) {
+            if (mkdirat(dfd, name, 0777) != 0 && errno != EEXIST)
+                goto fail;
+            fd = openat(dfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+        }
+        if (fd < 0) {
+            /* O_DIRECTORY|O_NOFOLLOW on a link says ENOTDIR: tell links from objects */
+            struct stat sb;
+            if (errno == ENOTDIR && fstatat(dfd, name, &sb, AT_SYMLINK_NOFOLLOW) == 0 && S_ISLNK(sb.st_mode))
+                errno = ELOOP;
+            goto fail;
+        }
+        if (dfd != fm->rootfd)
+            close(dfd);
+        dfd = fd;
+        seg = slash + 1;
+    }
+    *leaf = seg;
+    return dfd;
+fail:
+    if (dfd != fm->rootfd) {
+        int e = errno;
+        close(dfd);
+        errno = e;
+    }
+    return -1;
+}
+
+static void put_dir(const file_map *fm, int dfd)
+{
+    if (dfd >= 0 && dfd != fm->rootfd)
+        close(dfd);
+}
+
+/* Opens the key itself (O_NOFOLLOW added to flags), following no link on the way. One
+ * openat2 call where the kernel has it, else the segment walk. */
+static int open_key(const file_map *fm, const char *key, int flags)
+{
+#ifdef HAVE_OPENAT2
+    /* once the kernel (or a sandbox, or valgrind) has said no, stop asking */
+    static atomic_int no_openat2;
+    if (!atomic_load_explicit(&no_openat2, memory_order_relaxed)) {
+        struct open_how how;
+        memset(&how, 0, sizeof how);
+        how.flags = (unsigned long long)(flags | O_NOFOLLOW);
+        how.resolve = RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS;
+        long r = syscall(SYS_openat2, fm->rootfd, key, &how, sizeof how);
+        if (r >= 0 || (errno != ENOSYS && errno != EPERM && errno != EINVAL))
+            return (int)r;
+        if (errno == ENOSYS)
+            atomic_store_explicit(&no_openat2, 1, memory_order_relaxed);
+    }
+#endif
+    const char *leaf;
+    int dfd = open_parent(fm, key, 0, &leaf);
+    if (dfd < 0)
+        return -1;
+    int fd = openat(dfd, leaf, flags | O_NOFOLLOW);
+    int e = errno;
+    put_dir(fm, dfd);
+    errno = e;
+    return fd;
+}
+
+/* lstat of a key below the root: 0, or -1 with errno (ELOOP when it passes through a
+ * link; a link at the key itself is reported as S_ISLNK). */
+static int stat_key(const file_map *fm, const char *key, struct stat *sb)
+{
+    const char *leaf;
+    int dfd = open_parent(fm, key, 0, &leaf);
+    if (dfd < 0)
+        return -1;
+    int r = fstatat(dfd, leaf, sb, AT_SYMLINK_NOFOLLOW);
+    int e = errno;
+    put_dir(fm, dfd);
+    errno = e;
+    return r;
 }
 
 static int is_regular(const char *path)
@@ -112,62 +223,50 @@ static int empty_dir(const char *path)
 /* After a delete, drop the directories that held only the deleted key, so that a prefix
  * exists exactly while something is below it (as on S3). Stops at the first non-empty
  * directory; the store root itself is never removed. */
-static void prune_parents(const nczm_map *map, const char *key)
+static void prune_parents(const file_map *fm, const char *key)
 {
-    char *path = key_path(map, key);
-    if (!path)
+    char *k = strdup(key);
+    if (!k)
         return;
-    size_t rootlen = strlen(map->location);
     for (;;) {
-        char *slash = strrchr(path, '/');
-        if (!slash || (size_t)(slash - path) <= rootlen)
+        char *slash = strrchr(k, '/');
+        if (!slash)
             break;
         *slash = '\0';
-        if (rmdir(path) != 0)
+        const char *leaf;
+        int dfd = open_parent(fm, k, 0, &leaf);
+        if (dfd < 0)
+            break;
+        int r = unlinkat(dfd, leaf, AT_REMOVEDIR);
+        put_dir(fm, dfd);
+        if (r != 0)
             break;
     }
-    free(path);
-}
-
-/* Makes the directories for every proper prefix of key. */
-static int make_parents(const nczm_map *map, const char *key)
-{
-    char *path = key_path(map, key);
-    if (!path)
-        return ENOMEM;
-    int err = 0;
-    for (char *p = path + strlen(map->location) + 1; (p = strchr(p, '/')) != NULL; p++) {
-        *p = '\0';
-        if (mkdir(path, 0777) != 0 && errno != EEXIST) {
-            err = errno;
-            break;
-        }
-        *p = '/';
-    }
-    free(path);
-    return err;
+    free(k);
 }
 
 static nczm_status key_err(nczm_map *map, const char *op, const char *key, int e)
 {
+    if (e == ELOOP)
+        return nczm_seterr(
+            map, NCZM_PERM,
+            "%s: %s \"%s\": the key is, or passes through, a symbolic link; links inside a "
+            "store are not followed, so that a store cannot make its reader open files outside "
+            "its root",
+            map->location, op, key);
     return nczm_seterr(map, nczm_errno_status(e), "%s: %s \"%s\": %s", map->location, op, key, strerror(e));
 }
 
 /* Opens a key's file for reading and checks it is an object. */
 static nczm_status open_object(nczm_map *map, const char *op, const char *key, int *fdp, uint64_t *size)
 {
-    char *path = key_path(map, key);
-    if (!path)
-        return nczm_seterr(map, NCZM_NOMEM, "%s: %s \"%s\": out of memory", map->location, op, key);
     /* O_NONBLOCK: opening a FIFO someone left in the tree must not hang. */
-    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
-    int e = errno;
-    free(path);
+    int fd = open_key(FM(map), key, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
     if (fd < 0)
-        return key_err(map, op, key, e);
+        return key_err(map, op, key, errno);
     struct stat sb;
     if (fstat(fd, &sb) != 0) {
-        e = errno;
+        int e = errno;
         close(fd);
         return key_err(map, op, key, e);
     }
@@ -262,13 +361,22 @@ static nczm_status file_open(const nczm_url *url, unsigned flags, nczm_map **out
             return st;
     }
 
+    int rootfd = open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (rootfd < 0) {
+        int e = errno;
+        return nczm_fmterr(errmsg, nczm_errno_status(e), "%s: open: %s", root, strerror(e));
+    }
     file_map *fm = calloc(1, sizeof *fm);
-    if (!fm)
+    if (!fm) {
+        close(rootfd);
         return nczm_fmterr(errmsg, NCZM_NOMEM, "%s: open: out of memory", root);
+    }
     if ((st = nczm_map_init(&fm->base, &nczm_file_driver, root, flags, errmsg)) != NCZM_OK) {
+        close(rootfd);
         free(fm);
         return st;
     }
+    fm->rootfd = rootfd;
     *out = &fm->base;
     return NCZM_OK;
 }
@@ -307,38 +415,30 @@ static int file_probe(const nczm_url *url)
 
 static nczm_status file_close(nczm_map *map)
 {
-    (void)map;
+    close(FM(map)->rootfd);
     return NCZM_OK;
 }
 
 static nczm_status file_exists(nczm_map *map, const char *key)
 {
-    char *path = key_path(map, key);
-    if (!path)
-        return nczm_seterr(map, NCZM_NOMEM, "%s: exists \"%s\": out of memory", map->location, key);
     struct stat sb;
-    int ok = stat(path, &sb) == 0;
-    int e = errno;
-    free(path);
-    if (ok)
-        return S_ISREG(sb.st_mode)
-                   ? NCZM_OK
-                   : nczm_seterr(map, NCZM_NOTFOUND, "%s: exists \"%s\": is a prefix, not an object",
-                                 map->location, key);
-    return key_err(map, "exists", key, e);
+    if (stat_key(FM(map), key, &sb) != 0)
+        return key_err(map, "exists", key, errno);
+    if (S_ISLNK(sb.st_mode))
+        return key_err(map, "exists", key, ELOOP);
+    if (!S_ISREG(sb.st_mode))
+        return nczm_seterr(map, NCZM_NOTFOUND, "%s: exists \"%s\": is a prefix, not an object", map->location,
+                           key);
+    return NCZM_OK;
 }
 
 static nczm_status file_len(nczm_map *map, const char *key, uint64_t *len)
 {
-    char *path = key_path(map, key);
-    if (!path)
-        return nczm_seterr(map, NCZM_NOMEM, "%s: len \"%s\": out of memory", map->location, key);
     struct stat sb;
-    int ok = stat(path, &sb) == 0;
-    int e = errno;
-    free(path);
-    if (!ok)
-        return key_err(map, "len", key, e);
+    if (stat_key(FM(map), key, &sb) != 0)
+        return key_err(map, "len", key, errno);
+    if (S_ISLNK(sb.st_mode))
+        return key_err(map, "len", key, ELOOP);
     if (!S_ISREG(sb.st_mode))
         return nczm_seterr(map, NCZM_NOTFOUND, "%s: len \"%s\": is a prefix, not an object", map->location,
                            key);
@@ -418,25 +518,26 @@ static nczm_status file_get_into_many(nczm_map *map, size_t n, nczm_getinto *req
 
 static nczm_status file_write(nczm_map *map, const char *key, const void *data, size_t len)
 {
-    char *path = key_path(map, key);
-    char *dir = path ? nczm_parent_of(path) : NULL;
+    const file_map *fm = FM(map);
+    const char *leaf = NULL;
     char *tmp = NULL;
     nczm_status st = NCZM_OK;
-    int fd = -1, e = 0;
-    if (!dir) {
-        st = nczm_seterr(map, NCZM_NOMEM, "%s: write \"%s\": out of memory", map->location, key);
-        goto done;
-    }
-    /* Try the common case (directory already there) first; make the directories only when
-     * missing, and retry in case a concurrent delete pruned one in between. */
+    int dfd = -1, fd = -1, e = 0;
+    /* Directories are made as needed; retry in case a concurrent delete pruned one between
+     * making it and creating the file in it. */
     for (int attempt = 0; attempt < 3; attempt++) {
-        fd = nczm_open_tmp(dir, &tmp);
+        dfd = open_parent(fm, key, 1, &leaf);
+        if (dfd >= 0) {
+            fd = nczm_open_tmp_at(dfd, NULL, &tmp);
+            if (fd < 0) {
+                e = errno;
+                put_dir(fm, dfd);
+                dfd = -1;
+                errno = e;
+            }
+        }
         if (fd >= 0 || errno != ENOENT)
             break;
-        if ((e = make_parents(map, key)) != 0) {
-            errno = e;
-            break;
-        }
     }
     if (fd < 0) {
         e = errno;
@@ -462,10 +563,11 @@ static nczm_status file_write(nczm_map *map, const char *key, const void *data, 
     }
     if (close(fd) != 0 && !e)
         e = errno;
-    if (!e && rename(tmp, path) != 0)
+    /* renameat replaces a link at the key itself, never what it points to */
+    if (!e && renameat(dfd, tmp, dfd, leaf) != 0)
         e = errno;
     if (e) {
-        unlink(tmp);
+        unlinkat(dfd, tmp, 0);
         if (e == EISDIR || e == ENOTEMPTY || e == EEXIST)
             st = nczm_seterr(map, NCZM_INVAL, "%s: write \"%s\": the key is a prefix (has objects below it)",
                              map->location, key);
@@ -473,66 +575,80 @@ static nczm_status file_write(nczm_map *map, const char *key, const void *data, 
             st = key_err(map, "write", key, e);
     }
 done:
+    put_dir(fm, dfd);
     free(tmp);
-    free(dir);
-    free(path);
     return st;
 }
 
 static nczm_status file_delete(nczm_map *map, const char *key)
 {
-    char *path = key_path(map, key);
-    if (!path)
-        return nczm_seterr(map, NCZM_NOMEM, "%s: delete \"%s\": out of memory", map->location, key);
+    const file_map *fm = FM(map);
+    const char *leaf;
+    int dfd = open_parent(fm, key, 0, &leaf);
+    if (dfd < 0)
+        return key_err(map, "delete", key, errno);
     struct stat sb;
     nczm_status st = NCZM_OK;
-    if (lstat(path, &sb) != 0)
+    if (fstatat(dfd, leaf, &sb, AT_SYMLINK_NOFOLLOW) != 0)
         st = key_err(map, "delete", key, errno);
     else if (S_ISDIR(sb.st_mode))
         st = nczm_seterr(map, NCZM_NOTFOUND, "%s: delete \"%s\": is a prefix, not an object", map->location,
                          key);
-    else if (unlink(path) != 0)
+    else if (unlinkat(dfd, leaf, 0) != 0) /* a link is removed, never followed */
         st = key_err(map, "delete", key, errno);
-    free(path);
+    put_dir(fm, dfd);
     if (st == NCZM_OK)
-        prune_parents(map, key);
+        prune_parents(fm, key);
     return st;
 }
 
 static nczm_status file_delete_tree(nczm_map *map, const char *prefix)
 {
-    char *path = key_path(map, prefix);
-    if (!path)
-        return nczm_seterr(map, NCZM_NOMEM, "%s: delete_tree \"%s\": out of memory", map->location, prefix);
+    const file_map *fm = FM(map);
+    const char *leaf;
     struct stat sb;
     int e = 0;
-    if (lstat(path, &sb) != 0) {
+    int dfd = open_parent(fm, prefix, 0, &leaf);
+    if (dfd < 0) {
         e = errno;
-        if (e == ENOENT || e == ENOTDIR)
-            e = 0; /* nothing there is success */
+    } else if (fstatat(dfd, leaf, &sb, AT_SYMLINK_NOFOLLOW) != 0) {
+        e = errno;
     } else if (S_ISDIR(sb.st_mode)) {
-        e = empty_dir(path);
-        if (!e && rmdir(path) != 0)
+        int cfd = openat(dfd, leaf, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+        e = cfd < 0 ? errno : empty_dir_fd(cfd);
+        if (!e && unlinkat(dfd, leaf, AT_REMOVEDIR) != 0)
             e = errno;
-    } else if (unlink(path) != 0) {
+    } else if (unlinkat(dfd, leaf, 0) != 0) {
         e = errno;
     }
-    free(path);
+    put_dir(fm, dfd);
+    if (e == ENOENT || e == ENOTDIR)
+        e = 0; /* nothing there is success */
     if (e)
         return key_err(map, "delete_tree", prefix, e);
-    prune_parents(map, prefix);
+    prune_parents(fm, prefix);
     return NCZM_OK;
 }
 
 static nczm_status file_search(nczm_map *map, const char *prefix, nczm_list *out)
 {
-    char *path = key_path(map, prefix);
-    if (!path)
-        return nczm_seterr(map, NCZM_NOMEM, "%s: search \"%s\": out of memory", map->location, prefix);
-    DIR *d = opendir(path);
+    const file_map *fm = FM(map);
+    int fd = *prefix ? open_key(fm, prefix, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+                     : openat(fm->rootfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
     int e = errno;
-    free(path);
+    if (fd < 0 && e == ENOTDIR && *prefix) {
+        /* O_DIRECTORY|O_NOFOLLOW on a link says ENOTDIR: a link is refused, an object has no
+         * children */
+        struct stat sb;
+        if (stat_key(fm, prefix, &sb) == 0 && S_ISLNK(sb.st_mode))
+            e = ELOOP;
+    }
+    DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
     if (!d) {
+        if (fd >= 0) {
+            e = errno;
+            close(fd);
+        }
         if (e == ENOENT || e == ENOTDIR)
             return NCZM_OK; /* no such prefix: no children, as on S3 */
         return key_err(map, "search", prefix, e);
@@ -558,63 +674,90 @@ static nczm_status file_search(nczm_map *map, const char *prefix, nczm_list *out
     return st;
 }
 
+/* 1 empty, 0 not, -1 error (errno set), for the directory leaf in dfd. */
+static int dir_is_empty_at(int dfd, const char *leaf)
+{
+    int fd = openat(dfd, leaf, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
+    if (!d) {
+        if (fd >= 0) {
+            int e = errno;
+            close(fd);
+            errno = e;
+        }
+        return -1;
+    }
+    int empty = 1;
+    struct dirent *de;
+    while ((de = readdir(d)) != NULL) {
+        if (strcmp(de->d_name, ".") != 0 && strcmp(de->d_name, "..") != 0) {
+            empty = 0;
+            break;
+        }
+    }
+    closedir(d);
+    return empty;
+}
+
 /* One rename(2) moves the whole subtree, however many chunks it holds: no data is copied. */
 static nczm_status file_rename_tree(nczm_map *map, const char *old_prefix, const char *new_prefix)
 {
     const char *op = "rename_tree";
-    char *src = key_path(map, old_prefix), *dst = key_path(map, new_prefix);
+    const file_map *fm = FM(map);
+    const char *sleaf, *dleaf;
     nczm_status st = NCZM_OK;
     struct stat sb;
-    int e;
-    if (!src || !dst) {
-        st = nczm_seterr(map, NCZM_NOMEM, "%s: %s \"%s\": out of memory", map->location, op, old_prefix);
-        goto done;
-    }
-    if (lstat(src, &sb) != 0) {
+    int e, made = 0;
+    int sdfd = open_parent(fm, old_prefix, 0, &sleaf), ddfd = -1;
+    if (sdfd < 0) {
         e = errno;
-        st = e == ENOENT || e == ENOTDIR ? NCZM_NOTFOUND : nczm_errno_status(e);
+        goto src_fail;
+    }
+    if (fstatat(sdfd, sleaf, &sb, AT_SYMLINK_NOFOLLOW) != 0) {
+        e = errno;
         goto src_fail;
     }
     if (S_ISDIR(sb.st_mode)) {
         /* An empty directory holds no key: there is nothing to move. */
-        int empty = dir_is_empty(src);
+        int empty = dir_is_empty_at(sdfd, sleaf);
         if (empty != 0) {
             e = empty < 0 ? errno : ENOENT;
-            st = nczm_errno_status(e);
             goto src_fail;
         }
+    } else if (S_ISLNK(sb.st_mode)) {
+        e = ELOOP;
+        goto src_fail;
     } else if (!S_ISREG(sb.st_mode)) {
         e = ENOENT;
-        st = NCZM_NOTFOUND;
         goto src_fail;
     }
-    if (lstat(dst, &sb) == 0) {
-        /* An empty directory is debris of an interrupted write, not a prefix: drop it. */
-        if (!S_ISDIR(sb.st_mode) || rmdir(dst) != 0) {
-            st = nczm_seterr(map, NCZM_EXISTS, "%s: %s \"%s\" to \"%s\": the destination exists",
-                             map->location, op, old_prefix, new_prefix);
-            goto done;
-        }
-    } else if (errno == ENOTDIR) {
-        st = nczm_seterr(map, NCZM_INVAL, "%s: %s \"%s\" to \"%s\": a prefix of the destination is an object",
-                         map->location, op, old_prefix, new_prefix);
-        goto done;
-    } else if (errno != ENOENT) {
-        st = key_err(map, op, new_prefix, errno);
-        goto done;
+    /* The destination's parents, made as needed (removed again on failure). */
+    if ((ddfd = open_parent(fm, new_prefix, 0, &dleaf)) < 0 && errno == ENOENT) {
+        ddfd = open_parent(fm, new_prefix, 1, &dleaf);
+        made = ddfd >= 0;
     }
-    if ((e = make_parents(map, new_prefix)) != 0) {
+    if (ddfd < 0) {
+        e = errno;
         st = e == ENOTDIR ? nczm_seterr(map, NCZM_INVAL,
                                         "%s: %s \"%s\" to \"%s\": a prefix of the destination is an object",
                                         map->location, op, old_prefix, new_prefix)
                           : key_err(map, op, new_prefix, e);
-        prune_parents(map, new_prefix);
-        goto done;
+        goto fail;
     }
-    if (rename(src, dst) != 0) {
+    if (fstatat(ddfd, dleaf, &sb, AT_SYMLINK_NOFOLLOW) == 0) {
+        /* An empty directory is debris of an interrupted write, not a prefix: drop it. */
+        if (!S_ISDIR(sb.st_mode) || unlinkat(ddfd, dleaf, AT_REMOVEDIR) != 0) {
+            st = nczm_seterr(map, NCZM_EXISTS, "%s: %s \"%s\" to \"%s\": the destination exists",
+                             map->location, op, old_prefix, new_prefix);
+            goto fail;
+        }
+    } else if (errno != ENOENT) {
+        st = key_err(map, op, new_prefix, errno);
+        goto fail;
+    }
+    if (renameat(sdfd, sleaf, ddfd, dleaf) != 0) {
         e = errno;
-        prune_parents(map, new_prefix); /* the directories made above, if still empty */
-        if (e == EXDEV)                 /* the tree spans file systems: the dispatcher copies instead */
+        if (e == EXDEV) /* the tree spans file systems: the dispatcher copies instead */
             st = NCZM_UNSUPPORTED;
         else if (e == EEXIST || e == ENOTEMPTY || e == EISDIR)
             st = nczm_seterr(map, NCZM_EXISTS, "%s: %s \"%s\" to \"%s\": the destination exists",
@@ -625,18 +768,23 @@ static nczm_status file_rename_tree(nczm_map *map, const char *old_prefix, const
                              map->location, op, old_prefix, new_prefix);
         else
             st = key_err(map, op, old_prefix, e);
-        goto done;
+        goto fail;
     }
-    prune_parents(map, old_prefix);
-    goto done;
+    put_dir(fm, sdfd);
+    put_dir(fm, ddfd);
+    prune_parents(fm, old_prefix);
+    return NCZM_OK;
 src_fail:
-    if (st == NCZM_NOTFOUND)
-        nczm_seterr(map, st, "%s: %s \"%s\": nothing at or below that key", map->location, op, old_prefix);
+    if (e == ENOENT || e == ENOTDIR)
+        st = nczm_seterr(map, NCZM_NOTFOUND, "%s: %s \"%s\": nothing at or below that key", map->location, op,
+                         old_prefix);
     else
-        key_err(map, op, old_prefix, e);
-done:
-    free(src);
-    free(dst);
+        st = key_err(map, op, old_prefix, e);
+fail:
+    put_dir(fm, sdfd);
+    put_dir(fm, ddfd);
+    if (made)
+        prune_parents(fm, new_prefix); /* the directories made above, if still empty */
     return st;
 }
 

@@ -153,6 +153,9 @@ char *nczm_parent_of(const char *path);
 /* Creates a new file NCZM_TMP_PREFIX... in dir, mode 0666 & ~umask; returns the fd and the
  * malloc'ed path in *tmppath, or -1 with errno set. */
 int nczm_open_tmp(const char *dir, char **tmppath);
+/* The same relative to the directory open as dirfd (dir NULL: in that directory itself);
+ * *tmppath is then relative to dirfd too. */
+int nczm_open_tmp_at(int dirfd, const char *dir, char **tmppath);
 /* Can files be created in dir? NCZM_PERM (message naming store) if not. */
 nczm_status nczm_check_dir_writable(const char *dir, const char *store, char errmsg[NCZM_ERRLEN]);
 

@@ -521,42 +521,155 @@ static nczm_status zip_store_len(nczm_map *map, const char *key, uint64_t *len)
     return st ? st : entry_size(ZM(map), "len", key, idx, len);
 }
 
-/* Reads count bytes at start of an unchanged entry. Stored entries can seek; compressed
- * ones (written by other tools) cannot in every libzip, so then we read up to start. */
-static nczm_status read_entry(zip_map *zm, const char *key, zip_uint64_t idx, uint64_t start, uint64_t count,
-                              char *buf)
+/* Reading an archive from an untrusted source: libzip compares an entry's data with the
+ * CRC-32 and the size recorded in the archive only when a read reaches the entry's end, so
+ * every read below goes on to the end (a ranged read costs the whole entry; no caller
+ * reads ranges of large objects). An entry's recorded sizes are not trusted for
+ * allocations either: read_whole grows its buffer with the data that really arrives. */
+
+/* The data of an entry ended after `got` bytes, or went on past them (got > size), when
+ * the archive records `size` bytes. */
+static nczm_status entry_damaged(zip_map *zm, const char *key, uint64_t got, uint64_t size)
+{
+    if (got > size)
+        return nczm_seterr(&zm->base, NCZM_IO,
+                           "%s: read \"%s\": it holds more than the %llu bytes recorded as its size; the "
+                           "archive entry is damaged",
+                           zm->base.location, key, (unsigned long long)size);
+    return nczm_seterr(&zm->base, NCZM_IO,
+                       "%s: read \"%s\": it ends after %llu of the %llu bytes recorded as its size; the "
+                       "archive entry is damaged",
+                       zm->base.location, key, (unsigned long long)got, (unsigned long long)size);
+}
+
+static nczm_status fread_fail(zip_map *zm, const char *key, zip_file_t *zf)
+{
+    zip_error_t *ze = zip_file_get_error(zf);
+    int code = zip_error_code_zip(ze);
+    nczm_status st;
+    if (code == ZIP_ER_CRC)
+        st = nczm_seterr(&zm->base, NCZM_IO,
+                         "%s: read \"%s\": its data does not match the CRC-32 recorded in the archive; the "
+                         "archive entry is damaged",
+                         zm->base.location, key);
+    else if (code == ZIP_ER_INCONS || code == ZIP_ER_EOF)
+        st = nczm_seterr(&zm->base, NCZM_IO,
+                         "%s: read \"%s\": its data does not match the sizes recorded in the archive (%s); "
+                         "the archive entry is damaged",
+                         zm->base.location, key, zip_error_strerror(ze));
+    else
+        st = nczm_seterr(&zm->base, NCZM_IO, "%s: read \"%s\": %s", zm->base.location, key,
+                         zip_error_strerror(ze));
+    zip_fclose(zf);
+    return st;
+}
+
+/* Reads to the end of an entry that already gave *got bytes: OK when it ends at exactly
+ * size bytes and libzip found its CRC-32 right. Closes zf. */
+static nczm_status finish_entry(zip_map *zm, const char *key, zip_file_t *zf, uint64_t got, uint64_t size)
+{
+    char scratch[8192];
+    for (;;) {
+        zip_int64_t r = zip_fread(zf, scratch, sizeof scratch);
+        if (r < 0)
+            return fread_fail(zm, key, zf);
+        if (r == 0)
+            break;
+        got += (uint64_t)r;
+        if (got > size) {
+            zip_fclose(zf);
+            return entry_damaged(zm, key, got, size);
+        }
+    }
+    zip_fclose(zf);
+    if (got != size)
+        return entry_damaged(zm, key, got, size);
+    return NCZM_OK;
+}
+
+/* Reads bytes [start, start+count) of an unchanged entry of recorded size `size` into buf
+ * (start+count <= size), then the rest of the entry, checked. */
+static nczm_status read_entry(zip_map *zm, const char *key, zip_uint64_t idx, uint64_t size, uint64_t start,
+                              uint64_t count, char *buf)
 {
     zip_file_t *zf = zip_fopen_index(zm->za, idx, 0);
     if (!zf)
-        goto zfail;
-    if (start && zip_fseek(zf, (zip_int64_t)start, SEEK_SET) != 0) {
-        zip_fclose(zf);
-        if (!(zf = zip_fopen_index(zm->za, idx, 0)))
-            goto zfail;
-        char scratch[8192];
-        for (uint64_t left = start; left;) {
-            zip_int64_t r = zip_fread(zf, scratch, left < sizeof scratch ? left : sizeof scratch);
-            if (r <= 0)
-                goto ffail;
-            left -= (uint64_t)r;
+        return nczm_seterr(&zm->base, NCZM_IO, "%s: read \"%s\": %s", zm->base.location, key, zerr(zm->za));
+    uint64_t got = 0;
+    char scratch[8192];
+    while (got < start + count) {
+        int skipping = got < start;
+        uint64_t want = skipping ? start - got : start + count - got;
+        char *dst = skipping ? scratch : buf + (got - start);
+        if (skipping && want > sizeof scratch)
+            want = sizeof scratch;
+        zip_int64_t r = zip_fread(zf, dst, want);
+        if (r < 0)
+            return fread_fail(zm, key, zf);
+        if (r == 0) {
+            zip_fclose(zf);
+            return entry_damaged(zm, key, got, size);
         }
+        got += (uint64_t)r;
     }
-    while (count) {
-        zip_int64_t r = zip_fread(zf, buf, count);
-        if (r <= 0)
-            goto ffail;
-        buf += r;
-        count -= (uint64_t)r;
+    return finish_entry(zm, key, zf, got, size);
+}
+
+/* A whole unchanged entry into a malloc'ed buffer with a NUL byte after its data. */
+static nczm_status read_whole(zip_map *zm, const char *key, zip_uint64_t idx, uint64_t size, char **bufp)
+{
+    /* Start from what the archive can hold for this entry (its compressed size, which a
+     * stored entry equals), never from a recorded size alone, and grow only as data comes. */
+    zip_stat_t zs;
+    uint64_t cap = 1 << 16;
+    if (zip_stat_index(zm->za, idx, 0, &zs) == 0 && (zs.valid & ZIP_STAT_COMP_SIZE) && zs.comp_size > cap)
+        cap = zs.comp_size;
+    if (cap > size)
+        cap = size;
+    if (cap >= SIZE_MAX - 1)
+        return nczm_seterr(&zm->base, NCZM_NOMEM, "%s: read \"%s\": out of memory for %llu bytes",
+                           zm->base.location, key, (unsigned long long)size);
+    char *buf = malloc((size_t)cap + 1);
+    zip_file_t *zf = buf ? zip_fopen_index(zm->za, idx, 0) : NULL;
+    if (!zf) {
+        free(buf);
+        return buf ? nczm_seterr(&zm->base, NCZM_IO, "%s: read \"%s\": %s", zm->base.location, key,
+                                 zerr(zm->za))
+                   : nczm_seterr(&zm->base, NCZM_NOMEM, "%s: read \"%s\": out of memory for %llu bytes",
+                                 zm->base.location, key, (unsigned long long)cap);
     }
-    zip_fclose(zf);
+    uint64_t got = 0;
+    while (got < size) {
+        if (got == cap) {
+            uint64_t ncap = cap > size / 2 ? size : cap * 2;
+            char *nb = ncap < SIZE_MAX - 1 ? realloc(buf, (size_t)ncap + 1) : NULL;
+            if (!nb) {
+                zip_fclose(zf);
+                free(buf);
+                return nczm_seterr(&zm->base, NCZM_NOMEM, "%s: read \"%s\": out of memory for %llu bytes",
+                                   zm->base.location, key, (unsigned long long)ncap);
+            }
+            buf = nb;
+            cap = ncap;
+        }
+        zip_int64_t r = zip_fread(zf, buf + got, cap - got);
+        if (r <= 0) {
+            free(buf);
+            if (r < 0)
+                return fread_fail(zm, key, zf);
+            zip_fclose(zf);
+            return entry_damaged(zm, key, got, size);
+        }
+        got += (uint64_t)r;
+    }
+    nczm_status st = finish_entry(zm, key, zf, got, size);
+    if (st) {
+        free(buf);
+        return st;
+    }
+    buf[size] = '\0';
+    *bufp = buf;
     return NCZM_OK;
-ffail:
-    nczm_seterr(&zm->base, NCZM_IO, "%s: read \"%s\": %s", zm->base.location, key,
-                zip_error_strerror(zip_file_get_error(zf)));
-    zip_fclose(zf);
-    return NCZM_IO;
-zfail:
-    return nczm_seterr(&zm->base, NCZM_IO, "%s: read \"%s\": %s", zm->base.location, key, zerr(zm->za));
 }
 
 static nczm_status zip_store_read(nczm_map *map, const char *key, uint64_t start, uint64_t count, void *buf)
@@ -574,14 +687,13 @@ static nczm_status zip_store_read(nczm_map *map, const char *key, uint64_t start
                            "%s: read \"%s\": bytes %llu..%llu are past the end of the %llu-byte object",
                            map->location, key, (unsigned long long)start, (unsigned long long)(start + count),
                            (unsigned long long)size);
-    if (count == 0)
-        return NCZM_OK;
     const pending *p = pend_of(zm, idx);
     if (p) {
-        memcpy(buf, p->data + start, (size_t)count);
+        if (count)
+            memcpy(buf, p->data + start, (size_t)count);
         return NCZM_OK;
     }
-    return read_entry(zm, key, idx, start, count, buf);
+    return read_entry(zm, key, idx, size, start, count, buf);
 }
 
 static nczm_status zip_store_read_all(nczm_map *map, const char *key, void **bufp, size_t *lenp)
@@ -594,18 +706,17 @@ static nczm_status zip_store_read_all(nczm_map *map, const char *key, void **buf
         st = entry_size(zm, "read", key, idx, &size);
     if (st)
         return st;
-    char *buf = size < SIZE_MAX ? malloc((size_t)size + 1) : NULL;
-    if (!buf)
-        return nczm_seterr(map, NCZM_NOMEM, "%s: read \"%s\": out of memory for %llu bytes", map->location,
-                           key, (unsigned long long)size);
+    char *buf = NULL;
     const pending *p = pend_of(zm, idx);
-    if (p)
+    if (p) {
+        if (!(buf = malloc(p->len + 1)))
+            return nczm_seterr(map, NCZM_NOMEM, "%s: read \"%s\": out of memory for %zu bytes", map->location,
+                               key, p->len);
         memcpy(buf, p->data, p->len);
-    else if (size && (st = read_entry(zm, key, idx, 0, size, buf)) != NCZM_OK) {
-        free(buf);
+        buf[p->len] = '\0';
+    } else if ((st = read_whole(zm, key, idx, size, &buf)) != NCZM_OK) {
         return st;
     }
-    buf[size] = '\0';
     *bufp = buf;
     *lenp = (size_t)size;
     return NCZM_OK;
@@ -632,8 +743,8 @@ static nczm_status zip_store_get_into_many(nczm_map *map, size_t n, nczm_getinto
                 st = nczm_long_err(map, r->key, size, r->cap);
             else if (p)
                 memcpy(r->buf, p->data, p->len);
-            else if (size)
-                st = read_entry(zm, r->key, idx, 0, size, r->buf);
+            else
+                st = read_entry(zm, r->key, idx, size, 0, size, r->buf);
         }
         r->status = st;
         nczm_first_err_note(&fe, map, st != NCZM_OK && st != NCZM_NOTFOUND);
