@@ -9,6 +9,10 @@ bdir=${1:-"$root/build"}
 shift || true
 gen=()
 command -v ninja >/dev/null 2>&1 && gen=(-G Ninja)
+# A build dir configured against another dependency prefix (VOL_NCZARR_STACK) starts over.
+if [ -f "$bdir/CMakeCache.txt" ] && ! grep -qx "CMAKE_PREFIX_PATH:[A-Z]*=$prefix" "$bdir/CMakeCache.txt"; then
+  rm -rf "$bdir"
+fi
 if [ ! -f "$bdir/CMakeCache.txt" ]; then
   cmake -S "$root" -B "$bdir" "${gen[@]}" -DCMAKE_PREFIX_PATH="$prefix" "$@" >&2
 fi
