@@ -111,6 +111,42 @@ static inline void scratch_dir(char *buf, size_t len, const char *tag)
     }
 }
 
+/* A fresh copy of the store `src`, as DIR/TAG.zarr in `out`. */
+static inline void copy_store_to(const char *src, const char *dir, const char *tag, char *out, size_t len)
+{
+    char cmd[9000];
+    snprintf(out, len, "%s/%s.zarr", dir, tag);
+    snprintf(cmd, sizeof cmd, "rm -rf '%s' && cp -r '%s' '%s'", out, src, out);
+    if (system(cmd) != 0) {
+        fprintf(stderr, "cannot copy the store: %s\n", cmd);
+        exit(2);
+    }
+}
+
+/* Opens dataset `name` in `f` and reads it as ints into buf: FAIL if either step fails.
+ * The error stack of the failing step is appended to et. */
+static inline herr_t open_and_read_ints(hid_t f, const char *name, int *buf, errtext_t *et)
+{
+    hid_t d;
+    herr_t r = -1;
+    H5E_BEGIN_TRY
+    {
+        d = H5Dopen2(f, name, H5P_DEFAULT);
+    }
+    H5E_END_TRY
+    take_errors(et);
+    if (d >= 0) {
+        H5E_BEGIN_TRY
+        {
+            r = H5Dread(d, H5T_NATIVE_INT, H5S_ALL, H5S_ALL, H5P_DEFAULT, buf);
+        }
+        H5E_END_TRY
+        take_errors(et);
+        H5Dclose(d);
+    }
+    return r;
+}
+
 /* Reads a whole small file into a static buffer ("" when absent). */
 static inline const char *slurp(const char *path)
 {

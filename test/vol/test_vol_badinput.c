@@ -42,13 +42,7 @@ static void remove_key(const char *store, const char *key)
 /* A fresh copy of the good store, named after the case. */
 static void copy_store(const char *tag, char *out, size_t len)
 {
-    char cmd[9000];
-    snprintf(out, len, "%s/%s.zarr", dir, tag);
-    snprintf(cmd, sizeof cmd, "rm -rf '%s' && cp -r '%s' '%s'", out, good, out);
-    if (system(cmd) != 0) {
-        fprintf(stderr, "cannot copy the store: %s\n", cmd);
-        exit(2);
-    }
+    copy_store_to(good, dir, tag, out, len);
 }
 
 /* Two 1-D int32 datasets of 6 elements in chunks of 3, an attribute on each of them and
@@ -119,24 +113,8 @@ static void expect_bad(const char *store, const char *needle, const char *what)
     if (f < 0)
         return;
     CHECK(is_nczarr(f), "%s: file id is not served by the nczarr connector", what);
-    hid_t d;
-    herr_t r = -1;
     int buf[6] = {0};
-    H5E_BEGIN_TRY
-    {
-        d = H5Dopen2(f, "bad", H5P_DEFAULT);
-    }
-    H5E_END_TRY
-    take_errors(&et);
-    if (d >= 0) {
-        H5E_BEGIN_TRY
-        {
-            r = H5Dread(d, H5T_NATIVE_INT, H5S_ALL, H5S_ALL, H5P_DEFAULT, buf);
-        }
-        H5E_END_TRY
-        take_errors(&et);
-        H5Dclose(d);
-    }
+    herr_t r = open_and_read_ints(f, "bad", buf, &et);
     CHECK(r < 0, "%s: opening or reading the damaged dataset must fail", what);
     CHECK(nczarr_error_has(&et, needle), "%s: expected an NCZarr error mentioning \"%s\", got:\n%s", what,
           needle, et.text);

@@ -195,24 +195,8 @@ static void expect_bad(const char *store, const char *needle1, const char *needl
     CHECK(f >= 0 && is_nczarr(f), "%s: the store must still open through the connector", what);
     if (f < 0)
         return;
-    hid_t d;
-    herr_t r = -1;
     int buf[6] = {0};
-    H5E_BEGIN_TRY
-    {
-        d = H5Dopen2(f, "bad", H5P_DEFAULT);
-    }
-    H5E_END_TRY
-    take_errors(&et);
-    if (d >= 0) {
-        H5E_BEGIN_TRY
-        {
-            r = H5Dread(d, H5T_NATIVE_INT, H5S_ALL, H5S_ALL, H5P_DEFAULT, buf);
-        }
-        H5E_END_TRY
-        take_errors(&et);
-        H5Dclose(d);
-    }
+    herr_t r = open_and_read_ints(f, "bad", buf, &et);
     CHECK(r < 0, "%s: opening or reading the damaged dataset must fail (read %d %d %d %d %d %d)", what,
           buf[0], buf[1], buf[2], buf[3], buf[4], buf[5]);
     CHECK(nczarr_error_has(&et, needle1) && nczarr_error_has(&et, needle2),
