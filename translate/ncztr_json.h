@@ -133,6 +133,9 @@ typedef struct ncztr_zarray {
  * parses; fill_value decodes; order is "C" or "F"; dimension_separator absent, "." or
  * "/"; compressor null or object with a string "id"; filters null or array of such. */
 herr_t ncztr_zarray_parse(const char *key, const char *text, size_t len, ncztr_zarray *out);
+/* The same checks on .zarray already parsed (with ncztr_json_parse_object, so that large
+ * uint64 literals are marked); root stays the caller's. */
+herr_t ncztr_zarray_from_json(const char *key, json_t *root, ncztr_zarray *out);
 /* Emits .zarray: keys in the order zarr_format, shape, dtype, chunks, fill_value, order,
  * compressor, filters, then dimension_separator only when it is not '.'. Returns
  * malloc'ed text (free with free()) or NULL after pushing an error. */

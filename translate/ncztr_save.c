@@ -4,6 +4,7 @@
  * would otherwise go stale) .zmetadata is rebuilt from the whole model. */
 #include "ncztr_array_internal.h"
 #include "ncztr_chunkio.h"
+#include "ncztr_zmeta.h"
 
 #include <inttypes.h>
 #include <stdlib.h>
@@ -57,17 +58,9 @@ static char *join_key(const char *prefix, const char *name)
 
 static ncztr_dim *add_dim(ncztr_obj *g, const char *name, uint64_t size, bool unlimited)
 {
-    ncztr_dim *nd = realloc(g->dims, (g->ndims + 1) * sizeof *nd);
-    if (!nd)
-        return NULL;
-    g->dims = nd;
-    ncztr_dim *d = &g->dims[g->ndims];
-    if (!(d->name = strdup(name)))
-        return NULL;
-    d->size = size;
-    d->unlimited = unlimited;
-    g->ndims++;
-    g->attrs_dirty = true;
+    ncztr_dim *d = ncztr_group_add_dim(g, name, size, unlimited);
+    if (d)
+        g->attrs_dirty = true;
     return d;
 }
 
@@ -114,10 +107,7 @@ static herr_t resolve_dims(ncztr_obj *o)
             snprintf(name, sizeof name, "_Anonymous_UDim_%" PRIu64 "_%d", o->id, k);
         else
             snprintf(name, sizeof name, "_Anonymous_Dim_%" PRIu64, len);
-        ncztr_dim *d = NULL;
-        for (size_t i = 0; i < f->root->ndims; i++)
-            if (strcmp(f->root->dims[i].name, name) == 0)
-                d = &f->root->dims[i];
+        ncztr_dim *d = ncztr_group_dim(f->root, name);
         if (!d && !(d = add_dim(f->root, name, len, unlim)))
             return NCZ_PUSH(NCZ_E_NOMEM, "out of memory");
         if (unlim && d->size < len) {
@@ -373,9 +363,10 @@ static herr_t save_node(saver *S, ncztr_obj *o)
                 for (int i = 0; i < 2; i++) {
                     char *k = join_key(key, i ? ".zattrs" : ".zarray");
                     NCZ_CHECK_ALLOC(k, FAIL);
-                    json_t *e = json_object_get(o->file->old_cons, k);
+                    json_t *e = NULL;
+                    ncztr_zmeta_get(o->file->old_cons, k, &e);
                     if (e)
-                        json_object_set(S->cons, k, e);
+                        json_object_set_new(S->cons, k, e);
                     free(k);
                 }
             NCZ_GOTO_QUIET(SUCCEED);
