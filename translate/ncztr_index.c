@@ -282,6 +282,49 @@ ncztr_attr *ncztr_attr_by_idx(const ncztr_obj *o, H5_index_t idx, H5_iter_order_
     return nth((void *const *)o->attrs, named, o->nattrs, idx, order, (size_t)n);
 }
 
+/* ---- positions: member arrays are in creation order, so a member's creation order number
+ * finds it by binary search (a scan when that fails, which it cannot unless the order was
+ * broken) ---- */
+
+static size_t pos_of(void *const *v, size_t n, const void *item, uint64_t corder,
+                     uint64_t (*corder_of)(const void *))
+{
+    size_t lo = 0, hi = n;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (corder_of(v[mid]) < corder)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    if (lo < n && v[lo] == item)
+        return lo;
+    for (size_t i = 0; i < n; i++)
+        if (v[i] == item)
+            return i;
+    return n;
+}
+
+static uint64_t obj_corder(const void *o)
+{
+    return ((const ncztr_obj *)o)->corder;
+}
+
+static uint64_t attr_corder(const void *a)
+{
+    return ((const ncztr_attr *)a)->corder;
+}
+
+size_t ncztr_child_pos(const ncztr_obj *g, const ncztr_obj *c)
+{
+    return pos_of((void *const *)g->children, g->nchildren, c, c->corder, obj_corder);
+}
+
+size_t ncztr_attr_pos(const ncztr_obj *o, const ncztr_attr *a)
+{
+    return pos_of((void *const *)o->attrs, o->nattrs, a, a->corder, attr_corder);
+}
+
 /* ---- shared dimensions: indexed by position + 1, since the array moves as it grows ---- */
 
 typedef struct dim_key {

@@ -273,13 +273,12 @@ static void detach(ncztr_obj *o)
     ncztr_obj *p = o->parent;
     if (!p)
         return;
-    for (size_t i = 0; i < p->nchildren; i++)
-        if (p->children[i] == o) {
-            memmove(p->children + i, p->children + i + 1, (p->nchildren - i - 1) * sizeof *p->children);
-            p->nchildren--;
-            ncztr_index_child_removed(p, o);
-            break;
-        }
+    size_t i = ncztr_child_pos(p, o);
+    if (i < p->nchildren) {
+        memmove(p->children + i, p->children + i + 1, (p->nchildren - i - 1) * sizeof *p->children);
+        p->nchildren--;
+        ncztr_index_child_removed(p, o);
+    }
     o->parent = NULL;
     p->attrs_dirty = true;
 }
@@ -929,16 +928,16 @@ herr_t ncztr_attr_delete(ncztr_obj *o, ncztr_attr *a)
 {
     if (o->file->readonly)
         return NCZ_PUSH(NCZ_E_ARGS, "cannot delete attribute \"%s\": the store is open read-only", a->name);
-    for (size_t i = 0; i < o->nattrs; i++)
-        if (o->attrs[i] == a) {
-            memmove(o->attrs + i, o->attrs + i + 1, (o->nattrs - i - 1) * sizeof *o->attrs);
-            o->nattrs--;
-            ncztr_index_attr_removed(o, a);
-            a->deleted = true;
-            o->attrs_dirty = true;
-            ncztr_attr_unref(a);
-            return SUCCEED;
-        }
+    size_t i = ncztr_attr_pos(o, a);
+    if (i < o->nattrs) {
+        memmove(o->attrs + i, o->attrs + i + 1, (o->nattrs - i - 1) * sizeof *o->attrs);
+        o->nattrs--;
+        ncztr_index_attr_removed(o, a);
+        a->deleted = true;
+        o->attrs_dirty = true;
+        ncztr_attr_unref(a);
+        return SUCCEED;
+    }
     return NCZ_PUSH(NCZ_E_NOTFOUND, "attribute \"%s\" does not exist", a->name);
 }
 

@@ -244,6 +244,9 @@ herr_t ncztr_attr_append(ncztr_obj *o, ncztr_attr *a);
 /* A group's shared dimension by name, or NULL; adding one (NULL when out of memory). */
 ncztr_dim *ncztr_group_dim(const ncztr_obj *g, const char *name);
 ncztr_dim *ncztr_group_add_dim(ncztr_obj *g, const char *name, uint64_t size, bool unlimited);
+/* Where a child / an attribute is in its list (the list's length when it is not there). */
+size_t ncztr_child_pos(const ncztr_obj *g, const ncztr_obj *c);
+size_t ncztr_attr_pos(const ncztr_obj *o, const ncztr_attr *a);
 /* Keeping the lookup caches of ncztr_index.c right: every change of a member list goes
  * through these, a renamed member being removed under its old name and added again. */
 void ncztr_index_child_added(ncztr_obj *g, ncztr_obj *c);
