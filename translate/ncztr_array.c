@@ -403,13 +403,10 @@ ncztr_dim *ncztr_find_dim(ncztr_file *f, const char *fqn, ncztr_obj **owner)
     free(gpath);
     if (!g || g->kind != NCZTR_GROUP)
         return NULL;
-    for (size_t i = 0; i < g->ndims; i++)
-        if (strcmp(g->dims[i].name, sl + 1) == 0) {
-            if (owner)
-                *owner = g;
-            return &g->dims[i];
-        }
-    return NULL;
+    ncztr_dim *d = ncztr_group_dim(g, sl + 1);
+    if (d && owner)
+        *owner = g;
+    return d;
 }
 
 /* A kept exact type must describe the stored bytes: an enum over the dtype's integers, a
@@ -471,22 +468,9 @@ static herr_t dims_from_xarray(ncztr_obj *o, json_t *zattrs)
     ncztr_obj *root = o->file->root;
     for (int k = 0; k < a->za.rank; k++) {
         const char *name = json_string_value(json_array_get(ad, (size_t)k));
-        ncztr_dim *d = NULL;
-        for (size_t i = 0; i < root->ndims; i++)
-            if (strcmp(root->dims[i].name, name) == 0)
-                d = &root->dims[i];
-        if (!d) {
-            ncztr_dim *nd = realloc(root->dims, (root->ndims + 1) * sizeof *nd);
-            if (!nd)
-                return NCZ_PUSH(NCZ_E_NOMEM, "out of memory");
-            root->dims = nd;
-            d = &root->dims[root->ndims];
-            if (!(d->name = strdup(name)))
-                return NCZ_PUSH(NCZ_E_NOMEM, "out of memory");
-            d->size = a->za.shape[k];
-            d->unlimited = false;
-            root->ndims++;
-        }
+        ncztr_dim *d = ncztr_group_dim(root, name);
+        if (!d && !(d = ncztr_group_add_dim(root, name, a->za.shape[k], false)))
+            return NCZ_PUSH(NCZ_E_NOMEM, "out of memory");
         if (d->size != a->za.shape[k])
             continue;
         if (asprintf(&a->dimrefs[k], "/%s", name) < 0) {
@@ -497,12 +481,26 @@ static herr_t dims_from_xarray(ncztr_obj *o, json_t *zattrs)
     return SUCCEED;
 }
 
+/* The HDF5 type of a plain dtype, shared by the file's arrays of that dtype: a new
+ * reference to it. */
+static hid_t shared_type(ncztr_file *f, const ncztr_dtype *dt)
+{
+    for (size_t i = 0; i < f->ntypes; i++)
+        if (strcmp(f->types[i].dtype, dt->zarr) == 0)
+            return H5Iinc_ref(f->types[i].type) < 0 ? H5I_INVALID_HID : f->types[i].type;
+    hid_t t = ncztr_dtype_to_hdf5(dt);
+    if (t < 0 || f->ntypes == sizeof f->types / sizeof f->types[0] || H5Iinc_ref(t) < 0)
+        return t;
+    snprintf(f->types[f->ntypes].dtype, sizeof f->types[0].dtype, "%s", dt->zarr);
+    f->types[f->ntypes++].type = t;
+    return t;
+}
+
 herr_t ncztr_array_setup_loaded(ncztr_obj *o, json_t *nca, json_t *zattrs, const char *key, const char *zkey)
 {
     herr_t ret = SUCCEED;
     ncztr_array *a = o->arr;
     ncztr_zarray *za = &a->za;
-    hid_t stype = H5I_INVALID_HID;
     bool fixedstring = false;
     if (nca) {
         if (!json_is_object(nca))
@@ -584,50 +582,85 @@ herr_t ncztr_array_setup_loaded(ncztr_obj *o, json_t *nca, json_t *zattrs, const
     } else {
         a->type = a->vlen_string ? vlen_string_type()
                   : half         ? H5Tcopy(json_string_value(hd)[0] == '>' ? H5T_IEEE_F16BE : H5T_IEEE_F16LE)
-                                 : ncztr_dtype_to_hdf5(&za->dtype);
+                                 : shared_type(o->file, &za->dtype);
     }
     if (a->type < 0)
         NCZ_GOTO(FAIL, NCZ_E_HDF5, "%s: cannot build the HDF5 type", key);
-    if ((stype = ncztr_array_elem_type(a)) < 0)
-        NCZ_GOTO(FAIL, NCZ_E_HDF5, "%s: cannot build the HDF5 type of its chunk elements", key);
-    if ((a->dcpl = H5Pcreate(H5P_DATASET_CREATE)) < 0)
-        NCZ_GOTO(FAIL, NCZ_E_HDF5, "%s: cannot create a dataset creation plist", key);
+    /* HDF5 refuses chunks of 2^32 elements or more: such an array cannot be described
+     * (checked now, as the creation plist is only built when asked for). */
     if (!a->scalar) {
-        /* HDF5 describes chunks of at most 2^32-1 elements; the chunk shape is .zarray's
-         * (its byte size was checked against 2^62 there, so the product cannot wrap). */
-        hsize_t cd[NCZTR_MAX_RANK];
         uint64_t elems = 1;
-        for (int k = 0; k < za->rank; k++)
-            elems *= (cd[k] = za->chunks[k]);
+        for (int k = 0; k < za->rank && elems <= 0xffffffffu; k++)
+            elems = za->chunks[k] > 0xffffffffu ? za->chunks[k] : elems * za->chunks[k];
         if (elems > 0xffffffffu)
             NCZ_GOTO(FAIL, NCZ_E_UNSUPPORTED,
-                     "%s: \"chunks\" gives chunks of %" PRIu64 " elements; HDF5 allows at most 2^32-1", zkey,
-                     elems);
-        if (H5Pset_chunk(a->dcpl, za->rank, cd) < 0)
-            NCZ_GOTO(FAIL, NCZ_E_HDF5, "%s: cannot describe the shape of \"chunks\" to HDF5", zkey);
+                     "%s: \"chunks\" gives chunks of more than 2^32-1 elements, which HDF5 cannot describe",
+                     zkey);
     }
+    if (!za->has_fill && za->dtype.tclass != NCZTR_T_VLEN)
+        a->fill_never = true;
+    a->cache_bytes = NCZTR_DEFAULT_CACHE_BYTES;
+done:
+    return ret;
+}
+
+/* The creation plist of a loaded array, built on first use: a store of 100000 arrays
+ * would otherwise hold 100000 plists (about 10 KiB and tens of microseconds each) that
+ * only H5Dget_create_plist ever reads. */
+static hid_t loaded_dcpl(ncztr_array *a, const char *name)
+{
+    ncztr_zarray *za = &a->za;
+    hid_t stype = H5I_INVALID_HID, dcpl = H5I_INVALID_HID;
+    const char *why = "cannot create a dataset creation plist";
+    if ((stype = ncztr_array_elem_type(a)) < 0) {
+        why = "cannot build the HDF5 type of its chunk elements";
+        goto fail;
+    }
+    if ((dcpl = H5Pcreate(H5P_DATASET_CREATE)) < 0)
+        goto fail;
+    if (!a->scalar) {
+        /* at most 2^32-1 elements: checked when the array was loaded */
+        hsize_t cd[NCZTR_MAX_RANK];
+        for (int k = 0; k < za->rank; k++)
+            cd[k] = za->chunks[k];
+        why = "cannot describe the chunk shape to HDF5";
+        if (H5Pset_chunk(dcpl, za->rank, cd) < 0)
+            goto fail;
+    }
+    why = "cannot set the fill value";
     if (za->dtype.tclass == NCZTR_T_VLEN) {
         /* unwritten elements read as empty sequences, HDF5's default fill */
     } else if (!za->has_fill) {
-        a->fill_never = true;
-        H5Pset_fill_time(a->dcpl, H5D_FILL_TIME_NEVER);
+        H5Pset_fill_time(dcpl, H5D_FILL_TIME_NEVER);
     } else if (a->vlen_string) {
         char *s = strndup((const char *)za->fill, za->dtype.size);
         hid_t vt = vlen_string_type();
-        herr_t r = (s && vt >= 0) ? H5Pset_fill_value(a->dcpl, vt, &s) : FAIL;
+        herr_t r = (s && vt >= 0) ? H5Pset_fill_value(dcpl, vt, &s) : FAIL;
         free(s);
         if (vt >= 0)
             H5Tclose(vt);
         if (r < 0)
-            NCZ_GOTO(FAIL, NCZ_E_HDF5, "%s: cannot set the fill value", key);
-    } else if (H5Pset_fill_value(a->dcpl, stype, za->fill) < 0) {
-        NCZ_GOTO(FAIL, NCZ_E_HDF5, "%s: cannot set the fill value", key);
+            goto fail;
+    } else if (H5Pset_fill_value(dcpl, stype, za->fill) < 0) {
+        goto fail;
     }
-    a->cache_bytes = NCZTR_DEFAULT_CACHE_BYTES;
-done:
+    H5Tclose(stype);
+    a->dcpl = dcpl;
+    return dcpl;
+fail:
     if (stype >= 0)
         H5Tclose(stype);
-    return ret;
+    if (dcpl >= 0)
+        H5Pclose(dcpl);
+    NCZ_PUSH(NCZ_E_HDF5, "dataset \"%s\": %s", name, why);
+    return H5I_INVALID_HID;
+}
+
+/* The array's own creation plist (not a copy), built when missing. */
+static hid_t array_dcpl(const ncztr_obj *o)
+{
+    ncztr_array *a = o->arr;
+    return a->dcpl >= 0 ? a->dcpl : loaded_dcpl(a, o->name);
 }
 
 hid_t ncztr_array_space(const ncztr_obj *o)
@@ -652,7 +685,8 @@ hid_t ncztr_array_type(const ncztr_obj *o)
 
 hid_t ncztr_array_dcpl(const ncztr_obj *o)
 {
-    return H5Pcopy(o->arr->dcpl);
+    hid_t d = array_dcpl(o);
+    return d >= 0 ? H5Pcopy(d) : H5I_INVALID_HID;
 }
 
 /* Calls fn for every chunk index of the grid whose chunk index lies at or beyond lim in
@@ -766,7 +800,10 @@ herr_t ncztr_array_set_extent(ncztr_obj *o, const hsize_t *size)
                  o->name);
     /* As in HDF5: only chunked datasets change extent (the layout is the one the
      * application asked for; every array loaded from a store is chunked). */
-    H5D_layout_t layout = H5Pget_layout(a->dcpl);
+    hid_t dcpl = array_dcpl(o);
+    if (dcpl < 0)
+        NCZ_GOTO_QUIET(FAIL);
+    H5D_layout_t layout = H5Pget_layout(dcpl);
     if (layout == H5D_COMPACT || layout == H5D_CONTIGUOUS)
         NCZ_GOTO(FAIL, NCZ_E_ARGS,
                  "cannot change the extent of dataset \"%s\": it has %s storage, not chunked", o->name,

@@ -5,9 +5,10 @@
 #include "ncztr_model.h"
 
 /* After .zarray was parsed into o->arr->za and attributes were loaded: derives the HDF5
- * type, scalar flag, max dims (unlimited from the referenced dimensions), dimension
- * references and the creation plist. nczarr_array = the `_nczarr_array` object or NULL. */
-/* key names the array's .zattrs, zkey its .zarray, for messages. */
+ * type, scalar flag, max dims (unlimited from the referenced dimensions) and dimension
+ * references; the creation plist is built when first asked for. nczarr_array = the
+ * `_nczarr_array` object or NULL. key names the array's .zattrs, zkey its .zarray, for
+ * messages. */
 herr_t ncztr_array_setup_loaded(ncztr_obj *o, json_t *nczarr_array, json_t *zattrs, const char *key,
                                 const char *zkey);
 /* The HDF5 type of one stored element (fixed strings for vlen-string arrays). */

@@ -1,5 +1,6 @@
 /* Opening, creating, flushing and closing a store as a model. */
 #include "ncztr_model.h"
+#include "ncztr_zmeta.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -37,8 +38,11 @@ static void file_free(ncztr_file *f)
         /* Handles the application still holds keep their nodes alive, detached. */
         ncztr_obj_unref(f->root);
     }
+    nczm_hindex_clear(&f->id_ix);
+    for (size_t i = 0; i < f->ntypes; i++)
+        H5Tclose(f->types[i].type);
     nczm_url_clear(&f->url);
-    json_decref(f->old_cons);
+    ncztr_zmeta_free(f->old_cons);
     free(f->ncproperties);
     free(f);
 }

@@ -156,6 +156,9 @@ typedef struct ncztr_zarray {
  * with a number dtype (NCZTR_T_VLEN); its fill_value is ignored (unwritten elements are
  * empty sequences). */
 herr_t ncztr_zarray_parse(const char *key, const char *text, size_t len, ncztr_zarray *out);
+/* The same checks on .zarray already parsed (with ncztr_json_parse_object, so that large
+ * uint64 literals are marked); root stays the caller's. */
+herr_t ncztr_zarray_from_json(const char *key, json_t *root, ncztr_zarray *out);
 /* Emits .zarray: keys in the order zarr_format, shape, dtype, chunks, fill_value, order,
  * compressor, filters, then dimension_separator only when it is not '.'. Returns
  * malloc'ed text (free with free()) or NULL after pushing an error. */

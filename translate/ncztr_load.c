@@ -4,6 +4,7 @@
  * with one batch request. An array whose metadata is unusable is kept with its error, so
  * the rest of the store stays readable and opening that array reports why. */
 #include "ncztr_array_internal.h"
+#include "ncztr_zmeta.h"
 #include "ncztr_model.h"
 
 #include <stdint.h>
@@ -12,7 +13,7 @@
 
 typedef struct loader {
     ncztr_file *f;
-    json_t *cons; /* the "metadata" object of .zmetadata, or NULL */
+    ncztr_zmeta *cons; /* the .zmetadata, or NULL */
 } loader;
 
 static char *join_key(const char *prefix, const char *name)
@@ -23,45 +24,26 @@ static char *join_key(const char *prefix, const char *name)
     return k;
 }
 
-/* Fetches several JSON objects at once. out[i] = new reference or NULL when absent. A
- * present object that does not parse (or a consolidated entry that is not an object) is
- * an error; with errs != NULL it is not fatal: errs[i] gets its message (malloc'ed) and
- * out[i] stays NULL, so that one damaged object does not make the whole store unreadable.
- * The same goes for an object the store cannot read (refused, damaged); a failure of the
- * whole batch is fatal. */
-static herr_t get_json_many(loader *L, size_t n, char **keys, json_t **out, char **errs)
+/* Reads keys (NULL ones skipped) from the store itself: see get_json_many. An object the
+ * store refuses or cannot read whole (a link out of the store, a damaged zip entry) is as
+ * unusable as one that does not parse; a failure of the whole batch is fatal. */
+static herr_t get_json_store(loader *L, size_t n, char **keys, json_t **out, char **errs)
 {
     herr_t ret = SUCCEED;
-    nczm_get *reqs = NULL;
-    for (size_t i = 0; i < n; i++) {
-        out[i] = NULL;
-        if (errs)
-            errs[i] = NULL;
-    }
-    if (L->cons) {
-        for (size_t i = 0; i < n; i++) {
-            json_t *j = json_object_get(L->cons, keys[i]);
-            if (j && !json_is_object(j)) {
-                if (!errs)
-                    NCZ_GOTO(FAIL, NCZ_E_FORMAT, ".zmetadata: entry \"%s\" is not a JSON object", keys[i]);
-                if (asprintf(&errs[i], ".zmetadata: entry \"%s\" is not a JSON object", keys[i]) < 0) {
-                    errs[i] = NULL;
-                    NCZ_GOTO(FAIL, NCZ_E_NOMEM, "out of memory");
-                }
-                continue;
-            }
-            out[i] = json_incref(j);
-        }
-        NCZ_GOTO_QUIET(SUCCEED);
-    }
-    reqs = calloc(n ? n : 1, sizeof *reqs);
+    nczm_get *reqs = calloc(n ? n : 1, sizeof *reqs);
+    size_t *slot = calloc(n ? n : 1, sizeof *slot), nr = 0;
     NCZ_CHECK_ALLOC(reqs, FAIL);
+    NCZ_CHECK_ALLOC(slot, FAIL);
     for (size_t i = 0; i < n; i++)
-        reqs[i].key = keys[i];
-    nczm_status st = nczm_get_many(L->f->map, n, reqs);
+        if (keys[i]) {
+            slot[nr] = i;
+            reqs[nr++].key = keys[i];
+        }
+    nczm_status st = nczm_get_many(L->f->map, nr, reqs);
     bool first = true; /* the map's message is the first failed request's */
-    for (size_t i = 0; i < n; i++) {
-        nczm_status rs = reqs[i].status;
+    for (size_t r = 0; r < nr; r++) {
+        size_t i = slot[r];
+        nczm_status rs = reqs[r].status;
         if (rs == NCZM_OK || rs == NCZM_NOTFOUND)
             continue;
         const char *why = nczm_status_str(rs);
@@ -75,8 +57,6 @@ static herr_t get_json_many(loader *L, size_t n, char **keys, json_t **out, char
                 why = nczm_errmsg(L->f->map);
             free(b);
         }
-        /* An object the store refuses or cannot read whole (a link out of the store, a
-         * damaged zip entry) is as unusable as one that does not parse. */
         if (!errs || rs == NCZM_NOMEM)
             NCZ_GOTO(FAIL, NCZ_E_STORE, "reading \"%s\" failed: %s", keys[i], why);
         if (asprintf(&errs[i], "reading \"%s\" failed: %s", keys[i], why) < 0) {
@@ -88,11 +68,12 @@ static herr_t get_json_many(loader *L, size_t n, char **keys, json_t **out, char
     }
     if (st != NCZM_OK && st != NCZM_NOTFOUND) /* the batch as a whole failed */
         NCZ_GOTO(FAIL, NCZ_E_STORE, "reading metadata failed: %s", nczm_errmsg(L->f->map));
-    for (size_t i = 0; i < n; i++) {
-        if (reqs[i].status != NCZM_OK)
+    for (size_t r = 0; r < nr; r++) {
+        size_t i = slot[r];
+        if (reqs[r].status != NCZM_OK)
             continue;
         size_t mark = ncz_err_mark();
-        out[i] = ncztr_json_parse_object(keys[i], reqs[i].buf, reqs[i].len);
+        out[i] = ncztr_json_parse_object(keys[i], reqs[r].buf, reqs[r].len);
         if (!out[i]) {
             if (!errs)
                 NCZ_GOTO_QUIET(FAIL);
@@ -103,9 +84,63 @@ static herr_t get_json_many(loader *L, size_t n, char **keys, json_t **out, char
     }
 done:
     if (reqs)
-        for (size_t i = 0; i < n; i++)
-            free(reqs[i].buf);
+        for (size_t r = 0; r < nr; r++)
+            free(reqs[r].buf);
     free(reqs);
+    free(slot);
+    return ret;
+}
+
+/* Fetches several JSON objects at once (NULL keys are skipped). out[i] = new reference or
+ * NULL when absent. A present object that does not parse (or a consolidated entry that is
+ * not an object) is an error; with errs != NULL it is not fatal: errs[i] gets its message
+ * (malloc'ed) and out[i] stays NULL, so that one damaged object does not make the whole
+ * store unreadable. Store failures are always fatal. With .zmetadata its entries replace
+ * the reads; an entry that does not parse is passed over, as a .zmetadata that does not
+ * parse is: the key is read from the store. */
+static herr_t get_json_many(loader *L, size_t n, char **keys, json_t **out, char **errs)
+{
+    herr_t ret = SUCCEED;
+    char **redo = NULL;
+    size_t nredo = 0;
+    for (size_t i = 0; i < n; i++) {
+        out[i] = NULL;
+        if (errs)
+            errs[i] = NULL;
+    }
+    if (!L->cons)
+        return get_json_store(L, n, keys, out, errs);
+    for (size_t i = 0; i < n; i++) {
+        if (!keys[i])
+            continue;
+        json_t *j = NULL;
+        switch (ncztr_zmeta_get(L->cons, keys[i], &j)) {
+        case NCZTR_ZMETA_ABSENT:
+            break;
+        case NCZTR_ZMETA_FOUND:
+            out[i] = j;
+            break;
+        case NCZTR_ZMETA_NOTOBJ:
+            json_decref(j);
+            if (!errs)
+                NCZ_GOTO(FAIL, NCZ_E_FORMAT, ".zmetadata: entry \"%s\" is not a JSON object", keys[i]);
+            if (asprintf(&errs[i], ".zmetadata: entry \"%s\" is not a JSON object", keys[i]) < 0) {
+                errs[i] = NULL;
+                NCZ_GOTO(FAIL, NCZ_E_NOMEM, "out of memory");
+            }
+            break;
+        case NCZTR_ZMETA_BROKEN:
+            if (!redo && !(redo = calloc(n, sizeof *redo)))
+                NCZ_GOTO(FAIL, NCZ_E_NOMEM, "out of memory");
+            redo[i] = keys[i];
+            nredo++;
+            break;
+        }
+    }
+    if (nredo && get_json_store(L, n, redo, out, errs) < 0)
+        NCZ_GOTO_QUIET(FAIL);
+done:
+    free(redo);
     if (ret < 0)
         for (size_t i = 0; i < n; i++) {
             json_decref(out[i]);
@@ -256,20 +291,15 @@ static herr_t load_attrs(ncztr_obj *o, json_t *zattrs, const char *key)
             }
         }
         attr_extras(a, a->load_error ? NULL : ashapes, acsets);
-        ncztr_attr **na2 = realloc(o->attrs, (o->nattrs + 1) * sizeof *o->attrs);
-        if (!na2) {
+        if (ncztr_attr_append(o, a) < 0) {
             ncztr_attrval_clear(&a->val);
             free(a->load_error);
             free(a->load_warning);
             json_decref(a->raw);
             free(a->name);
             free(a);
-            NCZ_GOTO(FAIL, NCZ_E_NOMEM, "out of memory");
+            NCZ_GOTO_QUIET(FAIL);
         }
-        o->attrs = na2;
-        o->attrs_cap = o->nattrs + 1;
-        a->corder = o->next_attr_corder++;
-        o->attrs[o->nattrs++] = a;
     }
 done:
     return ret;
@@ -289,6 +319,7 @@ static herr_t load_dims(ncztr_obj *g, json_t *dims, const char *key)
         NCZ_GOTO(FAIL, NCZ_E_FORMAT, "%s: \"_nczarr_group.dimensions\" must be an object", key);
     g->dims = calloc(n ? n : 1, sizeof *g->dims);
     NCZ_CHECK_ALLOC(g->dims, FAIL);
+    g->dims_cap = n ? n : 1;
     const char *name;
     json_t *v;
     size_t i = 0;
@@ -325,7 +356,7 @@ done:
     return ret;
 }
 
-static herr_t load_group(loader *L, ncztr_obj *g, json_t *zattrs, const char *key);
+static herr_t load_group(loader *L, ncztr_obj *g, json_t *zattrs, const char *key, bool absent);
 
 /* Loads one array. Unusable metadata is remembered as the array's load_error (reported
  * when the application opens it) instead of failing the whole store. */
@@ -334,7 +365,7 @@ static herr_t load_array(ncztr_obj *o, json_t *za, json_t *zattrs, const char *k
 {
     herr_t ret = SUCCEED;
     size_t mark = ncz_err_mark();
-    char *text = NULL, *atkey = join_key(key, ".zattrs");
+    char *atkey = join_key(key, ".zattrs");
     NCZ_CHECK_ALLOC(atkey, FAIL);
     o->arr = calloc(1, sizeof *o->arr);
     NCZ_CHECK_ALLOC(o->arr, FAIL);
@@ -343,9 +374,7 @@ static herr_t load_array(ncztr_obj *o, json_t *za, json_t *zattrs, const char *k
         NCZ_PUSH(NCZ_E_FORMAT, "%s", meta_error);
     } else if (!za) {
         NCZ_PUSH(NCZ_E_FORMAT, "array \"%s\" has no %s", o->name, zkey);
-    } else if ((text = ncztr_json_dump(za)) == NULL) {
-        NCZ_PUSH(NCZ_E_NOMEM, "out of memory");
-    } else if (ncztr_zarray_parse(zkey, text, strlen(text), &o->arr->za) == SUCCEED) {
+    } else if (ncztr_zarray_from_json(zkey, za, &o->arr->za) == SUCCEED) {
         json_t *nca = zattrs ? json_object_get(zattrs, "_nczarr_array") : NULL;
         if (load_attrs(o, zattrs, atkey) == SUCCEED &&
             ncztr_array_setup_loaded(o, nca, zattrs, atkey, zkey) == SUCCEED)
@@ -356,7 +385,6 @@ static herr_t load_array(ncztr_obj *o, json_t *za, json_t *zattrs, const char *k
         o->arr->load_error = strdup("unreadable metadata");
     NCZ_CHECK_ALLOC(o->arr->load_error, FAIL);
 done:
-    free(text);
     free(atkey);
     return ret;
 }
@@ -386,131 +414,114 @@ static herr_t string_list(json_t *arr, const char *what, const char *key, size_t
     return SUCCEED;
 }
 
-/* Lists the children of a pure Zarr group: names under it that hold .zgroup or .zarray. */
+/* Lists the children of a pure Zarr group: names under it that hold .zgroup or .zarray. With
+ * .zmetadata, from the index of its keys, in the order they appear there. */
 static herr_t list_pure(loader *L, const char *key, nczm_list *names)
 {
-    herr_t ret = SUCCEED;
-    if (L->cons) {
-        /* children = first path segments of consolidated keys under key/ */
-        size_t plen = strlen(key);
-        const char *k;
-        json_t *v;
-        json_object_foreach(L->cons, k, v)
-        {
-            (void)v;
-            if (plen && (strncmp(k, key, plen) != 0 || k[plen] != '/'))
-                continue;
-            const char *rest = k + (plen ? plen + 1 : 0);
-            const char *sl = strchr(rest, '/');
-            if (!sl || (strcmp(sl, "/.zgroup") != 0 && strcmp(sl, "/.zarray") != 0))
-                continue;
-            size_t nl = (size_t)(sl - rest);
-            bool dup = false;
-            for (size_t i = 0; i < names->count; i++)
-                if (strlen(names->names[i]) == nl && strncmp(names->names[i], rest, nl) == 0)
-                    dup = true;
-            if (dup)
-                continue;
-            char **nn = realloc(names->names, (names->count + 1) * sizeof *nn);
-            NCZ_CHECK_ALLOC(nn, FAIL);
-            names->names = nn;
-            names->names[names->count] = strndup(rest, nl);
-            NCZ_CHECK_ALLOC(names->names[names->count], FAIL);
-            names->count++;
-        }
-        NCZ_GOTO_QUIET(SUCCEED);
-    }
+    if (L->cons)
+        return ncztr_zmeta_children(L->cons, key, names);
     if (nczm_search(L->f->map, key, names) != NCZM_OK)
-        NCZ_GOTO(FAIL, NCZ_E_STORE, "cannot list \"%s\": %s", *key ? key : "/", nczm_errmsg(L->f->map));
-done:
-    return ret;
+        return NCZ_PUSH(NCZ_E_STORE, "cannot list \"%s\": %s", *key ? key : "/", nczm_errmsg(L->f->map));
+    return SUCCEED;
 }
 
-static herr_t load_children(loader *L, ncztr_obj *g, const char *key, size_t na, const char **arrays,
-                            size_t ng, const char **groups, bool pure)
+/* Children are read in batches: a batch is what a remote store overlaps, and only one
+ * batch of metadata is held in memory at a time, whatever the size of the group. */
+#define LOAD_BATCH 256
+
+/* What load_children knows of the children of one group. */
+typedef struct child_list {
+    const char **names;
+    size_t n, na; /* names[0..na) are listed arrays (NCZarr) */
+    bool pure;
+    const nczm_list *present; /* the group's listing, or NULL: probe every name */
+} child_list;
+
+static bool listed(const nczm_list *l, const char *name)
+{
+    size_t lo = 0, hi = l->count;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        int c = strcmp(l->names[mid], name);
+        if (c == 0)
+            return true;
+        if (c < 0)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return false;
+}
+
+/* Loads children [b, b + m) of cl. */
+static herr_t load_batch(loader *L, ncztr_obj *g, const char *key, const child_list *cl, size_t b, size_t m)
 {
     herr_t ret = SUCCEED;
-    nczm_list names = {0};
-    size_t n = 0;
-    char **keys = NULL;
-    json_t **js = NULL;
-    char **errs = NULL;
-    const char **cnames = NULL;
-    if (pure) {
-        if (list_pure(L, key, &names) < 0)
-            NCZ_GOTO_QUIET(FAIL);
-        n = names.count;
-        cnames = calloc(n ? n : 1, sizeof *cnames);
-        NCZ_CHECK_ALLOC(cnames, FAIL);
-        for (size_t i = 0; i < n; i++)
-            cnames[i] = names.names[i];
-    } else {
-        n = na + ng;
-        cnames = calloc(n ? n : 1, sizeof *cnames);
-        NCZ_CHECK_ALLOC(cnames, FAIL);
-        for (size_t i = 0; i < na; i++)
-            cnames[i] = arrays[i];
-        for (size_t i = 0; i < ng; i++)
-            cnames[na + i] = groups[i];
-    }
-    /* per child: .zgroup, .zarray, .zattrs */
-    keys = calloc(3 * n + 1, sizeof *keys);
-    js = calloc(3 * n + 1, sizeof *js);
-    errs = calloc(3 * n + 1, sizeof *errs);
-    NCZ_CHECK_ALLOC(keys, FAIL);
-    NCZ_CHECK_ALLOC(js, FAIL);
-    NCZ_CHECK_ALLOC(errs, FAIL);
-    size_t nk = 0;
-    for (size_t i = 0; i < n; i++) {
-        if (cnames[i][0] == '.' || ncztr_check_name(cnames[i], "link") < 0) {
-            H5Eclear2(H5E_DEFAULT);
-            if (!pure)
-                NCZ_GOTO(FAIL, NCZ_E_FORMAT, "%s: invalid child name \"%s\"", *key ? key : "/", cnames[i]);
+    /* on the heap: groups may nest thousands deep, and this recurses through them */
+    char **keys = calloc(3 * m, sizeof *keys), **errs = calloc(3 * m, sizeof *errs);
+    json_t **js = calloc(3 * m, sizeof *js);
+    bool *absent = calloc(m, sizeof *absent);
+    if (!keys || !errs || !js || !absent)
+        NCZ_GOTO(FAIL, NCZ_E_NOMEM, "out of memory");
+    /* per child: .zgroup, .zarray, .zattrs; an NCZarr list says which of the first two to
+     * read, and a listing of the group which children exist at all */
+    for (size_t k = 0; k < m; k++) {
+        const char *nm = cl->names[b + k];
+        bool want_group = !cl->pure && b + k >= cl->na, want_array = !cl->pure && b + k < cl->na;
+        if (nm[0] == '.')
+            continue;
+        if (cl->present && !listed(cl->present, nm)) {
+            absent[k] = true;
+            continue;
         }
-        char *ck = join_key(key, cnames[i]);
+        char *ck = join_key(key, nm);
         NCZ_CHECK_ALLOC(ck, FAIL);
-        keys[nk++] = join_key(ck, ".zgroup");
-        keys[nk++] = join_key(ck, ".zarray");
-        keys[nk++] = join_key(ck, ".zattrs");
+        bool oom = false;
+        if (!want_array)
+            oom |= !(keys[3 * k] = join_key(ck, ".zgroup"));
+        if (!want_group)
+            oom |= !(keys[3 * k + 1] = join_key(ck, ".zarray"));
+        oom |= !(keys[3 * k + 2] = join_key(ck, ".zattrs"));
         free(ck);
-        if (!keys[nk - 1] || !keys[nk - 2] || !keys[nk - 3])
+        if (oom)
             NCZ_GOTO(FAIL, NCZ_E_NOMEM, "out of memory");
     }
-    if (get_json_many(L, nk, keys, js, errs) < 0)
+    if (get_json_many(L, 3 * m, keys, js, errs) < 0)
         NCZ_GOTO_QUIET(FAIL);
-    for (size_t i = 0; i < n; i++) {
-        json_t *zg = js[3 * i], *za = js[3 * i + 1], *zat = js[3 * i + 2];
-        const char *zg_err = errs[3 * i], *za_err = errs[3 * i + 1], *zat_err = errs[3 * i + 2];
+    for (size_t k = 0; k < m; k++) {
+        const char *nm = cl->names[b + k];
+        json_t *zg = js[3 * k], *za = js[3 * k + 1], *zat = js[3 * k + 2];
+        const char *zg_err = errs[3 * k], *za_err = errs[3 * k + 1], *zat_err = errs[3 * k + 2];
         bool has_zg = zg || zg_err, has_za = za || za_err;
-        bool want_group = !pure && i >= na, want_array = !pure && i < na;
-        if (cnames[i][0] == '.')
+        bool want_group = !cl->pure && b + k >= cl->na, want_array = !cl->pure && b + k < cl->na;
+        if (nm[0] == '.')
             continue;
-        if (pure && !has_zg && !has_za)
+        if (cl->pure && !has_zg && !has_za)
             continue; /* a chunk or a stray key */
-        if (ncztr_child(g, cnames[i]))
+        if (ncztr_child(g, nm))
             continue; /* listed twice */
-        char *ck = join_key(key, cnames[i]);
+        char *ck = join_key(key, nm);
         NCZ_CHECK_ALLOC(ck, FAIL);
         ncztr_obj *c = NULL;
-        if ((pure && has_zg) || want_group) {
+        if ((cl->pure && has_zg) || want_group) {
             /* Listed as a group but has no .zgroup: keep the group readable. A group whose
              * metadata does not parse cannot be walked: that is an error for the store. */
             if (zg_err || zat_err) {
                 free(ck);
-                NCZ_GOTO(FAIL, NCZ_E_FORMAT, "group \"%s\": %s", cnames[i], zg_err ? zg_err : zat_err);
+                NCZ_GOTO(FAIL, NCZ_E_FORMAT, "group \"%s\": %s", nm, zg_err ? zg_err : zat_err);
             }
-            c = ncztr_obj_new(L->f, NCZTR_GROUP, cnames[i]);
+            c = ncztr_obj_new(L->f, NCZTR_GROUP, nm);
             if (!c || ncztr_obj_attach(g, c) < 0) {
                 ncztr_obj_unref(c);
                 free(ck);
                 NCZ_GOTO_QUIET(FAIL);
             }
-            if (load_group(L, c, zat, ck) < 0) {
+            if (load_group(L, c, zat, ck, absent[k]) < 0) {
                 free(ck);
                 NCZ_GOTO_QUIET(FAIL);
             }
-        } else if ((pure && has_za) || want_array) {
-            c = ncztr_obj_new(L->f, NCZTR_ARRAY, cnames[i]);
+        } else if ((cl->pure && has_za) || want_array) {
+            c = ncztr_obj_new(L->f, NCZTR_ARRAY, nm);
             if (!c || ncztr_obj_attach(g, c) < 0) {
                 ncztr_obj_unref(c);
                 free(ck);
@@ -518,7 +529,12 @@ static herr_t load_children(loader *L, ncztr_obj *g, const char *key, size_t na,
             }
             /* Unparsable .zarray/.zattrs: kept as the array's load error (reported when
              * it is opened); the rest of the store stays readable. */
-            if (load_array(c, za, zat, ck, keys[3 * i + 1], za_err ? za_err : zat_err) < 0) {
+            char *zkey = keys[3 * k + 1] ? NULL : join_key(ck, ".zarray");
+            const char *zk = keys[3 * k + 1] ? keys[3 * k + 1] : zkey;
+            herr_t r = zk ? load_array(c, za, zat, ck, zk, za_err ? za_err : zat_err)
+                          : NCZ_PUSH(NCZ_E_NOMEM, "out of memory");
+            free(zkey);
+            if (r < 0) {
                 free(ck);
                 NCZ_GOTO_QUIET(FAIL);
             }
@@ -526,21 +542,64 @@ static herr_t load_children(loader *L, ncztr_obj *g, const char *key, size_t na,
         free(ck);
     }
 done:
-    if (keys)
-        for (size_t i = 0; i < 3 * n; i++) {
-            free(keys[i]);
-            json_decref(js ? js[i] : NULL);
-            free(errs ? errs[i] : NULL);
-        }
+    for (size_t i = 0; i < 3 * m; i++) {
+        free(keys ? keys[i] : NULL);
+        json_decref(js ? js[i] : NULL);
+        free(errs ? errs[i] : NULL);
+    }
     free(keys);
     free(js);
     free(errs);
-    free(cnames);
-    nczm_list_clear(&names);
+    free(absent);
     return ret;
 }
 
-static herr_t load_group(loader *L, ncztr_obj *g, json_t *zattrs, const char *key)
+static herr_t load_children(loader *L, ncztr_obj *g, const char *key, size_t na, const char **arrays,
+                            size_t ng, const char **groups, bool pure)
+{
+    herr_t ret = SUCCEED;
+    nczm_list names = {0}, present = {0};
+    child_list cl = {NULL, 0, na, pure, NULL};
+    if (pure) {
+        if (list_pure(L, key, &names) < 0)
+            NCZ_GOTO_QUIET(FAIL);
+        cl.n = names.count;
+        cl.names = calloc(cl.n ? cl.n : 1, sizeof *cl.names);
+        NCZ_CHECK_ALLOC(cl.names, FAIL);
+        for (size_t i = 0; i < cl.n; i++)
+            cl.names[i] = names.names[i];
+    } else {
+        cl.n = na + ng;
+        cl.names = calloc(cl.n ? cl.n : 1, sizeof *cl.names);
+        NCZ_CHECK_ALLOC(cl.names, FAIL);
+        for (size_t i = 0; i < na; i++)
+            cl.names[i] = arrays[i];
+        for (size_t i = 0; i < ng; i++)
+            cl.names[na + i] = groups[i];
+        /* One listing of the group instead of a failed read per listed name that is not
+         * there (a damaged or hand-edited list can name 100000s). If the store cannot
+         * list, every name is probed. */
+        if (cl.n && !L->cons && nczm_search(L->f->map, key, &present) == NCZM_OK)
+            cl.present = &present;
+    }
+    for (size_t i = 0; i < cl.n; i++)
+        if (cl.names[i][0] == '.' || ncztr_check_name(cl.names[i], "link") < 0) {
+            H5Eclear2(H5E_DEFAULT);
+            if (!pure)
+                NCZ_GOTO(FAIL, NCZ_E_FORMAT, "%s: invalid child name \"%s\"", *key ? key : "/", cl.names[i]);
+        }
+    for (size_t b = 0; b < cl.n; b += LOAD_BATCH)
+        if (load_batch(L, g, key, &cl, b, cl.n - b < LOAD_BATCH ? cl.n - b : LOAD_BATCH) < 0)
+            NCZ_GOTO_QUIET(FAIL);
+done:
+    free(cl.names);
+    nczm_list_clear(&names);
+    nczm_list_clear(&present);
+    return ret;
+}
+
+/* absent: nothing is stored under key (a listed group that is not there): no listing. */
+static herr_t load_group(loader *L, ncztr_obj *g, json_t *zattrs, const char *key, bool absent)
 {
     herr_t ret = SUCCEED;
     const char **arrays = NULL, **groups = NULL, **hidden = NULL;
@@ -576,7 +635,7 @@ static herr_t load_group(loader *L, ncztr_obj *g, json_t *zattrs, const char *ke
     }
     if (load_attrs(g, zattrs, zkey) < 0)
         NCZ_GOTO_QUIET(FAIL);
-    if (load_children(L, g, key, na, arrays, ng, groups, pure) < 0)
+    if (!(pure && absent) && load_children(L, g, key, na, arrays, ng, groups, pure) < 0)
         NCZ_GOTO_QUIET(FAIL);
     if (nvisible != SIZE_MAX)
         for (size_t i = nvisible; i < na; i++) {
@@ -614,15 +673,17 @@ herr_t ncztr_load_tree(ncztr_file *f)
     char *keys[4] = {".zmetadata", ".zgroup", ".zarray", ".zattrs"};
     json_t *js[4] = {NULL, NULL, NULL, NULL};
     char *errs[4] = {NULL, NULL, NULL, NULL};
-    json_t *zmeta = NULL;
     /* A .zmetadata that cannot be used is ignored, as zarr.open does: the metadata it
      * would have replaced is read from the store itself. */
-    if (get_json_many(&L, 1, keys, &zmeta, errs) < 0)
-        NCZ_GOTO_QUIET(FAIL);
-    if (zmeta) {
-        json_t *m = json_object_get(zmeta, "metadata");
-        if (json_is_object(m))
-            L.cons = m;
+    nczm_get zm = {.key = keys[0]};
+    nczm_status st = nczm_get_many(f->map, 1, &zm);
+    if (st == NCZM_OK && zm.status == NCZM_OK) {
+        bool oom = false;
+        L.cons = ncztr_zmeta_scan(zm.buf, zm.len, &oom);
+        if (oom)
+            NCZ_GOTO_QUIET(FAIL);
+    } else if (zm.status != NCZM_NOTFOUND) {
+        NCZ_GOTO(FAIL, NCZ_E_STORE, "reading \".zmetadata\" failed: %s", nczm_errmsg(f->map));
     }
     if (get_json_many(&L, 3, keys + 1, js + 1, errs + 1) < 0)
         NCZ_GOTO_QUIET(FAIL);
@@ -642,7 +703,7 @@ herr_t ncztr_load_tree(ncztr_file *f)
                      fmt && json_is_integer(fmt) ? "is not 2" : "missing");
         if (zat && json_object_get(zat, "_nczarr_superblock"))
             f->superblock = true;
-        if (load_group(&L, f->root, zat, "") < 0)
+        if (load_group(&L, f->root, zat, "", false) < 0)
             NCZ_GOTO_QUIET(FAIL);
     } else if (za || errs[2]) {
         /* A store whose root is an array: HDF5 needs a root group, so the array appears
@@ -669,13 +730,14 @@ herr_t ncztr_load_tree(ncztr_file *f)
     /* A .zmetadata found on open must not go stale: it is rewritten on every save. */
     if (L.cons && !f->readonly) {
         f->opts.consolidate = true;
-        f->old_cons = json_incref(L.cons);
+        f->old_cons = L.cons;
+        L.cons = NULL;
     }
 done:
     for (int i = 0; i < 4; i++) {
         json_decref(js[i]);
         free(errs[i]);
     }
-    json_decref(zmeta);
+    ncztr_zmeta_free(L.cons);
     return ret;
 }

@@ -74,6 +74,7 @@ static void obj_free(ncztr_obj *o)
     free(o->dims);
     if (o->arr)
         ncztr_array_free(o->arr);
+    ncztr_index_obj_free(o);
     json_decref(o->hdf5);
     free(o->name);
     free(o);
@@ -98,6 +99,7 @@ herr_t ncztr_obj_attach(ncztr_obj *parent, ncztr_obj *child)
     parent->children[parent->nchildren++] = child;
     child->parent = parent;
     child->corder = parent->next_child_corder++;
+    ncztr_index_child_added(parent, child);
     return SUCCEED;
 }
 
@@ -142,122 +144,6 @@ char *ncztr_obj_key(const ncztr_obj *o)
     if (o->at_store_root)
         return strdup("");
     return build_path(o, false);
-}
-
-ncztr_obj *ncztr_child(const ncztr_obj *g, const char *name)
-{
-    if (!g || g->kind != NCZTR_GROUP)
-        return NULL;
-    for (size_t i = 0; i < g->nchildren; i++)
-        if (strcmp(g->children[i]->name, name) == 0)
-            return g->children[i];
-    return NULL;
-}
-
-ncztr_obj *ncztr_find(ncztr_obj *base, const char *path)
-{
-    if (!base || !path)
-        return NULL;
-    ncztr_obj *cur = base;
-    if (path[0] == '/')
-        cur = base->file->root;
-    const char *p = path;
-    while (*p) {
-        while (*p == '/')
-            p++;
-        if (!*p)
-            break;
-        const char *e = strchr(p, '/');
-        size_t l = e ? (size_t)(e - p) : strlen(p);
-        if (l == 1 && p[0] == '.') {
-            /* "." stays here */
-        } else {
-            ncztr_obj *next = NULL;
-            if (cur->kind == NCZTR_GROUP)
-                for (size_t i = 0; i < cur->nchildren; i++)
-                    if (strncmp(cur->children[i]->name, p, l) == 0 && cur->children[i]->name[l] == '\0') {
-                        next = cur->children[i];
-                        break;
-                    }
-            if (!next)
-                return NULL;
-            cur = next;
-        }
-        p += l;
-    }
-    return cur;
-}
-
-herr_t ncztr_lookup(ncztr_obj *base, const char *path, ncztr_obj **out)
-{
-    *out = ncztr_find(base, path);
-    if (!*out) {
-        char *bp = ncztr_obj_path(base);
-        NCZ_PUSH(NCZ_E_NOTFOUND, "object \"%s\" does not exist (relative to \"%s\")", path, bp ? bp : "?");
-        free(bp);
-        return FAIL;
-    }
-    return SUCCEED;
-}
-
-static ncztr_obj *find_id_rec(ncztr_obj *o, uint64_t id)
-{
-    if (o->id == id)
-        return o;
-    for (size_t i = 0; i < o->nchildren; i++) {
-        ncztr_obj *r = find_id_rec(o->children[i], id);
-        if (r)
-            return r;
-    }
-    return NULL;
-}
-
-ncztr_obj *ncztr_find_by_id(ncztr_file *f, uint64_t id)
-{
-    return find_id_rec(f->root, id);
-}
-
-/* Sorting helpers: qsort with a file-static direction flag would not be reentrant, so
- * comparators come in pairs. */
-static int cmp_obj_name(const void *a, const void *b)
-{
-    return strcmp((*(ncztr_obj *const *)a)->name, (*(ncztr_obj *const *)b)->name);
-}
-
-ncztr_obj **ncztr_children_sorted(const ncztr_obj *g, H5_index_t idx, H5_iter_order_t order)
-{
-    size_t n = g->nchildren;
-    ncztr_obj **v = malloc((n ? n : 1) * sizeof *v);
-    if (!v) {
-        NCZ_PUSH(NCZ_E_NOMEM, "out of memory listing a group");
-        return NULL;
-    }
-    if (n)
-        memcpy(v, g->children, n * sizeof *v);
-    if (idx == H5_INDEX_NAME && n > 1)
-        qsort(v, n, sizeof *v, cmp_obj_name);
-    if (order == H5_ITER_DEC)
-        for (size_t i = 0; i < n / 2; i++) {
-            ncztr_obj *t = v[i];
-            v[i] = v[n - 1 - i];
-            v[n - 1 - i] = t;
-        }
-    return v;
-}
-
-ncztr_obj *ncztr_child_by_idx(const ncztr_obj *g, H5_index_t idx, H5_iter_order_t order, hsize_t n)
-{
-    if (!g || g->kind != NCZTR_GROUP || n >= g->nchildren) {
-        NCZ_PUSH(NCZ_E_NOTFOUND, "link index %llu is out of range (the group has %zu links)",
-                 (unsigned long long)n, g ? g->nchildren : 0);
-        return NULL;
-    }
-    ncztr_obj **v = ncztr_children_sorted(g, idx, order);
-    if (!v)
-        return NULL;
-    ncztr_obj *r = v[n];
-    free(v);
-    return r;
 }
 
 herr_t ncztr_check_name(const char *name, const char *what)
@@ -390,12 +276,12 @@ static void detach(ncztr_obj *o)
     ncztr_obj *p = o->parent;
     if (!p)
         return;
-    for (size_t i = 0; i < p->nchildren; i++)
-        if (p->children[i] == o) {
-            memmove(p->children + i, p->children + i + 1, (p->nchildren - i - 1) * sizeof *p->children);
-            p->nchildren--;
-            break;
-        }
+    size_t i = ncztr_child_pos(p, o);
+    if (i < p->nchildren) {
+        memmove(p->children + i, p->children + i + 1, (p->nchildren - i - 1) * sizeof *p->children);
+        p->nchildren--;
+        ncztr_index_child_removed(p, o);
+    }
     o->parent = NULL;
     p->attrs_dirty = true;
 }
@@ -562,12 +448,15 @@ herr_t ncztr_link_anon(ncztr_obj *o, ncztr_obj *parent, const char *name)
     char *nm = strdup(name);
     if (!nm)
         return NCZ_PUSH(NCZ_E_NOMEM, "out of memory linking \"%s\"", name);
+    /* Named before it is attached: the parent's name index takes the name it has then. */
+    char *old = o->name;
+    o->name = nm;
     if (ncztr_obj_attach(parent, o) < 0) {
+        o->name = old;
         free(nm);
         return FAIL;
     }
-    free(o->name);
-    o->name = nm;
+    free(old);
     o->anonymous = false;
     ncztr_obj_ref(o); /* the tree's reference */
     o->is_new = o->meta_dirty = o->attrs_dirty = true;
@@ -622,12 +511,10 @@ static herr_t copy_attrs(const ncztr_obj *src, ncztr_obj *dst)
             NCZ_PUSH(NCZ_E_NOMEM, "out of memory copying attribute \"%s\"", sa->name);
             copied = false;
         }
-        if (!copied || grow((void **)&dst->attrs, &dst->attrs_cap, dst->nattrs + 1, sizeof *dst->attrs) < 0) {
+        if (!copied || ncztr_attr_append(dst, a) < 0) {
             attr_free(a);
             return FAIL;
         }
-        a->corder = dst->next_attr_corder++;
-        dst->attrs[dst->nattrs++] = a;
     }
     dst->attrs_dirty = true;
     return SUCCEED;
@@ -829,55 +716,6 @@ bool ncztr_attr_is_reserved(const char *name)
            strcmp(name, "_NCProperties") == 0;
 }
 
-ncztr_attr *ncztr_attr_find(const ncztr_obj *o, const char *name)
-{
-    for (size_t i = 0; i < o->nattrs; i++)
-        if (strcmp(o->attrs[i]->name, name) == 0)
-            return o->attrs[i];
-    return NULL;
-}
-
-static int cmp_attr_name(const void *a, const void *b)
-{
-    return strcmp((*(ncztr_attr *const *)a)->name, (*(ncztr_attr *const *)b)->name);
-}
-
-ncztr_attr **ncztr_attrs_sorted(const ncztr_obj *o, H5_index_t idx, H5_iter_order_t order)
-{
-    size_t n = o->nattrs;
-    ncztr_attr **v = malloc((n ? n : 1) * sizeof *v);
-    if (!v) {
-        NCZ_PUSH(NCZ_E_NOMEM, "out of memory listing attributes");
-        return NULL;
-    }
-    if (n)
-        memcpy(v, o->attrs, n * sizeof *v);
-    if (idx == H5_INDEX_NAME && n > 1)
-        qsort(v, n, sizeof *v, cmp_attr_name);
-    if (order == H5_ITER_DEC)
-        for (size_t i = 0; i < n / 2; i++) {
-            ncztr_attr *t = v[i];
-            v[i] = v[n - 1 - i];
-            v[n - 1 - i] = t;
-        }
-    return v;
-}
-
-ncztr_attr *ncztr_attr_by_idx(const ncztr_obj *o, H5_index_t idx, H5_iter_order_t order, hsize_t n)
-{
-    if (n >= o->nattrs) {
-        NCZ_PUSH(NCZ_E_NOTFOUND, "attribute index %llu is out of range (the object has %zu attributes)",
-                 (unsigned long long)n, o->nattrs);
-        return NULL;
-    }
-    ncztr_attr **v = ncztr_attrs_sorted(o, idx, order);
-    if (!v)
-        return NULL;
-    ncztr_attr *a = v[n];
-    free(v);
-    return a;
-}
-
 herr_t ncztr_attr_create(ncztr_obj *o, const char *name, hid_t type, hid_t space, ncztr_attr **out)
 {
     herr_t ret = SUCCEED;
@@ -927,10 +765,8 @@ herr_t ncztr_attr_create(ncztr_obj *o, const char *name, hid_t type, hid_t space
     size_t esz = H5Tget_size(type);
     a->val.data = calloc(a->val.nelem ? a->val.nelem : 1, esz);
     NCZ_CHECK_ALLOC(a->val.data, FAIL);
-    if (grow((void **)&o->attrs, &o->attrs_cap, o->nattrs + 1, sizeof *o->attrs) < 0)
+    if (ncztr_attr_append(o, a) < 0)
         NCZ_GOTO_QUIET(FAIL);
-    a->corder = o->next_attr_corder++;
-    o->attrs[o->nattrs++] = a;
     o->attrs_dirty = true;
     ncztr_attr_ref(a);
     *out = a;
@@ -1104,15 +940,16 @@ herr_t ncztr_attr_delete(ncztr_obj *o, ncztr_attr *a)
 {
     if (o->file->readonly)
         return NCZ_PUSH(NCZ_E_ARGS, "cannot delete attribute \"%s\": the store is open read-only", a->name);
-    for (size_t i = 0; i < o->nattrs; i++)
-        if (o->attrs[i] == a) {
-            memmove(o->attrs + i, o->attrs + i + 1, (o->nattrs - i - 1) * sizeof *o->attrs);
-            o->nattrs--;
-            a->deleted = true;
-            o->attrs_dirty = true;
-            ncztr_attr_unref(a);
-            return SUCCEED;
-        }
+    size_t i = ncztr_attr_pos(o, a);
+    if (i < o->nattrs) {
+        memmove(o->attrs + i, o->attrs + i + 1, (o->nattrs - i - 1) * sizeof *o->attrs);
+        o->nattrs--;
+        ncztr_index_attr_removed(o, a);
+        a->deleted = true;
+        o->attrs_dirty = true;
+        ncztr_attr_unref(a);
+        return SUCCEED;
+    }
     return NCZ_PUSH(NCZ_E_NOTFOUND, "attribute \"%s\" does not exist", a->name);
 }
 
@@ -1129,8 +966,10 @@ herr_t ncztr_attr_rename(ncztr_obj *o, ncztr_attr *a, const char *new_name)
     char *n = strdup(new_name);
     if (!n)
         return NCZ_PUSH(NCZ_E_NOMEM, "out of memory renaming attribute");
+    ncztr_index_attr_removed(o, a);
     free(a->name);
     a->name = n;
+    ncztr_index_attr_added(o, a);
     o->attrs_dirty = true;
     return SUCCEED;
 }

@@ -14,6 +14,7 @@
 #include "ncztr_err.h"
 #include "ncztr_json.h"
 #include "nczm.h"
+#include "nczm_hash.h"
 
 #include <stdbool.h>
 
@@ -99,7 +100,11 @@ struct ncztr_obj {
     size_t nchildren, children_cap;
     uint64_t next_child_corder;
     ncztr_dim *dims; /* shared dimensions defined here */
-    size_t ndims;
+    size_t ndims, dims_cap;
+    /* lookup caches (ncztr_index.c): by name, and the members sorted by name */
+    nczm_hindex child_ix, attr_ix, dim_ix;
+    ncztr_obj **child_by_name;
+    ncztr_attr **attr_by_name;
     /* array */
     ncztr_array *arr;
 };
@@ -112,11 +117,20 @@ struct ncztr_file {
     bool root_is_array; /* the store root is an array: shown as "/<basename>" */
     ncztr_obj *root;
     uint64_t next_id;
-    bool superblock;    /* an NCZarr superblock was found (or we write one) */
-    char *ncproperties; /* _NCProperties text to keep, may be NULL */
-    json_t *old_cons;   /* the "metadata" of the .zmetadata found on open (owned), or NULL:
-                           entries of arrays the connector could not load are kept from it */
+    bool superblock;              /* an NCZarr superblock was found (or we write one) */
+    char *ncproperties;           /* _NCProperties text to keep, may be NULL */
+    struct ncztr_zmeta *old_cons; /* the .zmetadata found on open (owned), or NULL: entries
+                                     of arrays the connector could not load are kept from it */
     size_t default_maxstrlen;
+    nczm_hindex id_ix; /* linked objects by id (ncztr_index.c), empty until asked for */
+    /* The HDF5 types of loaded arrays of plain dtypes, one per dtype ("<i4"): the arrays
+     * share it (by reference count; a type is never changed once made), since making
+     * 100000 copies of one type costs more than the rest of setting the arrays up. */
+    struct {
+        char dtype[NCZTR_DTYPE_MAX];
+        hid_t type;
+    } types[16];
+    size_t ntypes;
 };
 
 /* ---- files ---- */
@@ -144,6 +158,8 @@ ncztr_obj *ncztr_find(ncztr_obj *base, const char *path);
 herr_t ncztr_lookup(ncztr_obj *base, const char *path, ncztr_obj **out);
 ncztr_obj *ncztr_find_by_id(ncztr_file *f, uint64_t id);
 ncztr_obj *ncztr_child(const ncztr_obj *g, const char *name);
+/* The child named by the first len bytes of name. */
+ncztr_obj *ncztr_child_len(const ncztr_obj *g, const char *name, size_t len);
 /* The n-th child in the given index and order (name index sorts by strcmp). */
 ncztr_obj *ncztr_child_by_idx(const ncztr_obj *g, H5_index_t idx, H5_iter_order_t order, hsize_t n);
 /* Children sorted as asked: a malloc'ed array of g->nchildren pointers. */
@@ -251,6 +267,22 @@ bool ncztr_convert_needs_bkg(hid_t src_t, hid_t dst_t);
 /* internal to translate/ */
 ncztr_obj *ncztr_obj_new(ncztr_file *f, ncztr_objkind kind, const char *name);
 herr_t ncztr_obj_attach(ncztr_obj *parent, ncztr_obj *child);
+/* Appends an attribute (its name not yet used on o) in creation order. */
+herr_t ncztr_attr_append(ncztr_obj *o, ncztr_attr *a);
+/* A group's shared dimension by name, or NULL; adding one (NULL when out of memory). */
+ncztr_dim *ncztr_group_dim(const ncztr_obj *g, const char *name);
+ncztr_dim *ncztr_group_add_dim(ncztr_obj *g, const char *name, uint64_t size, bool unlimited);
+/* Where a child / an attribute is in its list (the list's length when it is not there). */
+size_t ncztr_child_pos(const ncztr_obj *g, const ncztr_obj *c);
+size_t ncztr_attr_pos(const ncztr_obj *o, const ncztr_attr *a);
+/* Keeping the lookup caches of ncztr_index.c right: every change of a member list goes
+ * through these, a renamed member being removed under its old name and added again. */
+void ncztr_index_child_added(ncztr_obj *g, ncztr_obj *c);
+void ncztr_index_child_removed(ncztr_obj *g, ncztr_obj *c);
+void ncztr_index_attr_added(ncztr_obj *o, ncztr_attr *a);
+void ncztr_index_attr_removed(ncztr_obj *o, ncztr_attr *a);
+void ncztr_index_tree_changed(ncztr_file *f);
+void ncztr_index_obj_free(ncztr_obj *o);
 herr_t ncztr_load_tree(ncztr_file *f);
 herr_t ncztr_save_tree(ncztr_file *f);
 

@@ -4,6 +4,7 @@
  * would otherwise go stale) .zmetadata is rebuilt from the whole model. */
 #include "ncztr_array_internal.h"
 #include "ncztr_chunkio.h"
+#include "ncztr_zmeta.h"
 
 #include <inttypes.h>
 #include <stdlib.h>
@@ -15,7 +16,17 @@ typedef struct saver {
     char **keys;
     char **bufs;
     size_t n, cap;
-    json_t *cons; /* consolidated metadata being built, or NULL */
+    /* .zmetadata being built: its entries' keys and texts in order (a text is the put's
+     * when the object is also written, else owned here), by key in ix. As text, not as
+     * one JSON tree: the tree of 100000 arrays cost more than all the rest of a save. */
+    bool cons;
+    struct centry {
+        char *key;
+        const char *text;
+        char *own;
+    } * ce;
+    size_t nce, cecap;
+    nczm_hindex ix;
 } saver;
 
 static herr_t add_put(saver *S, char *key, char *text)
@@ -57,17 +68,9 @@ static char *join_key(const char *prefix, const char *name)
 
 static ncztr_dim *add_dim(ncztr_obj *g, const char *name, uint64_t size, bool unlimited)
 {
-    ncztr_dim *nd = realloc(g->dims, (g->ndims + 1) * sizeof *nd);
-    if (!nd)
-        return NULL;
-    g->dims = nd;
-    ncztr_dim *d = &g->dims[g->ndims];
-    if (!(d->name = strdup(name)))
-        return NULL;
-    d->size = size;
-    d->unlimited = unlimited;
-    g->ndims++;
-    g->attrs_dirty = true;
+    ncztr_dim *d = ncztr_group_add_dim(g, name, size, unlimited);
+    if (d)
+        g->attrs_dirty = true;
     return d;
 }
 
@@ -114,10 +117,7 @@ static herr_t resolve_dims(ncztr_obj *o)
             snprintf(name, sizeof name, "_Anonymous_UDim_%" PRIu64 "_%d", o->id, k);
         else
             snprintf(name, sizeof name, "_Anonymous_Dim_%" PRIu64, len);
-        ncztr_dim *d = NULL;
-        for (size_t i = 0; i < f->root->ndims; i++)
-            if (strcmp(f->root->dims[i].name, name) == 0)
-                d = &f->root->dims[i];
+        ncztr_dim *d = ncztr_group_dim(f->root, name);
         if (!d && !(d = add_dim(f->root, name, len, unlim)))
             return NCZ_PUSH(NCZ_E_NOMEM, "out of memory");
         if (unlim && d->size < len) {
@@ -355,27 +355,103 @@ done:
     return ret;
 }
 
-static herr_t emit(saver *S, const char *key, const char *name, json_t *j, bool write)
+static int centry_match(const void *item, const void *key, size_t len)
 {
-    char *k = join_key(key, name);
-    if (!k) {
-        json_decref(j);
-        return NCZ_PUSH(NCZ_E_NOMEM, "out of memory");
-    }
-    if (S->cons)
-        json_object_set(S->cons, k, j);
-    if (!write) {
+    (void)len;
+    const struct {
+        const struct centry *ce;
+        const char *k;
+    } *q = key;
+    return strcmp(q->ce[(uintptr_t)item - 1].key, q->k) == 0;
+}
+
+/* Adds k (taken over) with its text to .zmetadata; own: the text is the entry's to free.
+ * A key given again replaces its text in place, as setting a JSON object member does. */
+static herr_t cons_add(saver *S, char *k, const char *text, char *own)
+{
+    struct {
+        const struct centry *ce;
+        const char *k;
+    } q = {S->ce, k};
+    uint64_t h = nczm_hash_str(k, strlen(k));
+    void *hit = nczm_hindex_find(&S->ix, h, centry_match, &q, 0);
+    if (hit) {
+        struct centry *e = &S->ce[(uintptr_t)hit - 1];
+        free(e->own);
+        e->text = text;
+        e->own = own;
         free(k);
-        json_decref(j);
         return SUCCEED;
     }
-    char *text = ncztr_json_dump(j);
-    json_decref(j);
-    if (!text) {
+    if (S->nce == S->cecap) {
+        size_t nc = S->cecap ? S->cecap * 2 : 64;
+        struct centry *n = realloc(S->ce, nc * sizeof *n);
+        if (!n)
+            goto nomem;
+        S->ce = n;
+        S->cecap = nc;
+    }
+    if (nczm_hindex_add(&S->ix, h, (void *)(uintptr_t)(S->nce + 1)) != 0)
+        goto nomem;
+    S->ce[S->nce++] = (struct centry){k, text, own};
+    return SUCCEED;
+nomem:
+    free(k);
+    free(own);
+    return NCZ_PUSH(NCZ_E_NOMEM, "out of memory building .zmetadata");
+}
+
+/* key/name with its JSON text (taken over): written when write, kept for .zmetadata when
+ * consolidating. */
+static herr_t emit_text(saver *S, const char *key, const char *name, char *text, bool write)
+{
+    char *k = join_key(key, name), *ck = NULL;
+    if (!k || (S->cons && !(ck = strdup(k)))) {
         free(k);
+        free(text);
+        return NCZ_PUSH(NCZ_E_NOMEM, "out of memory");
+    }
+    if (!write) {
+        free(k);
+        return S->cons ? cons_add(S, ck, text, text) : (free(text), SUCCEED);
+    }
+    if (add_put(S, k, text) < 0) {
+        free(ck);
         return FAIL;
     }
-    return add_put(S, k, text);
+    return S->cons ? cons_add(S, ck, text, NULL) : SUCCEED;
+}
+
+static herr_t emit(saver *S, const char *key, const char *name, json_t *j, bool write)
+{
+    char *text = ncztr_json_dump(j);
+    json_decref(j);
+    return text ? emit_text(S, key, name, text, write) : FAIL;
+}
+
+/* .zmetadata from the entries, formatted as ncztr_json_dump formats objects. */
+static char *cons_text(const saver *S)
+{
+    size_t len = 64;
+    for (size_t i = 0; i < S->nce; i++)
+        len += 2 * strlen(S->ce[i].key) + 8 + strlen(S->ce[i].text) + 4;
+    char *out = malloc(len), *p = out;
+    if (!out)
+        return NULL;
+    p += sprintf(p, "{\"metadata\": {");
+    for (size_t i = 0; i < S->nce; i++) {
+        json_t *ks = json_string(S->ce[i].key);
+        char *kt = ks ? ncztr_json_dump(ks) : NULL; /* the key, quoted and escaped */
+        json_decref(ks);
+        if (!kt) {
+            free(out);
+            return NULL;
+        }
+        p += sprintf(p, "%s%s: %s", i ? ", " : "", kt, S->ce[i].text);
+        free(kt);
+    }
+    sprintf(p, "}, \"zarr_consolidated_format\": 1}");
+    return out;
 }
 
 static herr_t save_node(saver *S, ncztr_obj *o)
@@ -397,12 +473,14 @@ static herr_t save_node(saver *S, ncztr_obj *o)
             /* never rewrite what we could not read; keep its consolidated entries */
             if (S->cons && o->file->old_cons)
                 for (int i = 0; i < 2; i++) {
-                    char *k = join_key(key, i ? ".zattrs" : ".zarray");
+                    const char *name = i ? ".zattrs" : ".zarray";
+                    char *k = join_key(key, name);
                     NCZ_CHECK_ALLOC(k, FAIL);
-                    json_t *e = json_object_get(o->file->old_cons, k);
-                    if (e)
-                        json_object_set(S->cons, k, e);
+                    json_t *e = NULL;
+                    ncztr_zmeta_get(o->file->old_cons, k, &e);
                     free(k);
+                    if (e && emit(S, key, name, e, false) < 0)
+                        NCZ_GOTO_QUIET(FAIL);
                 }
             NCZ_GOTO_QUIET(SUCCEED);
         }
@@ -410,11 +488,7 @@ static herr_t save_node(saver *S, ncztr_obj *o)
             NCZ_GOTO_QUIET(FAIL);
         if (o->meta_dirty || S->cons) {
             char *text = ncztr_zarray_dump(&o->arr->za);
-            if (!text)
-                NCZ_GOTO_QUIET(FAIL);
-            json_t *j = ncztr_json_parse_object(".zarray", text, strlen(text));
-            free(text);
-            if (!j || emit(S, key, ".zarray", j, o->meta_dirty) < 0)
+            if (!text || emit_text(S, key, ".zarray", text, o->meta_dirty) < 0)
                 NCZ_GOTO_QUIET(FAIL);
         }
     }
@@ -439,20 +513,15 @@ herr_t ncztr_save_tree(ncztr_file *f)
 {
     herr_t ret = SUCCEED;
     saver S = {.f = f};
-    json_t *zmeta = NULL;
     if (f->readonly)
         return SUCCEED;
     if (resolve_dims(f->root) < 0)
         NCZ_GOTO_QUIET(FAIL);
-    if (f->opts.consolidate)
-        S.cons = json_object();
+    S.cons = f->opts.consolidate;
     if (save_node(&S, f->root) < 0)
         NCZ_GOTO_QUIET(FAIL);
     if (S.cons && S.n > 0) {
-        zmeta = json_object();
-        json_object_set(zmeta, "metadata", S.cons);
-        json_object_set_new(zmeta, "zarr_consolidated_format", json_integer(1));
-        char *text = ncztr_json_dump(zmeta);
+        char *text = cons_text(&S);
         char *k = strdup(".zmetadata");
         if (!text || !k) {
             free(text);
@@ -481,7 +550,11 @@ done:
     free(S.puts);
     free(S.keys);
     free(S.bufs);
-    json_decref(S.cons);
-    json_decref(zmeta);
+    for (size_t i = 0; i < S.nce; i++) {
+        free(S.ce[i].key);
+        free(S.ce[i].own);
+    }
+    free(S.ce);
+    nczm_hindex_clear(&S.ix);
     return ret;
 }

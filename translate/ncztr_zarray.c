@@ -92,8 +92,22 @@ done:
 
 herr_t ncztr_zarray_parse(const char *key, const char *text, size_t len, ncztr_zarray *out)
 {
+    if (!key)
+        key = ".zarray";
+    if (!out)
+        return NCZ_PUSH(NCZ_E_ARGS, "%s: no output", key);
+    memset(out, 0, sizeof *out);
+    json_t *root = ncztr_json_parse_object(key, text, len);
+    if (!root)
+        return FAIL;
+    herr_t ret = ncztr_zarray_from_json(key, root, out);
+    json_decref(root);
+    return ret;
+}
+
+herr_t ncztr_zarray_from_json(const char *key, json_t *root, ncztr_zarray *out)
+{
     herr_t ret = SUCCEED;
-    json_t *root = NULL;
     json_t *j;
     ncztr_zarray za;
     int rank, crank;
@@ -105,8 +119,10 @@ herr_t ncztr_zarray_parse(const char *key, const char *text, size_t len, ncztr_z
     if (!out)
         NCZ_GOTO(FAIL, NCZ_E_ARGS, "%s: no output", key);
     memset(out, 0, sizeof *out);
-    if (!(root = ncztr_json_parse_object(key, text, len)))
-        NCZ_GOTO_QUIET(FAIL);
+    if (!json_is_object(root))
+        NCZ_GOTO(FAIL, NCZ_E_FORMAT, "%s: top-level JSON value must be an object", key);
+    /* The parts kept as JSON below are copies: out must not share (and so pin, or see
+     * changes of) a tree that belongs to the caller. */
 
     j = json_object_get(root, "zarr_format");
     if (!j)
@@ -141,7 +157,8 @@ herr_t ncztr_zarray_parse(const char *key, const char *text, size_t len, ncztr_z
         if (za.dtype.size == 0)
             NCZ_GOTO(FAIL, NCZ_E_FORMAT, "%s: structured dtype of size 0", key);
         snprintf(za.dtype.zarr, sizeof za.dtype.zarr, "|V%zu", za.dtype.size);
-        za.structured = json_incref(j);
+        if (!(za.structured = json_deep_copy(j)))
+            NCZ_GOTO(FAIL, NCZ_E_NOMEM, "out of memory reading %s", key);
     } else if (!json_is_string(j)) {
         NCZ_GOTO(FAIL, NCZ_E_FORMAT, "%s: \"dtype\" must be a string or a list of fields", key);
     } else if (is_vlen_array(root, json_string_value(j))) {
@@ -205,7 +222,8 @@ herr_t ncztr_zarray_parse(const char *key, const char *text, size_t len, ncztr_z
         if (!is_codec(j))
             NCZ_GOTO(FAIL, NCZ_E_FORMAT, "%s: \"compressor\" must be null or an object with a string \"id\"",
                      key);
-        za.compressor = json_incref(j);
+        if (!(za.compressor = json_deep_copy(j)))
+            NCZ_GOTO(FAIL, NCZ_E_NOMEM, "out of memory reading %s", key);
     }
     j = json_object_get(root, "filters");
     if (j && !json_is_null(j)) {
@@ -215,7 +233,8 @@ herr_t ncztr_zarray_parse(const char *key, const char *text, size_t len, ncztr_z
             if (!is_codec(json_array_get(j, i)))
                 NCZ_GOTO(FAIL, NCZ_E_FORMAT,
                          "%s: \"filters\" element %zu must be an object with a string \"id\"", key, i);
-        za.filters = json_incref(j);
+        if (!(za.filters = json_deep_copy(j)))
+            NCZ_GOTO(FAIL, NCZ_E_NOMEM, "out of memory reading %s", key);
     }
 
     if (!za.has_fill) {
@@ -226,7 +245,6 @@ herr_t ncztr_zarray_parse(const char *key, const char *text, size_t len, ncztr_z
     memset(&za, 0, sizeof za);
 done:
     ncztr_zarray_clear(&za);
-    json_decref(root);
     return ret;
 }
 

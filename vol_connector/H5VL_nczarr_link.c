@@ -188,10 +188,7 @@ static ncztr_obj *deepest_existing(ncztr_obj *base, const char *path)
         if (l == 0 || p[l + strspn(p + l, "/")] == '\0')
             break; /* no component, or the last one: the name of the new link */
         if (!(l == 1 && p[0] == '.')) {
-            ncztr_obj *next = NULL;
-            for (size_t i = 0; cur->kind == NCZTR_GROUP && i < cur->nchildren; i++)
-                if (strncmp(cur->children[i]->name, p, l) == 0 && cur->children[i]->name[l] == '\0')
-                    next = cur->children[i];
+            ncztr_obj *next = ncztr_child_len(cur, p, l);
             if (!next)
                 break;
             cur = next;

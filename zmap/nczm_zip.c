@@ -10,6 +10,7 @@
  * object written in this session in memory (pend[], indexed like the archive's entries):
  * the buffers stay alive for libzip and serve read-back of our own writes. */
 #include "nczm_impl.h"
+#include "nczm_zipidx.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -24,16 +25,6 @@ typedef struct pending {
     size_t len;
 } pending;
 
-/* Every prefix (folder) that has held something, as keys ("a", "a/b"). A root-layout
- * archive has no directory entries, so without this, telling whether a key is a prefix
- * would take a scan of all entries on every write. Never shrinks: a hit is confirmed by a
- * scan, which is rare (it means writing an object where a folder is or was). */
-typedef struct prefix_set {
-    char **slots; /* open addressing; NULL = empty */
-    size_t cap;   /* power of two, or 0 */
-    size_t count;
-} prefix_set;
-
 typedef struct zip_map {
     nczm_map base; /* must stay first: the dispatcher frees the block through it */
     zip_t *za;
@@ -41,7 +32,7 @@ typedef struct zip_map {
     size_t folderlen;
     pending *pend;
     size_t npend;
-    prefix_set prefixes;
+    nczm_zxindex ix; /* the entries under folder, by path segment */
 } zip_map;
 
 #define ZM(map) ((zip_map *)(map))
@@ -245,85 +236,15 @@ static const pending *pend_of(const zip_map *zm, zip_uint64_t idx)
     return idx < zm->npend && zm->pend[idx].data ? &zm->pend[idx] : NULL;
 }
 
-static size_t hash_name(const char *s, size_t n)
+static int index_entries(zip_map *zm)
 {
-    uint64_t h = 1469598103934665603u; /* FNV-1a */
-    for (size_t i = 0; i < n; i++)
-        h = (h ^ (unsigned char)s[i]) * 1099511628211u;
-    return (size_t)h;
-}
-
-static int pset_has(const prefix_set *ps, const char *s, size_t n)
-{
-    if (!ps->cap)
-        return 0;
-    for (size_t i = hash_name(s, n) & (ps->cap - 1);; i = (i + 1) & (ps->cap - 1)) {
-        const char *e = ps->slots[i];
-        if (!e)
-            return 0;
-        if (strncmp(e, s, n) == 0 && e[n] == '\0')
-            return 1;
-    }
-}
-
-static void pset_put(prefix_set *ps, char *owned)
-{
-    size_t i = hash_name(owned, strlen(owned)) & (ps->cap - 1);
-    while (ps->slots[i])
-        i = (i + 1) & (ps->cap - 1);
-    ps->slots[i] = owned;
-    ps->count++;
-}
-
-static int pset_add(prefix_set *ps, const char *s, size_t n)
-{
-    if (pset_has(ps, s, n))
-        return 0;
-    if ((ps->count + 1) * 2 > ps->cap) {
-        prefix_set grown = {NULL, ps->cap ? ps->cap * 2 : 64, 0};
-        if (!(grown.slots = calloc(grown.cap, sizeof *grown.slots)))
-            return -1;
-        for (size_t i = 0; i < ps->cap; i++)
-            if (ps->slots[i])
-                pset_put(&grown, ps->slots[i]);
-        free(ps->slots);
-        *ps = grown;
-    }
-    char *copy = malloc(n + 1);
-    if (!copy)
+    if (nczm_zx_init(&zm->ix) != 0)
         return -1;
-    memcpy(copy, s, n);
-    copy[n] = '\0';
-    pset_put(ps, copy);
-    return 0;
-}
-
-/* Adds every folder above rel ("a/b/c" -> "a", "a/b"; a directory entry "a/b/" -> "a",
- * "a/b"). */
-static int pset_add_parents(prefix_set *ps, const char *rel)
-{
-    for (const char *p = rel; (p = strchr(p, '/')) != NULL; p++)
-        if (p > rel && pset_add(ps, rel, (size_t)(p - rel)) != 0)
-            return -1;
-    return 0;
-}
-
-static void pset_free(prefix_set *ps)
-{
-    for (size_t i = 0; i < ps->cap; i++)
-        free(ps->slots[i]);
-    free(ps->slots);
-    ps->slots = NULL;
-    ps->cap = ps->count = 0;
-}
-
-static int index_prefixes(zip_map *zm)
-{
     zip_int64_t n = zip_get_num_entries(zm->za, 0);
     for (zip_int64_t i = 0; i < n; i++) {
         const char *name = zip_get_name(zm->za, (zip_uint64_t)i, 0);
         if (name && strncmp(name, zm->folder, zm->folderlen) == 0 &&
-            pset_add_parents(&zm->prefixes, name + zm->folderlen) != 0)
+            nczm_zx_add_entry(&zm->ix, name + zm->folderlen, i) != 0)
             return -1;
     }
     return 0;
@@ -420,9 +341,9 @@ static nczm_status zip_store_open(const nczm_url *url, unsigned flags, nczm_map 
     zm->za = za;
     zm->folder = folder;
     zm->folderlen = strlen(folder);
-    if (index_prefixes(zm) != 0) {
+    if (index_entries(zm) != 0) {
         st = nczm_fmterr(errmsg, NCZM_NOMEM, "%s: open: out of memory", path);
-        pset_free(&zm->prefixes);
+        nczm_zx_free(&zm->ix);
         zip_discard(za);
         free(folder);
         free(zm->base.location);
@@ -473,7 +394,7 @@ static nczm_status zip_store_close(nczm_map *map)
         free(zm->pend[i].data);
     free(zm->pend);
     free(zm->folder);
-    pset_free(&zm->prefixes);
+    nczm_zx_free(&zm->ix);
     return st;
 }
 
@@ -762,62 +683,88 @@ static nczm_status add_dirs(zip_map *zm, const char *key)
     if (!name)
         return nczm_seterr(&zm->base, NCZM_NOMEM, "%s: write \"%s\": out of memory", zm->base.location, key);
     nczm_status st = NCZM_OK;
-    for (char *p = name + zm->folderlen; (p = strchr(p, '/')) != NULL; p++) {
-        char save = p[1];
-        p[1] = '\0';
-        if (locate(zm->za, name) < 0 && zip_dir_add(zm->za, name, ZIP_FL_ENC_UTF_8) < 0)
-            st = nczm_seterr(&zm->base, NCZM_IO, "%s: write \"%s\": adding folder \"%s\": %s",
-                             zm->base.location, key, name, zerr(zm->za));
-        p[1] = save;
-        if (st)
-            break;
+    nczm_zxnode *n = zm->ix.root, *made = NULL;
+    for (char *seg = name + zm->folderlen, *p; (p = strchr(seg, '/')) != NULL; seg = p + 1) {
+        nczm_zxnode *c = nczm_zx_child(&zm->ix, n, seg, (size_t)(p - seg));
+        if (!c) {
+            if (!(c = nczm_zx_make_child(&zm->ix, n, seg, (size_t)(p - seg)))) {
+                st = nczm_seterr(&zm->base, NCZM_NOMEM, "%s: write \"%s\": out of memory", zm->base.location,
+                                 key);
+                break;
+            }
+            if (!made)
+                made = c;
+        }
+        if (c->dir < 0) {
+            char save = p[1];
+            p[1] = '\0';
+            zip_int64_t i = zip_dir_add(zm->za, name, ZIP_FL_ENC_UTF_8);
+            if (i < 0)
+                st = nczm_seterr(&zm->base, NCZM_IO, "%s: write \"%s\": adding folder \"%s\": %s",
+                                 zm->base.location, key, name, zerr(zm->za));
+            p[1] = save;
+            if (st)
+                break;
+            c->dir = i;
+        }
+        n = c;
     }
+    if (st && made)
+        nczm_zx_sweep(&zm->ix, made); /* no folder node without an entry */
     free(name);
     return st;
 }
 
-/* Is there any entry other than the directory entry dirname itself under dirname? */
-static int folder_has_content(zip_map *zm, const char *dirname)
+/* After a delete below the folder node p: drop the directory entries of folders left
+ * empty, from p up, so that a prefix exists exactly while something is below it (as in the
+ * directory store), and the index nodes left with nothing. The top folder stays. */
+static void prune_up(zip_map *zm, nczm_zxnode *p)
 {
-    size_t n = strlen(dirname);
-    zip_int64_t count = zip_get_num_entries(zm->za, 0);
-    for (zip_int64_t i = 0; i < count; i++) {
-        const char *name = zip_get_name(zm->za, (zip_uint64_t)i, 0);
-        if (name && strncmp(name, dirname, n) == 0 && name[n])
-            return 1;
+    while (p != zm->ix.root && !p->first) {
+        if (zm->folderlen && p->dir >= 0) {
+            if (zip_delete(zm->za, (zip_uint64_t)p->dir) != 0)
+                break;
+            p->dir = -1;
+        }
+        if (p->obj >= 0 || p->dir >= 0)
+            break;
+        p = nczm_zx_drop_if_empty(&zm->ix, p);
     }
-    return 0;
+}
+
+/* The same after a delete at key, which may have left no node of its own. */
+static void prune_dirs(zip_map *zm, const char *key)
+{
+    nczm_zxnode *n = nczm_zx_find(&zm->ix, key, strlen(key), 0);
+    prune_up(zm, n ? nczm_zx_drop_if_empty(&zm->ix, n) : nczm_zx_deepest_parent(&zm->ix, key));
+}
+
+/* Drops n and its ancestors while they have nothing: index nodes made for a write that
+ * failed (the folders' directory entries stay, as they would without the index). */
+static void drop_empty_up(zip_map *zm, nczm_zxnode *n)
+{
+    while (n && n != zm->ix.root && n->obj < 0 && n->dir < 0 && !n->first)
+        n = nczm_zx_drop_if_empty(&zm->ix, n);
 }
 
 /* A zip can hold "a" and "a/b" side by side; a directory tree cannot. Refuse here too so
  * both stores agree on what a valid set of keys is. */
 static nczm_status check_conflicts(zip_map *zm, const char *key)
 {
-    char *name = entry_name(zm, key, "/");
-    if (!name)
-        return nczm_seterr(&zm->base, NCZM_NOMEM, "%s: write \"%s\": out of memory", zm->base.location, key);
-    nczm_status st = NCZM_OK;
-    if (pset_has(&zm->prefixes, key, strlen(key))) {
-        if (folder_has_content(zm, name)) {
-            st = nczm_seterr(&zm->base, NCZM_INVAL,
-                             "%s: write \"%s\": the key is a prefix (has objects below it)",
-                             zm->base.location, key);
-        } else {
-            /* An emptied folder's leftover directory entry would shadow the object. */
-            zip_int64_t i = locate(zm->za, name);
-            if (i >= 0)
-                zip_delete(zm->za, (zip_uint64_t)i);
-        }
-    }
-    for (char *p = name + zm->folderlen; !st && (p = strchr(p, '/')) != NULL && p[1]; p++) {
-        *p = '\0';
-        if (locate(zm->za, name) >= 0)
-            st = nczm_seterr(&zm->base, NCZM_INVAL, "%s: write \"%s\": a prefix of the key is an object",
-                             zm->base.location, key);
-        *p = '/';
-    }
-    free(name);
-    return st;
+    nczm_zxnode *n = nczm_zx_find(&zm->ix, key, strlen(key), 0);
+    if (n && n->first)
+        return nczm_seterr(&zm->base, NCZM_INVAL,
+                           "%s: write \"%s\": the key is a prefix (has objects below it)", zm->base.location,
+                           key);
+    /* An emptied folder's leftover directory entry would shadow the object. */
+    if (n && n->dir >= 0 && zip_delete(zm->za, (zip_uint64_t)n->dir) == 0)
+        n->dir = -1;
+    n = zm->ix.root;
+    for (const char *seg = key, *p; n && (p = strchr(seg, '/')) != NULL; seg = p + 1)
+        if ((n = nczm_zx_child(&zm->ix, n, seg, (size_t)(p - seg))) && n->obj >= 0)
+            return nczm_seterr(&zm->base, NCZM_INVAL, "%s: write \"%s\": a prefix of the key is an object",
+                               zm->base.location, key);
+    return NCZM_OK;
 }
 
 static nczm_status zip_store_write(nczm_map *map, const char *key, const void *data, size_t len)
@@ -831,11 +778,14 @@ static nczm_status zip_store_write(nczm_map *map, const char *key, const void *d
     char *name = entry_name(zm, key, "");
     char *copy = malloc(len ? len : 1);
     zip_int64_t nent = zip_get_num_entries(zm->za, 0);
-    /* Room for the entry's slot before adding, so nothing can fail after libzip holds the
-     * buffer (an existing name keeps its index; a new one is appended). */
-    if (!name || !copy || nent < 0 || ensure_pend(zm, (zip_uint64_t)nent) != 0) {
+    /* Room for the entry's slot and its index node before adding, so nothing can fail
+     * after libzip holds the buffer (an existing name keeps its index; a new one is
+     * appended). */
+    nczm_zxnode *node = nczm_zx_find(&zm->ix, key, strlen(key), 1);
+    if (!name || !copy || nent < 0 || !node || ensure_pend(zm, (zip_uint64_t)nent) != 0) {
         free(name);
         free(copy);
+        drop_empty_up(zm, node);
         return nczm_seterr(map, NCZM_NOMEM, "%s: write \"%s\": out of memory", map->location, key);
     }
     memcpy(copy, data, len);
@@ -847,39 +797,17 @@ static nczm_status zip_store_write(nczm_map *map, const char *key, const void *d
         if (src)
             zip_source_free(src);
         free(copy);
+        drop_empty_up(zm, node);
         return st;
     }
+    node->obj = idx;
     /* Replacing freed the old entry's source, so its buffer is no longer referenced. */
     drop_pend(zm, (zip_uint64_t)idx);
     zm->pend[idx].data = copy;
     zm->pend[idx].len = len;
     if (zip_set_file_compression(zm->za, (zip_uint64_t)idx, ZIP_CM_STORE, 0) != 0)
         return nczm_seterr(map, NCZM_IO, "%s: write \"%s\": %s", map->location, key, zerr(zm->za));
-    if (pset_add_parents(&zm->prefixes, key) != 0)
-        return nczm_seterr(map, NCZM_NOMEM, "%s: write \"%s\": out of memory", map->location, key);
     return NCZM_OK;
-}
-
-/* After a delete, drop the directory entries of folders left empty, so a prefix exists
- * exactly while something is below it (as in the directory store). The top folder stays. */
-static void prune_dirs(zip_map *zm, const char *key)
-{
-    if (!zm->folderlen)
-        return;
-    char *name = entry_name(zm, key, "");
-    if (!name)
-        return;
-    for (;;) {
-        char *slash = strrchr(name + zm->folderlen, '/');
-        if (!slash)
-            break;
-        slash[1] = '\0';
-        zip_int64_t i = locate(zm->za, name);
-        if (folder_has_content(zm, name) || (i >= 0 && zip_delete(zm->za, (zip_uint64_t)i) != 0))
-            break;
-        slash[0] = '\0';
-    }
-    free(name);
 }
 
 static nczm_status zip_store_delete(nczm_map *map, const char *key)
@@ -892,6 +820,9 @@ static nczm_status zip_store_delete(nczm_map *map, const char *key)
     if (zip_delete(zm->za, idx) != 0)
         return nczm_seterr(map, NCZM_IO, "%s: delete \"%s\": %s", map->location, key, zerr(zm->za));
     drop_pend(zm, idx);
+    nczm_zxnode *n = nczm_zx_find(&zm->ix, key, strlen(key), 0);
+    if (n)
+        n->obj = -1;
     prune_dirs(zm, key);
     return NCZM_OK;
 }
@@ -899,65 +830,45 @@ static nczm_status zip_store_delete(nczm_map *map, const char *key)
 static nczm_status zip_store_delete_tree(nczm_map *map, const char *prefix)
 {
     zip_map *zm = ZM(map);
-    char *name = entry_name(zm, prefix, "/");
-    if (!name)
-        return nczm_seterr(map, NCZM_NOMEM, "%s: delete_tree \"%s\": out of memory", map->location, prefix);
-    size_t n = strlen(name);
     nczm_status st = NCZM_OK;
-    zip_int64_t count = zip_get_num_entries(zm->za, 0);
-    for (zip_int64_t i = 0; i < count && !st; i++) {
-        const char *e = zip_get_name(zm->za, (zip_uint64_t)i, 0);
-        /* The object at prefix itself ("name" minus its '/'), or anything under "name/". */
-        if (!e || !(strncmp(e, name, n - 1) == 0 && (e[n - 1] == '\0' || e[n - 1] == '/')))
-            continue;
-        if (zip_delete(zm->za, (zip_uint64_t)i) != 0)
-            st = nczm_seterr(map, NCZM_IO, "%s: delete_tree \"%s\": %s", map->location, prefix, zerr(zm->za));
-        else
-            drop_pend(zm, (zip_uint64_t)i);
-    }
-    free(name);
-    if (!st)
+    nczm_zxnode *top = nczm_zx_find(&zm->ix, prefix, strlen(prefix), 0);
+    if (!top) {
         prune_dirs(zm, prefix);
+        return NCZM_OK;
+    }
+    /* The object at prefix, its directory entry and everything under it. */
+    for (nczm_zxnode *n = top; n && !st; n = nczm_zx_next(top, n))
+        for (int d = 0; d < 2 && !st; d++) {
+            int64_t *e = d ? &n->dir : &n->obj;
+            if (*e < 0)
+                continue;
+            if (zip_delete(zm->za, (zip_uint64_t)*e) != 0) {
+                st = nczm_seterr(map, NCZM_IO, "%s: delete_tree \"%s\": %s", map->location, prefix,
+                                 zerr(zm->za));
+            } else {
+                drop_pend(zm, (zip_uint64_t)*e);
+                *e = -1;
+            }
+        }
+    nczm_zxnode *parent = top->parent;
+    nczm_zx_sweep(&zm->ix, top);
+    if (!st)
+        prune_up(zm, parent);
     return st;
 }
 
 static nczm_status zip_store_search(nczm_map *map, const char *prefix, nczm_list *out)
 {
     zip_map *zm = ZM(map);
-    char *name = *prefix ? entry_name(zm, prefix, "/") : strdup(zm->folder);
-    if (!name)
-        return nczm_seterr(map, NCZM_NOMEM, "%s: search \"%s\": out of memory", map->location, prefix);
-    size_t n = strlen(name), cap = 0;
-    nczm_status st = NCZM_OK;
-    zip_int64_t count = zip_get_num_entries(zm->za, 0);
-    /* Children are synthesised from entry names: "p/a" gives "a", "p/b/c" gives "b" whether
-     * or not "p/b/" has a directory entry of its own. */
-    for (zip_int64_t i = 0; i < count && !st; i++) {
-        const char *e = zip_get_name(zm->za, (zip_uint64_t)i, 0);
-        if (!e || strncmp(e, name, n) != 0)
-            continue;
-        const char *rest = e + n, *slash = strchr(rest, '/');
-        size_t len = slash ? (size_t)(slash - rest) : strlen(rest);
-        if (!nczm_segment_ok(rest, len))
-            continue;
-        /* Entries of one folder are usually adjacent: skip repeats early rather than
-         * collecting one copy of "temp" per chunk. */
-        if (out->count && strncmp(out->names[out->count - 1], rest, len) == 0 &&
-            out->names[out->count - 1][len] == '\0')
-            continue;
-        if (nczm_list_append(out, &cap, rest, len) != NCZM_OK)
-            st = nczm_seterr(map, NCZM_NOMEM, "%s: search \"%s\": out of memory", map->location, prefix);
-    }
-    free(name);
-    if (!st)
-        nczm_list_finish(out);
-    return st;
-}
-
-/* Is entry name e the object "p" or anything under the folder "p/"? */
-static int entry_under(const char *e, const char *p, size_t plen)
-{
-    return strncmp(e, p, plen) == 0 && (e[plen] == '\0' || e[plen] == '/');
+    size_t cap = 0;
+    nczm_zxnode *n = nczm_zx_find(&zm->ix, prefix, strlen(prefix), 0);
+    /* Children come from entry names: "p/a" gives "a", "p/b/c" gives "b" whether or not
+     * "p/b/" has a directory entry of its own. */
+    for (nczm_zxnode *c = n ? n->first : NULL; c; c = c->next)
+        if (nczm_segment_ok(c->seg, c->seglen) && nczm_list_append(out, &cap, c->seg, c->seglen) != NCZM_OK)
+            return nczm_seterr(map, NCZM_NOMEM, "%s: search \"%s\": out of memory", map->location, prefix);
+    nczm_list_finish(out);
+    return NCZM_OK;
 }
 
 /* Puts the entries renamed so far back under their old names (best effort: this only runs
@@ -975,61 +886,83 @@ static void undo_renames(zip_map *zm, const zip_uint64_t *moved, size_t n, const
     }
 }
 
+/* Entries (objects, and directories when dirs) in the subtree of top. */
+static size_t count_entries(const nczm_zxnode *top, int dirs)
+{
+    size_t k = 0;
+    for (const nczm_zxnode *n = top; n; n = nczm_zx_next(top, n))
+        k += (n->obj >= 0) + (dirs && n->dir >= 0);
+    return k;
+}
+
 /* zip_file_rename changes an entry's name in place: its data, and the pending buffer kept
- * under its index, stay where they are, so no object is read or copied. */
+ * under its index, stay where they are, so no object is read or copied. In the index the
+ * subtree changes parent. */
 static nczm_status zip_store_rename_tree(nczm_map *map, const char *old_prefix, const char *new_prefix)
 {
     zip_map *zm = ZM(map);
     const char *op = "rename_tree";
-    char *from = entry_name(zm, old_prefix, ""), *to = entry_name(zm, new_prefix, ""), *nn = NULL;
-    zip_uint64_t *moved = NULL;
-    size_t nmoved = 0, nobj = 0;
+    char *from = entry_name(zm, old_prefix, ""), *to = entry_name(zm, new_prefix, ""), *nn = NULL,
+         *leaf = NULL;
+    zip_uint64_t *moved = NULL, *todo = NULL;
+    size_t nmoved = 0, ntodo = 0;
     nczm_status st = NCZM_OK;
-    zip_int64_t count = zip_get_num_entries(zm->za, 0);
-    if (!from || !to || count < 0 || !(moved = malloc(((size_t)count + 1) * sizeof *moved)))
+    nczm_zxnode *src = nczm_zx_find(&zm->ix, old_prefix, strlen(old_prefix), 0);
+    nczm_zxnode *dst = nczm_zx_find(&zm->ix, new_prefix, strlen(new_prefix), 0), *dparent = NULL;
+    if (!from || !to)
         goto nomem;
     size_t fl = strlen(from), tl = strlen(to);
-    for (zip_int64_t i = 0; i < count; i++) {
-        const char *e = zip_get_name(zm->za, (zip_uint64_t)i, 0);
-        int isdir = e && *e && e[strlen(e) - 1] == '/';
-        if (!e)
-            continue;
-        if (entry_under(e, from, fl))
-            nobj += !isdir;
-        else if (entry_under(e, to, tl) && !isdir) {
-            st = nczm_seterr(map, NCZM_EXISTS, "%s: %s \"%s\" to \"%s\": the destination exists",
-                             map->location, op, old_prefix, new_prefix);
-            goto done;
-        }
-    }
-    if (!nobj) {
+    if (!src || !count_entries(src, 0)) {
         st = nczm_seterr(map, NCZM_NOTFOUND, "%s: %s \"%s\": nothing at or below that key", map->location, op,
                          old_prefix);
         goto done;
     }
-    for (char *p = to + zm->folderlen; (p = strchr(p, '/')) != NULL; p++) {
-        *p = '\0';
-        int obj = locate(zm->za, to) >= 0;
-        *p = '/';
-        if (obj) {
+    if (dst && count_entries(dst, 0)) {
+        st = nczm_seterr(map, NCZM_EXISTS, "%s: %s \"%s\" to \"%s\": the destination exists", map->location,
+                         op, old_prefix, new_prefix);
+        goto done;
+    }
+    nczm_zxnode *n = zm->ix.root;
+    for (const char *seg = new_prefix, *p; n && (p = strchr(seg, '/')) != NULL; seg = p + 1)
+        if ((n = nczm_zx_child(&zm->ix, n, seg, (size_t)(p - seg))) && n->obj >= 0) {
             st = nczm_seterr(map, NCZM_INVAL,
                              "%s: %s \"%s\" to \"%s\": a prefix of the destination is an object",
                              map->location, op, old_prefix, new_prefix);
             goto done;
         }
+    ntodo = count_entries(src, 1);
+    const char *slash = strrchr(new_prefix, '/');
+    const char *lname = slash ? slash + 1 : new_prefix;
+    if (!(moved = malloc(ntodo * sizeof *moved)) || !(todo = malloc(ntodo * sizeof *todo)) ||
+        !(leaf = strdup(lname)))
+        goto nomem;
+    ntodo = 0;
+    for (nczm_zxnode *m = src; m; m = nczm_zx_next(src, m)) {
+        if (m->obj >= 0)
+            todo[ntodo++] = (zip_uint64_t)m->obj;
+        if (m->dir >= 0)
+            todo[ntodo++] = (zip_uint64_t)m->dir;
     }
     /* Directory entries of an emptied folder at the destination would collide. */
-    for (zip_int64_t i = 0; i < count; i++) {
-        const char *e = zip_get_name(zm->za, (zip_uint64_t)i, 0);
-        if (e && entry_under(e, to, tl) && zip_delete(zm->za, (zip_uint64_t)i) != 0)
-            goto zfail;
+    if (dst) {
+        for (nczm_zxnode *m = dst; m; m = nczm_zx_next(dst, m))
+            if (m->dir >= 0) {
+                if (zip_delete(zm->za, (zip_uint64_t)m->dir) != 0)
+                    goto zfail;
+                m->dir = -1;
+            }
+        nczm_zx_drop_tree(&zm->ix, dst);
+        dst = NULL;
     }
     if ((st = add_dirs(zm, new_prefix)) != NCZM_OK)
         goto done;
-    for (zip_int64_t i = 0; i < count; i++) {
-        const char *e = zip_get_name(zm->za, (zip_uint64_t)i, 0);
-        if (!e || !entry_under(e, from, fl))
-            continue;
+    /* The destination's parent node, made now so that nothing can fail after the renames. */
+    if (!(dparent = nczm_zx_find(&zm->ix, new_prefix, (size_t)(lname - new_prefix) - (slash ? 1 : 0), 1)))
+        goto nomem;
+    for (size_t i = 0; i < ntodo; i++) {
+        const char *e = zip_get_name(zm->za, todo[i], 0);
+        if (!e)
+            goto zfail;
         free(nn);
         if (!(nn = malloc(tl + strlen(e + fl) + 1)))
             goto nomem;
@@ -1041,14 +974,14 @@ static nczm_status zip_store_rename_tree(nczm_map *map, const char *old_prefix, 
                              map->location, op, old_prefix, new_prefix, nczm_key_max(map));
             goto undo;
         }
-        /* The prefix set only grows, so adding first is harmless if the rename fails. */
-        if (pset_add_parents(&zm->prefixes, nn + zm->folderlen) != 0)
-            goto nomem;
-        if (zip_file_rename(zm->za, (zip_uint64_t)i, nn, ZIP_FL_ENC_UTF_8) != 0)
+        if (zip_file_rename(zm->za, todo[i], nn, ZIP_FL_ENC_UTF_8) != 0)
             goto zfail;
-        moved[nmoved++] = (zip_uint64_t)i;
+        moved[nmoved++] = todo[i];
     }
-    prune_dirs(zm, old_prefix);
+    nczm_zxnode *oparent = src->parent;
+    nczm_zx_move(&zm->ix, src, dparent, leaf, strlen(leaf));
+    leaf = NULL;
+    prune_up(zm, oparent);
     goto done;
 zfail:
     st = nczm_seterr(map, NCZM_IO, "%s: %s \"%s\" to \"%s\": %s", map->location, op, old_prefix, new_prefix,
@@ -1063,7 +996,9 @@ undo:
     }
 done:
     free(nn);
+    free(leaf);
     free(moved);
+    free(todo);
     free(from);
     free(to);
     return st;

@@ -1,0 +1,271 @@
+/* Metadata at scale: the nczarr connector against native HDF5, in the same run, for
+ * n = 1000, 10000, 100000 objects of each kind:
+ *   attrs       one group with n attributes; walk = H5Aiterate2 by name, each attribute
+ *               opened by name and read;
+ *   arrays      one group with n one-element datasets; walk = H5Literate2 by name with
+ *               H5Oget_info_by_name3 per link;
+ *   arrays+cons the same, the connector also writing .zmetadata (opened from it);
+ *   groups      one group with n groups; walk as for arrays.
+ * "write" times creating the file and its objects and closing it; "open+walk" times
+ * opening the file, the walk, and closing it. Native HDF5 uses the latest file format
+ * (dense attribute storage, indexed links), its fastest for these layouts.
+ * Each row is the median of the runs shown, connector and native alternating. Every
+ * write and every open+walk runs in a child process of its own, as a program that opens
+ * a file once would: in one long process the heap left by earlier runs of either side
+ * decides too much (up to twice the time for the same open).
+ * Usage: bench_meta [workdir] [max_n] [runs] [case] [min_n]   (HDF5_PLUGIN_PATH must find
+ * the connector; default workdir ".", max_n 100000, runs 5, every case, min_n 1000;
+ * n = 100000 gets min(runs, 3) runs)
+ * Not a test: no assertion on speed. */
+#include <hdf5.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+static double now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+typedef enum { C_ATTRS, C_ARRAYS, C_ARRAYS_CONS, C_GROUPS, C_COUNT } bench_case;
+static const char *case_names[C_COUNT] = {"attrs", "arrays", "arrays+cons", "groups"};
+
+static void obj_name(char *buf, size_t size, const char *what, size_t i)
+{
+    snprintf(buf, size, "%s%07zu", what, i);
+}
+
+static int write_store(bench_case c, hid_t fapl, const char *path, size_t n)
+{
+    hid_t f = H5Fcreate(path, H5F_ACC_TRUNC, H5P_DEFAULT, fapl);
+    if (f < 0)
+        return -1;
+    hid_t g = H5Gcreate2(f, "g", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+    hid_t scalar = H5Screate(H5S_SCALAR);
+    hsize_t one = 1;
+    hid_t sp1 = H5Screate_simple(1, &one, NULL);
+    int ok = g >= 0 && scalar >= 0 && sp1 >= 0;
+    char name[64];
+    for (size_t i = 0; i < n && ok; i++) {
+        hid_t id;
+        switch (c) {
+        case C_ATTRS: {
+            int v = (int)i;
+            obj_name(name, sizeof name, "attr", i);
+            id = H5Acreate2(g, name, H5T_STD_I32LE, scalar, H5P_DEFAULT, H5P_DEFAULT);
+            ok = id >= 0 && H5Awrite(id, H5T_NATIVE_INT, &v) >= 0;
+            if (id >= 0)
+                H5Aclose(id);
+            break;
+        }
+        case C_ARRAYS:
+        case C_ARRAYS_CONS:
+            obj_name(name, sizeof name, "var", i);
+            id = H5Dcreate2(g, name, H5T_STD_I32LE, sp1, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+            ok = id >= 0;
+            if (id >= 0)
+                H5Dclose(id);
+            break;
+        default:
+            obj_name(name, sizeof name, "grp", i);
+            id = H5Gcreate2(g, name, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+            ok = id >= 0;
+            if (id >= 0)
+                H5Gclose(id);
+            break;
+        }
+    }
+    if (sp1 >= 0)
+        H5Sclose(sp1);
+    if (scalar >= 0)
+        H5Sclose(scalar);
+    if (g >= 0)
+        H5Gclose(g);
+    return H5Fclose(f) < 0 || !ok ? -1 : 0;
+}
+
+typedef struct walk_state {
+    size_t count;
+    long long sum;
+    int failed;
+} walk_state;
+
+static herr_t attr_cb(hid_t loc, const char *name, const H5A_info_t *info, void *data)
+{
+    (void)info;
+    walk_state *w = data;
+    int v = -1;
+    hid_t a = H5Aopen(loc, name, H5P_DEFAULT);
+    if (a < 0 || H5Aread(a, H5T_NATIVE_INT, &v) < 0)
+        w->failed = 1;
+    if (a >= 0)
+        H5Aclose(a);
+    w->count++;
+    w->sum += v;
+    return w->failed ? -1 : 0;
+}
+
+static herr_t link_cb(hid_t g, const char *name, const H5L_info2_t *info, void *data)
+{
+    (void)info;
+    walk_state *w = data;
+    H5O_info2_t oi;
+    if (H5Oget_info_by_name3(g, name, &oi, H5O_INFO_BASIC | H5O_INFO_NUM_ATTRS, H5P_DEFAULT) < 0)
+        w->failed = 1;
+    w->count++;
+    w->sum += oi.type;
+    return w->failed ? -1 : 0;
+}
+
+static int walk_store(bench_case c, hid_t fapl, const char *path, size_t n)
+{
+    walk_state w = {0, 0, 0};
+    hid_t f = H5Fopen(path, H5F_ACC_RDONLY, fapl);
+    if (f < 0)
+        return -1;
+    hid_t g = H5Gopen2(f, "g", H5P_DEFAULT);
+    herr_t r = -1;
+    if (g >= 0) {
+        if (c == C_ATTRS)
+            r = H5Aiterate2(g, H5_INDEX_NAME, H5_ITER_INC, NULL, attr_cb, &w);
+        else
+            r = H5Literate2(g, H5_INDEX_NAME, H5_ITER_INC, NULL, link_cb, &w);
+        H5Gclose(g);
+    }
+    if (H5Fclose(f) < 0 || r < 0 || w.failed || w.count != n)
+        return -1;
+    if (c == C_ATTRS && w.sum != (long long)n * (long long)(n - 1) / 2)
+        return -1; /* every attribute read back its own value */
+    return 0;
+}
+
+/* Runs one write (walk = 0) or open+walk in a child process; its seconds, or < 0. */
+static double timed(bench_case c, hid_t fapl, const char *path, size_t n, int walk)
+{
+    int fd[2];
+    double t = -1;
+    fflush(stdout);
+    if (pipe(fd) != 0)
+        return -1;
+    pid_t pid = fork();
+    if (pid == 0) {
+        close(fd[0]);
+        double t0 = now();
+        int r = walk ? walk_store(c, fapl, path, n) : write_store(c, fapl, path, n);
+        double dt = r < 0 ? -1 : now() - t0;
+        if (r < 0)
+            H5Eprint2(H5E_DEFAULT, stderr);
+        _exit(write(fd[1], &dt, sizeof dt) == sizeof dt ? 0 : 1);
+    }
+    close(fd[1]);
+    if (pid > 0 && read(fd[0], &t, sizeof t) != sizeof t)
+        t = -1;
+    close(fd[0]);
+    int status = 0;
+    if (pid > 0)
+        waitpid(pid, &status, 0);
+    return pid > 0 && WIFEXITED(status) && WEXITSTATUS(status) == 0 ? t : -1;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+static double median(double *v, int k)
+{
+    qsort(v, (size_t)k, sizeof *v, cmp_double);
+    return k % 2 ? v[k / 2] : 0.5 * (v[k / 2 - 1] + v[k / 2]);
+}
+
+enum { MAX_RUNS = 15 };
+
+int main(int argc, char **argv)
+{
+    const char *dir_arg = argc > 1 ? argv[1] : ".";
+    long max_n = argc > 2 ? atol(argv[2]) : 100000;
+    int runs = argc > 3 ? atoi(argv[3]) : 5;
+    const char *only = argc > 4 && strcmp(argv[4], "all") != 0 ? argv[4] : NULL;
+    long min_n = argc > 5 ? atol(argv[5]) : 1000;
+    char dir[PATH_MAX];
+    if (runs < 1 || runs > MAX_RUNS || max_n < 1 || min_n < 1 || !realpath(dir_arg, dir)) {
+        fprintf(stderr, "usage: bench_meta [existing workdir] [max_n >= 1] [runs 1..%d] [case|all] [min_n]\n",
+                MAX_RUNS);
+        return 2;
+    }
+    hid_t vol = H5VLregister_connector_by_name("nczarr", H5P_DEFAULT);
+    if (vol < 0) {
+        fprintf(stderr, "the nczarr connector was not found: set HDF5_PLUGIN_PATH\n");
+        return 1;
+    }
+    hid_t zfapl = H5Pcreate(H5P_FILE_ACCESS);
+    H5Pset_vol(zfapl, vol, NULL);
+    hid_t nfapl = H5Pcreate(H5P_FILE_ACCESS);
+    H5Pset_vol(nfapl, H5VL_NATIVE, NULL);
+    H5Pset_libver_bounds(nfapl, H5F_LIBVER_LATEST, H5F_LIBVER_LATEST);
+
+    char zpath[PATH_MAX + 64], zcons[PATH_MAX + 96], npath[PATH_MAX + 64];
+    snprintf(zpath, sizeof zpath, "%s/bench_meta.zarr", dir);
+    /* The URL form carries the connector option: .zmetadata is written on close. */
+    snprintf(zcons, sizeof zcons, "file://%s/bench_meta_cons.zarr#mode=nczarr,file,consolidated", dir);
+    snprintf(npath, sizeof npath, "%s/bench_meta.h5", dir);
+
+    printf("nczarr connector vs native HDF5 (latest format), median of the runs shown\n");
+    printf("%-12s %-10s %7s %5s %12s %12s %8s\n", "case", "phase", "n", "runs", "nczarr s", "native s",
+           "ratio");
+    fflush(stdout);
+    for (long n = min_n; n <= max_n; n *= 10) {
+        int k = n >= 100000 && runs > 3 ? 3 : runs;
+        for (int c = 0; c < C_COUNT; c++) {
+            if (only && strcmp(only, case_names[c]) != 0)
+                continue;
+            double zw[MAX_RUNS], zr[MAX_RUNS], nw[MAX_RUNS], nr[MAX_RUNS];
+            const char *zp = c == C_ARRAYS_CONS ? zcons : zpath;
+            for (int rep = 0; rep < k; rep++) {
+                /* Alternate which goes first, so neither always finds the other's
+                 * page-cache writeback in progress. */
+                for (int side = 0; side < 2; side++) {
+                    int native = (side + rep) % 2;
+                    hid_t fapl = native ? nfapl : zfapl;
+                    const char *p = native ? npath : zp;
+                    double tw = timed((bench_case)c, fapl, p, (size_t)n, 0);
+                    if (tw < 0) {
+                        fprintf(stderr, "%s n=%ld: writing %s failed\n", case_names[c], n, p);
+                        return 1;
+                    }
+                    double tr = timed((bench_case)c, fapl, p, (size_t)n, 1);
+                    if (tr < 0) {
+                        fprintf(stderr, "%s n=%ld: walking %s failed\n", case_names[c], n, p);
+                        return 1;
+                    }
+                    (native ? nw : zw)[rep] = tw;
+                    (native ? nr : zr)[rep] = tr;
+                }
+            }
+            double mzw = median(zw, k), mnw = median(nw, k), mzr = median(zr, k), mnr = median(nr, k);
+            printf("%-12s %-10s %7ld %5d %12.4f %12.4f %8.2f\n", case_names[c], "write", n, k, mzw, mnw,
+                   mzw / mnw);
+            printf("%-12s %-10s %7ld %5d %12.4f %12.4f %8.2f\n", case_names[c], "open+walk", n, k, mzr, mnr,
+                   mzr / mnr);
+            fflush(stdout);
+        }
+    }
+    H5E_BEGIN_TRY
+    {
+        H5Fdelete(npath, nfapl);
+        H5Fdelete(zpath, zfapl);
+        H5Fdelete(zcons, zfapl);
+    }
+    H5E_END_TRY
+    H5Pclose(zfapl);
+    H5Pclose(nfapl);
+    H5VLclose(vol);
+    return 0;
+}
