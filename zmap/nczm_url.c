@@ -1,0 +1,253 @@
+/* Store names: plain paths and netCDF-style URLs (file://...#mode=nczarr,file|zip), parsed
+ * once into nczm_url so that each store kind gets its location and options. */
+#include "nczm_impl.h"
+
+#include <ctype.h>
+#include <stdlib.h>
+
+int nczm_mode_has(const char *mode, const char *word)
+{
+    if (!mode || !word || !*word)
+        return 0;
+    size_t wl = strlen(word);
+    const char *p = mode;
+    while (*p) {
+        const char *end = strchr(p, ',');
+        if (!end)
+            end = p + strlen(p);
+        const char *b = p, *e = end;
+        while (b < e && isspace((unsigned char)*b))
+            b++;
+        while (e > b && isspace((unsigned char)e[-1]))
+            e--;
+        if ((size_t)(e - b) == wl && strncasecmp(b, word, wl) == 0)
+            return 1;
+        p = *end ? end + 1 : end;
+    }
+    return 0;
+}
+
+void nczm_url_clear(nczm_url *url)
+{
+    if (!url)
+        return;
+    free(url->location);
+    free(url->mode);
+    url->location = NULL;
+    url->mode = NULL;
+    url->kind = NCZM_KIND_NONE;
+}
+
+static char *dup_range(const char *s, size_t n)
+{
+    char *d = malloc(n + 1);
+    if (d) {
+        memcpy(d, s, n);
+        d[n] = '\0';
+    }
+    return d;
+}
+
+static int hexval(char c)
+{
+    if (c >= '0' && c <= '9')
+        return c - '0';
+    if (c >= 'a' && c <= 'f')
+        return c - 'a' + 10;
+    if (c >= 'A' && c <= 'F')
+        return c - 'A' + 10;
+    return -1;
+}
+
+/* Decodes %XX in place. A bad escape or %00 makes the URL unusable (a NUL would silently
+ * cut the path), so that is an error rather than something to pass through. */
+static int percent_decode(char *s)
+{
+    char *w = s;
+    for (const char *r = s; *r; r++) {
+        if (*r != '%') {
+            *w++ = *r;
+            continue;
+        }
+        int hi = hexval(r[1]), lo = hi < 0 ? -1 : hexval(r[2]);
+        if (hi < 0 || lo < 0 || (hi == 0 && lo == 0))
+            return -1;
+        *w++ = (char)(hi * 16 + lo);
+        r += 2;
+    }
+    *w = '\0';
+    return 0;
+}
+
+/* The value(s) of mode= in a fragment "mode=a,b&other=x". Several mode= items are joined
+ * with ',' so none is lost. Returns NULL only on out-of-memory. */
+static char *fragment_mode(const char *frag, size_t fraglen, int *found)
+{
+    char *mode = calloc(1, 1);
+    size_t mlen = 0;
+    *found = 0;
+    const char *p = frag, *end = frag + fraglen;
+    while (mode && p < end) {
+        const char *amp = memchr(p, '&', (size_t)(end - p));
+        const char *iend = amp ? amp : end;
+        if (iend - p >= 5 && strncasecmp(p, "mode=", 5) == 0) {
+            size_t vl = (size_t)(iend - p - 5);
+            char *nm = realloc(mode, mlen + vl + 2);
+            if (!nm) {
+                free(mode);
+                return NULL;
+            }
+            mode = nm;
+            if (mlen && vl)
+                mode[mlen++] = ',';
+            memcpy(mode + mlen, p + 5, vl);
+            mlen += vl;
+            mode[mlen] = '\0';
+            *found = 1;
+        }
+        p = amp ? amp + 1 : end;
+    }
+    return mode;
+}
+
+static int has_zip_ext(const char *path)
+{
+    size_t n = strlen(path);
+    return n > 4 && strcasecmp(path + n - 4, ".zip") == 0;
+}
+
+/* Length of "scheme" if name starts with "scheme://", else 0. */
+static size_t scheme_len(const char *name)
+{
+    if (!isalpha((unsigned char)name[0]))
+        return 0;
+    size_t i = 1;
+    while (isalnum((unsigned char)name[i]) || name[i] == '+' || name[i] == '-' || name[i] == '.')
+        i++;
+    return strncmp(name + i, "://", 3) == 0 ? i : 0;
+}
+
+nczm_status nczm_url_parse(const char *name, nczm_url *out, char errmsg[NCZM_ERRLEN])
+{
+    if (errmsg)
+        errmsg[0] = '\0';
+    if (!out)
+        return nczm_fmterr(errmsg, NCZM_INVAL, "nczm_url_parse: no output argument");
+    out->kind = NCZM_KIND_NONE;
+    out->location = NULL;
+    out->mode = NULL;
+    if (!name || !*name)
+        return nczm_fmterr(errmsg, NCZM_INVAL, "empty store name");
+
+    size_t slen = scheme_len(name);
+    const char *hash;
+    if (slen) {
+        hash = strchr(name, '#');
+    } else {
+        /* A plain path may contain '#'; only a trailing "#...mode=..." is a fragment. */
+        hash = strrchr(name, '#');
+        if (hash) {
+            int found;
+            char *m = fragment_mode(hash + 1, strlen(hash + 1), &found);
+            if (!m)
+                return nczm_fmterr(errmsg, NCZM_NOMEM, "%s: out of memory", name);
+            free(m);
+            if (!found)
+                hash = NULL;
+        }
+    }
+    size_t baselen = hash ? (size_t)(hash - name) : strlen(name);
+    int found = 0;
+    char *mode = hash ? fragment_mode(hash + 1, strlen(hash + 1), &found) : calloc(1, 1);
+    if (!mode)
+        return nczm_fmterr(errmsg, NCZM_NOMEM, "%s: out of memory", name);
+
+    int want_file = nczm_mode_has(mode, "file"), want_zip = nczm_mode_has(mode, "zip"),
+        want_s3 = nczm_mode_has(mode, "s3");
+    nczm_status st = NCZM_OK;
+    nczm_kind kind = NCZM_KIND_NONE;
+    char *loc = NULL;
+    if (want_file + want_zip + want_s3 > 1) {
+        st = nczm_fmterr(errmsg, NCZM_INVAL, "%s: mode \"%s\" names more than one store kind", name, mode);
+        goto fail;
+    }
+
+    if (slen) {
+        char scheme[16];
+        if (slen >= sizeof scheme) {
+            st = nczm_fmterr(errmsg, NCZM_INVAL, "%s: unsupported URL scheme", name);
+            goto fail;
+        }
+        for (size_t i = 0; i < slen; i++)
+            scheme[i] = (char)tolower((unsigned char)name[i]);
+        scheme[slen] = '\0';
+        if (strcmp(scheme, "file") == 0) {
+            const char *path = name + slen + 3;
+            size_t plen = baselen - slen - 3;
+            /* file://localhost/abs is the long spelling of file:///abs. */
+            if (plen >= 10 && strncasecmp(path, "localhost/", 10) == 0) {
+                path += 9;
+                plen -= 9;
+            }
+            if (want_s3) {
+                st = nczm_fmterr(errmsg, NCZM_INVAL, "%s: mode s3 needs an s3:// or http(s):// URL", name);
+                goto fail;
+            }
+            loc = dup_range(path, plen);
+            if (!loc)
+                goto nomem;
+            if (percent_decode(loc) != 0) {
+                st = nczm_fmterr(errmsg, NCZM_INVAL, "%s: bad %%-escape in the path", name);
+                goto fail;
+            }
+        } else if (strcmp(scheme, "s3") == 0 || strcmp(scheme, "http") == 0 || strcmp(scheme, "https") == 0) {
+            int is_s3 = strcmp(scheme, "s3") == 0;
+            if (want_file || want_zip || (!is_s3 && !want_s3)) {
+                st = nczm_fmterr(errmsg, NCZM_INVAL,
+                                 "%s: a %s:// URL is only supported as an S3 store (#mode=...,s3)", name,
+                                 scheme);
+                goto fail;
+            }
+            loc = dup_range(name, baselen);
+            if (!loc)
+                goto nomem;
+            kind = NCZM_KIND_S3;
+        } else {
+            st = nczm_fmterr(errmsg, NCZM_INVAL, "%s: unsupported URL scheme \"%s\"", name, scheme);
+            goto fail;
+        }
+    } else {
+        if (want_s3) {
+            st = nczm_fmterr(errmsg, NCZM_INVAL, "%s: mode s3 needs an s3:// or http(s):// URL", name);
+            goto fail;
+        }
+        loc = dup_range(name, baselen);
+        if (!loc)
+            goto nomem;
+    }
+
+    if (kind != NCZM_KIND_S3) {
+        size_t n = strlen(loc);
+        while (n > 1 && loc[n - 1] == '/')
+            loc[--n] = '\0';
+        if (n == 0) {
+            st = nczm_fmterr(errmsg, NCZM_INVAL, "%s: no path in the store name", name);
+            goto fail;
+        }
+        kind = want_zip           ? NCZM_KIND_ZIP
+               : want_file        ? NCZM_KIND_FILE
+               : has_zip_ext(loc) ? NCZM_KIND_ZIP
+                                  : NCZM_KIND_FILE;
+    }
+    out->kind = kind;
+    out->location = loc;
+    out->mode = mode;
+    return NCZM_OK;
+
+nomem:
+    st = nczm_fmterr(errmsg, NCZM_NOMEM, "%s: out of memory", name);
+fail:
+    free(loc);
+    free(mode);
+    return st;
+}
