@@ -532,7 +532,7 @@ herr_t ncztr_save_tree(ncztr_file *f)
             NCZ_GOTO_QUIET(FAIL);
     }
     if (S.n > 0) {
-        nczm_status st = nczm_put_many(f->map, S.n, S.puts);
+        nczm_status st = nczm_commit_many(f->map, S.n, S.puts);
         if (st != NCZM_OK) {
             for (size_t i = 0; i < S.n; i++)
                 if (S.puts[i].status != NCZM_OK)

@@ -144,6 +144,11 @@ typedef struct nczm_put {
 } nczm_put;
 nczm_status nczm_get_many(nczm_map *map, size_t n, nczm_get *reqs);
 nczm_status nczm_put_many(nczm_map *map, size_t n, nczm_put *reqs);
+/* put_many for metadata: after a crash (the process killed, or the machine) each object is
+ * the old one or the new one, whole, and on return the objects are on stable storage
+ * together with everything written before them, where the store can promise that (the
+ * directory store: temporaries, one syncfs, renames, one syncfs). */
+nczm_status nczm_commit_many(nczm_map *map, size_t n, nczm_put *reqs);
 
 /* Whole objects into the caller's buffers, for objects whose size the caller expects
  * (uncompressed chunks): reusing buffers spares an allocation, and the page faults of its

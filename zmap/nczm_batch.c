@@ -2,7 +2,6 @@
  * single requests with the same per-request statuses. */
 #include "nczm_impl.h"
 
-
 /* The loops used when a store has no native batch: run the requests in order, keeping the
  * message of the first real failure (a later one would otherwise overwrite it). */
 static nczm_status loop_get(nczm_map *map, size_t n, nczm_get *reqs)
@@ -58,7 +57,7 @@ nczm_status nczm_get_many(nczm_map *map, size_t n, nczm_get *reqs)
     return bst;
 }
 
-nczm_status nczm_put_many(nczm_map *map, size_t n, nczm_put *reqs)
+static nczm_status put_batch(nczm_map *map, size_t n, nczm_put *reqs, int commit)
 {
     NCZM_CHECK_MAP(map);
     if (n == 0)
@@ -78,7 +77,9 @@ nczm_status nczm_put_many(nczm_map *map, size_t n, nczm_put *reqs)
         if (reqs[i].status != NCZM_OK && first_bad == n)
             first_bad = i;
     }
-    nczm_status bst = map->drv->put_many ? map->drv->put_many(map, n, reqs) : loop_put(map, n, reqs);
+    nczm_status bst = commit && map->drv->commit_many ? map->drv->commit_many(map, n, reqs)
+                      : map->drv->put_many            ? map->drv->put_many(map, n, reqs)
+                                                      : loop_put(map, n, reqs);
     for (size_t i = 0; i < n; i++) {
         nczm_status s = reqs[i].status;
         if (s == NCZM_OK)
@@ -94,6 +95,16 @@ nczm_status nczm_put_many(nczm_map *map, size_t n, nczm_put *reqs)
         return s;
     }
     return bst;
+}
+
+nczm_status nczm_put_many(nczm_map *map, size_t n, nczm_put *reqs)
+{
+    return put_batch(map, n, reqs, 0);
+}
+
+nczm_status nczm_commit_many(nczm_map *map, size_t n, nczm_put *reqs)
+{
+    return put_batch(map, n, reqs, 1);
 }
 
 /* Without a native batch: size, then read, each object (the stores here are local, so the

@@ -80,8 +80,12 @@ typedef struct nczm_driver {
      * (nczm_list_finish does it). */
     nczm_status (*search)(nczm_map *map, const char *prefix, nczm_list *out);
 
-    nczm_status (*get_many)(nczm_map *map, size_t n, nczm_get *reqs);          /* optional */
-    nczm_status (*put_many)(nczm_map *map, size_t n, nczm_put *reqs);          /* optional */
+    nczm_status (*get_many)(nczm_map *map, size_t n, nczm_get *reqs); /* optional */
+    nczm_status (*put_many)(nczm_map *map, size_t n, nczm_put *reqs); /* optional */
+    /* Metadata writes (nczm_commit_many): same contract as put_many, plus durability where
+     * the store can give it. NULL: put_many's path (a zip archive is rewritten whole and
+     * renamed into place at close anyway). */
+    nczm_status (*commit_many)(nczm_map *map, size_t n, nczm_put *reqs);       /* optional */
     nczm_status (*get_into_many)(nczm_map *map, size_t n, nczm_getinto *reqs); /* optional */
     /* Optional, both: the prefixes are valid non-empty keys, the second neither equal to nor
      * below the first, the map writable. Statuses as documented for nczm_rename_tree. A

@@ -1,0 +1,99 @@
+/* An ordinary HDF5 program that rewrites the metadata of many objects and flushes, again
+ * and again, until it is killed (crash_flush.sh kills it with SIGKILL at random moments).
+ * Generation g: every group and dataset gets attribute "gen" = g and a long text attribute
+ * naming g, so each flush rewrites every .zattrs. After each complete flush it prints g.
+ *   crash_writer STORE [max_generations]
+ * A store that exists is opened and continued from its root's "gen". */
+#include <hdf5.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define NGROUPS 20
+#define NARRAYS 10
+
+static int set_gen(hid_t obj, int g)
+{
+    char text[4096];
+    int n = snprintf(text, sizeof text, "generation %d:", g);
+    while (n < (int)sizeof text - 16)
+        n += snprintf(text + n, sizeof text - (size_t)n, " %d", g);
+    hid_t s = H5Screate(H5S_SCALAR), t = H5Tcopy(H5T_C_S1);
+    H5Tset_size(t, strlen(text) + 1);
+    int rc = 0;
+    for (int k = 0; k < 2; k++) {
+        const char *name = k ? "text" : "gen";
+        hid_t mt = k ? t : H5T_NATIVE_INT, ft = k ? t : H5T_STD_I32LE;
+        const void *v = k ? (const void *)text : (const void *)&g;
+        if (H5Aexists(obj, name) > 0)
+            H5Adelete(obj, name);
+        hid_t a = H5Acreate2(obj, name, ft, s, H5P_DEFAULT, H5P_DEFAULT);
+        if (a < 0 || H5Awrite(a, mt, v) < 0)
+            rc = -1;
+        if (a >= 0)
+            H5Aclose(a);
+    }
+    H5Tclose(t);
+    H5Sclose(s);
+    return rc;
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 2) {
+        fprintf(stderr, "usage: crash_writer STORE [max_generations]\n");
+        return 2;
+    }
+    int max = argc > 2 ? atoi(argv[2]) : 1000000;
+    hid_t f = H5Fopen(argv[1], H5F_ACC_RDWR, H5P_DEFAULT);
+    int g = 0;
+    if (f < 0) {
+        f = H5Fcreate(argv[1], H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
+        if (f < 0)
+            return 1;
+        hsize_t d = 4;
+        hid_t sp = H5Screate_simple(1, &d, NULL);
+        for (int i = 0; i < NGROUPS; i++) {
+            char name[32];
+            snprintf(name, sizeof name, "g%02d", i);
+            hid_t gr = H5Gcreate2(f, name, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+            for (int j = 0; j < NARRAYS; j++) {
+                snprintf(name, sizeof name, "v%02d", j);
+                hid_t ds = H5Dcreate2(gr, name, H5T_STD_I32LE, sp, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+                H5Dclose(ds);
+            }
+            H5Gclose(gr);
+        }
+        H5Sclose(sp);
+    } else {
+        hid_t a = H5Aopen(f, "gen", H5P_DEFAULT);
+        if (a < 0 || H5Aread(a, H5T_NATIVE_INT, &g) < 0)
+            return 1;
+        H5Aclose(a);
+    }
+    for (int n = 0; n < max; n++) {
+        g++;
+        if (set_gen(f, g) < 0)
+            return 1;
+        for (int i = 0; i < NGROUPS; i++) {
+            char name[32];
+            snprintf(name, sizeof name, "g%02d", i);
+            hid_t gr = H5Gopen2(f, name, H5P_DEFAULT);
+            if (gr < 0 || set_gen(gr, g) < 0)
+                return 1;
+            for (int j = 0; j < NARRAYS; j++) {
+                snprintf(name, sizeof name, "v%02d", j);
+                hid_t ds = H5Dopen2(gr, name, H5P_DEFAULT);
+                if (ds < 0 || set_gen(ds, g) < 0)
+                    return 1;
+                H5Dclose(ds);
+            }
+            H5Gclose(gr);
+        }
+        if (H5Fflush(f, H5F_SCOPE_GLOBAL) < 0)
+            return 1;
+        printf("%d\n", g);
+        fflush(stdout);
+    }
+    return H5Fclose(f) < 0;
+}
