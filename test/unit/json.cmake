@@ -20,3 +20,9 @@ add_executable(test_attrtype test_attrtype.c)
 target_link_libraries(test_attrtype PRIVATE ncztr)
 target_include_directories(test_attrtype PRIVATE ${PROJECT_SOURCE_DIR}/test/common)
 add_test(NAME unit.attrtype COMMAND test_attrtype)
+
+# Loading and saving metadata objects through the model, malformed ones included.
+add_executable(test_metaio test_metaio.c)
+target_link_libraries(test_metaio PRIVATE ncztr)
+target_include_directories(test_metaio PRIVATE ${PROJECT_SOURCE_DIR}/test/common)
+add_test(NAME unit.metaio COMMAND test_metaio)
