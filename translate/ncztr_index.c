@@ -77,7 +77,9 @@ ncztr_obj *ncztr_child(const ncztr_obj *g, const char *name)
     return ncztr_child_len(g, name, strlen(name));
 }
 
-ncztr_obj *ncztr_find(ncztr_obj *base, const char *path)
+/* Each component that is an alias (an extra hard link) stands for the object it names;
+ * the last one too unless deref_last is false. */
+static ncztr_obj *find_path(ncztr_obj *base, const char *path, bool deref_last)
 {
     if (!base || !path)
         return NULL;
@@ -91,11 +93,27 @@ ncztr_obj *ncztr_find(ncztr_obj *base, const char *path)
         if (!*p)
             break;
         size_t l = strcspn(p, "/");
-        if (!(l == 1 && p[0] == '.') && !(cur = ncztr_child_len(cur, p, l)))
-            return NULL;
+        if (!(l == 1 && p[0] == '.')) {
+            if (cur->kind == NCZTR_ALIAS && !(cur = ncztr_deref(cur, true)))
+                return NULL;
+            if (!(cur = ncztr_child_len(cur, p, l)))
+                return NULL;
+        }
         p += l;
     }
+    if (deref_last || (path[0] && path[strlen(path) - 1] == '/'))
+        cur = ncztr_deref(cur, true);
     return cur;
+}
+
+ncztr_obj *ncztr_find(ncztr_obj *base, const char *path)
+{
+    return find_path(base, path, true);
+}
+
+ncztr_obj *ncztr_find_link(ncztr_obj *base, const char *path)
+{
+    return find_path(base, path, false);
 }
 
 herr_t ncztr_lookup(ncztr_obj *base, const char *path, ncztr_obj **out)

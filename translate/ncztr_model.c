@@ -76,6 +76,7 @@ static void obj_free(ncztr_obj *o)
         ncztr_array_free(o->arr);
     ncztr_index_obj_free(o);
     json_decref(o->hdf5);
+    free(o->target_path);
     free(o->name);
     free(o);
 }
@@ -146,13 +147,15 @@ char *ncztr_obj_key(const ncztr_obj *o)
     return build_path(o, false);
 }
 
-herr_t ncztr_check_name(const char *name, const char *what)
+/* keyless: the name of an alias, which names no key, so the file systems' 255 bytes do
+ * not limit it. */
+static herr_t check_name(const char *name, const char *what, bool keyless)
 {
     if (!name || !*name)
         return NCZ_PUSH(NCZ_E_ARGS, "%s name is empty", what);
     if (strcmp(name, ".") == 0 || strcmp(name, "..") == 0)
         return NCZ_PUSH(NCZ_E_ARGS, "%s name \"%s\" is not allowed in a Zarr store", what, name);
-    if (strlen(name) > 255)
+    if (!keyless && strlen(name) > 255)
         return NCZ_PUSH(NCZ_E_ARGS, "%s name \"%.40s...\" is longer than 255 bytes", what, name);
     for (const unsigned char *p = (const unsigned char *)name; *p; p++)
         if (*p < 0x20 || *p == 0x7f || *p == '/' || *p == '\\')
@@ -164,8 +167,33 @@ herr_t ncztr_check_name(const char *name, const char *what)
     return SUCCEED;
 }
 
+herr_t ncztr_check_name(const char *name, const char *what)
+{
+    return check_name(name, what, false);
+}
+
+herr_t ncztr_check_alias_name(const char *name)
+{
+    return check_name(name, "hard link", true);
+}
+
+static herr_t resolve_new(ncztr_obj *base, const char *path, bool create_intermediate, ncztr_obj **parent,
+                          char **leaf, bool keyless);
+
 herr_t ncztr_resolve_new(ncztr_obj *base, const char *path, bool create_intermediate, ncztr_obj **parent,
                          char **leaf)
+{
+    return resolve_new(base, path, create_intermediate, parent, leaf, false);
+}
+
+herr_t ncztr_resolve_new_alias(ncztr_obj *base, const char *path, bool create_intermediate,
+                               ncztr_obj **parent, char **leaf)
+{
+    return resolve_new(base, path, create_intermediate, parent, leaf, true);
+}
+
+static herr_t resolve_new(ncztr_obj *base, const char *path, bool create_intermediate, ncztr_obj **parent,
+                          char **leaf, bool keyless)
 {
     herr_t ret = SUCCEED;
     char *copy = strdup(path ? path : "");
@@ -190,6 +218,8 @@ herr_t ncztr_resolve_new(ncztr_obj *base, const char *path, bool create_intermed
                 *e = '\0';
             if (strcmp(p, ".") != 0) {
                 ncztr_obj *next = ncztr_child(cur, p);
+                if (next && next->kind == NCZTR_ALIAS && !(next = ncztr_deref(next, true)))
+                    NCZ_GOTO(FAIL, NCZ_E_NOTFOUND, "cannot create \"%s\": \"%s\" names no object", path, p);
                 if (!next) {
                     if (!create_intermediate)
                         NCZ_GOTO(FAIL, NCZ_E_NOTFOUND,
@@ -209,7 +239,7 @@ herr_t ncztr_resolve_new(ncztr_obj *base, const char *path, bool create_intermed
     }
     if (cur->kind != NCZTR_GROUP)
         NCZ_GOTO(FAIL, NCZ_E_ARGS, "cannot create \"%s\": the location is not a group", path);
-    if (ncztr_check_name(name, "link") < 0)
+    if (check_name(name, "link", keyless) < 0)
         NCZ_GOTO_QUIET(FAIL);
     if (ncztr_child(cur, name))
         NCZ_GOTO(FAIL, NCZ_E_EXISTS, "cannot create \"%s\": a link with that name already exists", path);
@@ -281,6 +311,8 @@ static void detach(ncztr_obj *o)
         memmove(p->children + i, p->children + i + 1, (p->nchildren - i - 1) * sizeof *p->children);
         p->nchildren--;
         ncztr_index_child_removed(p, o);
+        if (p->nchildren == 0)
+            p->next_child_corder = 0; /* as HDF5 does when a group's last link goes */
     }
     o->parent = NULL;
     p->attrs_dirty = true;
@@ -301,6 +333,15 @@ herr_t ncztr_unlink(ncztr_obj *o)
         NCZ_GOTO(FAIL, NCZ_E_ARGS, "cannot delete the root group");
     if (o->file->readonly)
         NCZ_GOTO(FAIL, NCZ_E_ARGS, "cannot delete \"%s\": the store is open read-only", o->name);
+    if (ncztr_alias_check_unlink(o) < 0)
+        NCZ_GOTO_QUIET(FAIL);
+    if (o->kind == NCZTR_ALIAS) {
+        /* an alias owns no keys: only its group's metadata changes */
+        o->deleted = true;
+        detach(o);
+        ncztr_obj_unref(o);
+        NCZ_GOTO_QUIET(SUCCEED);
+    }
     key = ncztr_obj_key(o);
     NCZ_CHECK_ALLOC(key, FAIL);
     if (nczm_delete_tree(o->file->map, key) != NCZM_OK)
@@ -352,7 +393,7 @@ herr_t ncztr_move(ncztr_obj *o, ncztr_obj *new_parent, const char *new_name)
                  o->name);
     if (new_parent->kind != NCZTR_GROUP)
         NCZ_GOTO(FAIL, NCZ_E_ARGS, "cannot move \"%s\": the destination is not a group", o->name);
-    if (ncztr_check_name(new_name, "link") < 0)
+    if (check_name(new_name, "link", o->kind == NCZTR_ALIAS) < 0)
         NCZ_GOTO_QUIET(FAIL);
     if (ncztr_is_ancestor(o, new_parent))
         NCZ_GOTO(FAIL, NCZ_E_ARGS, "cannot move group \"%s\" into itself", o->name);
@@ -364,6 +405,26 @@ herr_t ncztr_move(ncztr_obj *o, ncztr_obj *new_parent, const char *new_name)
                  new_name);
     nm = strdup(new_name);
     NCZ_CHECK_ALLOC(nm, FAIL);
+    if (o->kind == NCZTR_ALIAS) {
+        /* an alias owns no keys: moving it changes only its groups' metadata */
+        ncztr_obj *ap = o->parent;
+        ncztr_obj_ref(o);
+        detach(o);
+        old_nm = o->name;
+        o->name = nm;
+        nm = NULL;
+        if (ncztr_obj_attach(new_parent, o) < 0) {
+            nm = o->name;
+            o->name = old_nm;
+            old_nm = NULL;
+            ncztr_obj_attach(ap, o);
+            ncztr_obj_unref(o);
+            NCZ_GOTO_QUIET(FAIL);
+        }
+        ncztr_obj_unref(o);
+        new_parent->attrs_dirty = true;
+        NCZ_GOTO_QUIET(SUCCEED);
+    }
     /* Write the subtree as it is now, so that the keys to move exist, then move them in the
      * store (one directory rename for the directory store: no chunk is copied). The model
      * changes only once the store has, so a failure leaves both as they were. */
@@ -645,7 +706,22 @@ static herr_t copy_rec(ncztr_obj *src, ncztr_obj *parent, const char *name, unsi
     herr_t ret = SUCCEED;
     ncztr_obj *c = NULL, **kids = NULL;
     size_t nkids = 0;
-    if (src->kind == NCZTR_ARRAY) {
+    if (src->kind == NCZTR_ALIAS) {
+        /* another name of the same object; ncztr_alias_fix_copy points it into the copy */
+        ncztr_obj *t = ncztr_alias_target(src, false);
+        *out = NULL;
+        if (t)
+            return ncztr_alias_create(t, parent, name);
+        if (ncztr_check_name(name, "link") < 0 || !(c = ncztr_obj_new(parent->file, NCZTR_ALIAS, name)))
+            return FAIL;
+        if (!(c->target_path = strdup(src->target_path ? src->target_path : "/")) ||
+            ncztr_obj_attach(parent, c) < 0) {
+            ncztr_obj_unref(c);
+            return NCZ_PUSH(NCZ_E_NOMEM, "out of memory copying hard link \"%s\"", name);
+        }
+        parent->attrs_dirty = true;
+        return SUCCEED;
+    } else if (src->kind == NCZTR_ARRAY) {
         if (copy_array(src, parent, name, &c) < 0)
             return FAIL;
     } else {
@@ -701,6 +777,11 @@ herr_t ncztr_copy(ncztr_obj *src, ncztr_obj *parent, const char *name, unsigned 
         return NCZ_PUSH(NCZ_E_ARGS, "cannot copy \"%s\": the store is open read-only", src->name);
     if (copy_rec(src, parent, name, flags, 0, NULL, &c) < 0)
         return FAIL;
+    if (ncztr_alias_fix_copy(src, c) < 0) {
+        ncztr_unlink(c);
+        ncztr_obj_unref(c);
+        return FAIL;
+    }
     if (out)
         *out = c;
     else

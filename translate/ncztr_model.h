@@ -24,7 +24,8 @@ typedef struct ncztr_attr ncztr_attr;
 typedef struct ncztr_array ncztr_array;
 typedef struct ncztr_chunkcache ncztr_chunkcache;
 
-typedef enum ncztr_objkind { NCZTR_GROUP = 1, NCZTR_ARRAY = 2 } ncztr_objkind;
+/* NCZTR_ALIAS: an extra hard link, a further name of a group or array (ncztr_alias.c). */
+typedef enum ncztr_objkind { NCZTR_GROUP = 1, NCZTR_ARRAY = 2, NCZTR_ALIAS = 3 } ncztr_objkind;
 
 /* Options from the connector info string / URL mode. */
 typedef struct ncztr_opts {
@@ -107,6 +108,12 @@ struct ncztr_obj {
     ncztr_attr **attr_by_name;
     /* array */
     ncztr_array *arr;
+    /* alias: the object it names, by id once known (a renamed object keeps it); the path
+     * stored for it, which a loaded alias is resolved by on first use */
+    uint64_t target_id;
+    bool target_known;
+    bool resolving; /* guards against an alias whose stored path runs through itself */
+    char *target_path;
 };
 
 struct ncztr_file {
@@ -123,6 +130,7 @@ struct ncztr_file {
                                      of arrays the connector could not load are kept from it */
     size_t default_maxstrlen;
     nczm_hindex id_ix; /* linked objects by id (ncztr_index.c), empty until asked for */
+    bool has_aliases;  /* an alias was created or loaded: walks must look for aliases */
     /* The HDF5 types of loaded arrays of plain dtypes, one per dtype ("<i4"): the arrays
      * share it (by reference count; a type is never changed once made), since making
      * 100000 copies of one type costs more than the rest of setting the arrays up. */
@@ -205,6 +213,36 @@ herr_t ncztr_copy(ncztr_obj *src, ncztr_obj *parent, const char *name, unsigned 
  * value NULL removes the key. */
 const char *ncztr_obj_hdf5_get(const ncztr_obj *o, const char *key);
 herr_t ncztr_obj_hdf5_set(ncztr_obj *o, const char *key, const char *value);
+
+/* ---- extra hard links (ncztr_alias.c) ----
+ * An alias is a member of a group that names another group or array; it owns no keys. It
+ * is stored in its group's "_nczarr_group.hdf5_links" ({name: absolute path}), so pure
+ * Zarr (mode=zarr) cannot hold one. */
+herr_t ncztr_alias_create(ncztr_obj *target, ncztr_obj *parent, const char *name);
+/* ncztr_check_name and ncztr_resolve_new for an alias's name, which names no key and so
+ * has no length limit. */
+herr_t ncztr_check_alias_name(const char *name);
+herr_t ncztr_resolve_new_alias(ncztr_obj *base, const char *path, bool create_intermediate,
+                               ncztr_obj **parent, char **leaf);
+/* The object an alias names; NULL when it no longer exists (pushes why when push). */
+ncztr_obj *ncztr_alias_target(ncztr_obj *a, bool push);
+/* o itself, or for an alias the object it names (NULL as above). */
+ncztr_obj *ncztr_deref(ncztr_obj *o, bool push);
+/* Like ncztr_find, but an alias as the last component is returned itself: the link. */
+ncztr_obj *ncztr_find_link(ncztr_obj *base, const char *path);
+/* How many names o has: its own and the aliases naming it. */
+unsigned ncztr_name_count(ncztr_obj *o);
+/* Fails when deleting o would leave an alias outside o's subtree naming o or a member of
+ * it: the object's keys live under its first name, so that name must stay. */
+herr_t ncztr_alias_check_unlink(ncztr_obj *o);
+/* Aliases in a copy made of src (ncztr_copy) that name src or a member of it name the
+ * corresponding member of the copy, as HDF5's H5Ocopy does. */
+herr_t ncztr_alias_fix_copy(ncztr_obj *src, ncztr_obj *copy);
+/* Load/save: g's "hdf5_links" (NULL: none); what = the key for messages. Before a save,
+ * aliases whose object moved get its new path (their group is rewritten). */
+herr_t ncztr_alias_load(ncztr_obj *g, json_t *links, const char *what);
+herr_t ncztr_alias_save(const ncztr_obj *g, json_t *nczarr_group);
+void ncztr_alias_refresh(ncztr_file *f);
 
 /* ---- attributes ---- */
 ncztr_attr *ncztr_attr_find(const ncztr_obj *o, const char *name);

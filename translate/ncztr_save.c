@@ -310,6 +310,10 @@ static herr_t build_zattrs(const ncztr_obj *o, json_t **out)
                 json_object_set_new(g, "hdf5_arrays", hidden);
             else
                 json_decref(hidden);
+            if (ncztr_alias_save(o, g) < 0) {
+                json_decref(g);
+                NCZ_GOTO_QUIET(FAIL);
+            }
             json_object_set_new(j, "_nczarr_group", g);
             json_object_set_new(types, "_nczarr_group", json_string("|J0"));
             if (!o->parent) {
@@ -458,8 +462,8 @@ static herr_t save_node(saver *S, ncztr_obj *o)
 {
     herr_t ret = SUCCEED;
     char *key = NULL;
-    if (o->deleted)
-        return SUCCEED;
+    if (o->deleted || o->kind == NCZTR_ALIAS)
+        return SUCCEED; /* an alias is written in its group's "hdf5_links" */
     key = ncztr_obj_key(o);
     NCZ_CHECK_ALLOC(key, FAIL);
     if (o->kind == NCZTR_GROUP) {
@@ -517,6 +521,7 @@ herr_t ncztr_save_tree(ncztr_file *f)
         return SUCCEED;
     if (resolve_dims(f->root) < 0)
         NCZ_GOTO_QUIET(FAIL);
+    ncztr_alias_refresh(f);
     S.cons = f->opts.consolidate;
     if (save_node(&S, f->root) < 0)
         NCZ_GOTO_QUIET(FAIL);

@@ -164,7 +164,7 @@ herr_t H5VL_nczarr_fill_oinfo(H5VL_nczarr_file_t *f, ncztr_obj *n, unsigned fiel
     oinfo->fileno = f->fileno;
     H5VL_nczarr_token_encode(n->id, &oinfo->token);
     oinfo->type = H5VL_nczarr_otype(n);
-    oinfo->rc = 1; /* NCZarr has no extra hard links */
+    oinfo->rc = ncztr_name_count(n); /* its name and its extra hard links */
     if (fields & H5O_INFO_NUM_ATTRS)
         oinfo->num_attrs = n->nattrs;
     return SUCCEED;
@@ -197,8 +197,9 @@ ncztr_obj *H5VL_nczarr_resolve(H5VL_nczarr_obj_t *obj, const H5VL_loc_params_t *
             NCZ_PUSH(NCZ_E_ARGS, "\"%s\" is not a group", lp->loc_data.loc_by_idx.name);
             return NULL;
         }
-        return ncztr_child_by_idx(g, lp->loc_data.loc_by_idx.idx_type, lp->loc_data.loc_by_idx.order,
-                                  lp->loc_data.loc_by_idx.n);
+        return ncztr_deref(ncztr_child_by_idx(g, lp->loc_data.loc_by_idx.idx_type,
+                                              lp->loc_data.loc_by_idx.order, lp->loc_data.loc_by_idx.n),
+                           true);
     }
     case H5VL_OBJECT_BY_TOKEN: {
         uint64_t id = H5VL_nczarr_token_decode(lp->loc_data.loc_by_token.token);

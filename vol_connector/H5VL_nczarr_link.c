@@ -1,7 +1,7 @@
-/* Link callbacks. NCZarr is a tree: every object has exactly one name (its key), so the
- * only links are the hard links that the tree itself implies. Creating another hard link,
- * a soft link or an external link cannot be represented and fails with a message saying
- * so; moving, deleting, querying and iterating work on the tree. */
+/* Link callbacks. NCZarr is a tree: every object has one name, its key. Further hard
+ * links to an object are aliases (translate/ncztr_alias.c), members of their group that
+ * name the object; soft, external and user-defined links cannot be represented and fail
+ * with a message saying so. Moving, deleting, querying and iterating work on the tree. */
 #include "H5VL_nczarr.h"
 
 #include <stdio.h>
@@ -79,7 +79,30 @@ static ncztr_obj *link_target(H5VL_nczarr_obj_t *o, const H5VL_loc_params_t *lp)
         NCZ_PUSH(NCZ_E_ARGS, "link operation: unsupported location type %d", (int)lp->type);
         return NULL;
     }
-    ncztr_obj *n = H5VL_nczarr_resolve(o, lp);
+    /* The link itself: an alias, not the object it names. */
+    ncztr_obj *n = NULL;
+    if (lp->type == H5VL_OBJECT_BY_NAME) {
+        if (o->node->deleted) {
+            NCZ_PUSH(NCZ_E_NOTFOUND, "object \"%s\" has been deleted", o->node->name);
+            return NULL;
+        }
+        if (!(n = ncztr_find_link(o->node, lp->loc_data.loc_by_name.name))) {
+            char buf[256];
+            NCZ_PUSH(NCZ_E_NOTFOUND, "link \"%s\" does not exist (relative to \"%s\")",
+                     lp->loc_data.loc_by_name.name, where(o->node, buf, sizeof buf));
+            return NULL;
+        }
+    } else {
+        ncztr_obj *g = NULL;
+        if (ncztr_lookup(o->node, lp->loc_data.loc_by_idx.name, &g) < 0)
+            return NULL;
+        if (g->kind != NCZTR_GROUP) {
+            NCZ_PUSH(NCZ_E_ARGS, "\"%s\" is not a group", lp->loc_data.loc_by_idx.name);
+            return NULL;
+        }
+        n = ncztr_child_by_idx(g, lp->loc_data.loc_by_idx.idx_type, lp->loc_data.loc_by_idx.order,
+                               lp->loc_data.loc_by_idx.n);
+    }
     if (n && !n->parent) {
         NCZ_PUSH(NCZ_E_NOTFOUND, "the root group has no link");
         return NULL;
@@ -87,14 +110,17 @@ static ncztr_obj *link_target(H5VL_nczarr_obj_t *o, const H5VL_loc_params_t *lp)
     return n;
 }
 
-static void fill_linfo(const ncztr_obj *n, H5L_info2_t *li)
+/* An alias has its own creation order and the token of the object it names (one whose
+ * object is gone keeps its own, which names nothing: opening it reports why). */
+static void fill_linfo(ncztr_obj *n, H5L_info2_t *li)
 {
     memset(li, 0, sizeof *li);
     li->type = H5L_TYPE_HARD;
     li->corder_valid = true; /* the model always tracks link creation order */
     li->corder = (int64_t)n->corder;
     li->cset = H5T_CSET_ASCII;
-    H5VL_nczarr_token_encode(n->id, &li->u.token);
+    ncztr_obj *t = ncztr_deref(n, false);
+    H5VL_nczarr_token_encode(t ? t->id : n->id, &li->u.token);
 }
 
 /* H5Olink of an anonymous object (H5Gcreate_anon): links it as the path in loc_params. */
@@ -123,6 +149,38 @@ done:
     return ret;
 }
 
+/* H5Lcreate_hard (and H5Lcopy): a further name for the object at cur/clp, as the path in
+ * lp relative to loc. */
+static herr_t link_hard(H5VL_nczarr_obj_t *cur, const H5VL_loc_params_t *clp, H5VL_nczarr_obj_t *loc,
+                        const H5VL_loc_params_t *lp, hid_t lcpl_id, hid_t lapl_id)
+{
+    herr_t ret = SUCCEED;
+    ncztr_obj *parent = NULL;
+    char *leaf = NULL;
+    unsigned crt = 0;
+    if (!loc || !loc->node || lp->type != H5VL_OBJECT_BY_NAME || !lp->loc_data.loc_by_name.name)
+        NCZ_GOTO(FAIL, NCZ_E_ARGS, "hard link: the new link must be given by name");
+    const char *name = lp->loc_data.loc_by_name.name;
+    if (H5VL_nczarr_check_plist(lcpl_id, H5P_LINK_CREATE, "link creation") < 0 ||
+        H5VL_nczarr_check_plist(lapl_id, H5P_LINK_ACCESS, "link access") < 0)
+        NCZ_GOTO_QUIET(FAIL);
+    ncztr_obj *target = H5VL_nczarr_resolve(cur, clp);
+    if (!target)
+        NCZ_GOTO_QUIET(FAIL);
+    if (loc->node->deleted)
+        NCZ_GOTO(FAIL, NCZ_E_NOTFOUND, "cannot create hard link \"%s\": the location has been deleted", name);
+    if (cur->file->tf != loc->file->tf)
+        NCZ_GOTO(FAIL, NCZ_E_ARGS, "hard link \"%s\": the object is in another file", name);
+    if (lcpl_id != H5P_DEFAULT && lcpl_id >= 0 && H5Pget_create_intermediate_group(lcpl_id, &crt) < 0)
+        NCZ_GOTO(FAIL, NCZ_E_HDF5, "hard link: cannot read the link creation property list");
+    if (ncztr_resolve_new_alias(loc->node, name, crt != 0, &parent, &leaf) < 0 ||
+        ncztr_alias_create(target, parent, leaf) < 0)
+        NCZ_GOTO_QUIET(FAIL);
+done:
+    free(leaf);
+    return ret;
+}
+
 herr_t H5VL_nczarr_link_create(H5VL_link_create_args_t *args, void *obj, const H5VL_loc_params_t *loc_params,
                                hid_t lcpl_id, hid_t lapl_id, hid_t dxpl_id, void **req)
 {
@@ -131,15 +189,16 @@ herr_t H5VL_nczarr_link_create(H5VL_link_create_args_t *args, void *obj, const H
     const char *name = new_link_name(loc_params);
     switch (args->op_type) {
     case H5VL_LINK_CREATE_HARD: {
-        /* H5Olink arrives here with the object BY_SELF: an anonymous object gets its one
-         * name. Any other hard link would give an object a second name. */
-        H5VL_nczarr_obj_t *cur = args->args.hard.curr_obj;
-        if (args->args.hard.curr_loc_params.type != H5VL_OBJECT_BY_SELF || !cur || !cur->node ||
-            !cur->node->anonymous)
-            return NCZ_PUSH(NCZ_E_NOTREPR,
-                            "hard link \"%s\": NCZarr cannot represent an object with more than one name",
-                            name);
-        return link_anon(cur, obj, loc_params, lcpl_id, lapl_id);
+        /* H5Olink arrives here with the object BY_SELF: an anonymous object gets its first
+         * name. Any other hard link gives an object a further name: an alias. */
+        H5VL_nczarr_obj_t *cur = args->args.hard.curr_obj ? args->args.hard.curr_obj : obj;
+        if (!cur || !cur->node)
+            return NCZ_PUSH(NCZ_E_ARGS, "hard link \"%s\": invalid object location", name);
+        if (args->args.hard.curr_loc_params.type == H5VL_OBJECT_BY_SELF && cur->node->anonymous)
+            return link_anon(cur, obj, loc_params, lcpl_id, lapl_id);
+        /* H5L_SAME_LOC as the new location: HDF5 passes no object, meaning cur's */
+        return link_hard(cur, &args->args.hard.curr_loc_params, obj ? obj : cur, loc_params, lcpl_id,
+                         lapl_id);
     }
     case H5VL_LINK_CREATE_SOFT:
         return NCZ_PUSH(NCZ_E_NOTREPR,
@@ -162,17 +221,21 @@ herr_t H5VL_nczarr_link_copy(void *src_obj, const H5VL_loc_params_t *loc_params1
                              const H5VL_loc_params_t *loc_params2, hid_t lcpl_id, hid_t lapl_id,
                              hid_t dxpl_id, void **req)
 {
-    (void)src_obj;
-    (void)loc_params2;
-    (void)dst_obj;
-    (void)lcpl_id;
-    (void)lapl_id;
     (void)dxpl_id;
     (void)req;
-    /* A copied hard link would give the object a second name, which NCZarr cannot hold;
-     * a deep copy of the object is H5Ocopy's job. */
-    return NCZ_PUSH(NCZ_E_UNSUPPORTED, "H5Lcopy of \"%s\" is not supported by the nczarr connector yet",
-                    new_link_name(loc_params1));
+    /* A copy of a hard link is another name for the same object (a deep copy of the
+     * object is H5Ocopy's job). */
+    H5VL_nczarr_obj_t *so = src_obj ? src_obj : dst_obj, *dobj = dst_obj ? dst_obj : src_obj;
+    if (!so || !so->node || loc_params1->type != H5VL_OBJECT_BY_NAME)
+        return NCZ_PUSH(NCZ_E_ARGS, "H5Lcopy: the source must be given by name");
+    ncztr_obj *n = link_target(so, loc_params1);
+    if (!n)
+        return FAIL;
+    H5VL_loc_params_t self = {.obj_type = H5I_GROUP, .type = H5VL_OBJECT_BY_SELF};
+    H5VL_nczarr_obj_t tmp = *so;
+    if (!(tmp.node = ncztr_deref(n, true)))
+        return FAIL;
+    return link_hard(&tmp, &self, dobj, loc_params2, lcpl_id, lapl_id);
 }
 
 /* The deepest existing group on the way to path's last component (relative to base, or
@@ -188,7 +251,7 @@ static ncztr_obj *deepest_existing(ncztr_obj *base, const char *path)
         if (l == 0 || p[l + strspn(p + l, "/")] == '\0')
             break; /* no component, or the last one: the name of the new link */
         if (!(l == 1 && p[0] == '.')) {
-            ncztr_obj *next = ncztr_child_len(cur, p, l);
+            ncztr_obj *next = ncztr_deref(ncztr_child_len(cur, p, l), false);
             if (!next)
                 break;
             cur = next;
@@ -220,6 +283,7 @@ herr_t H5VL_nczarr_link_move(void *src_obj, const H5VL_loc_params_t *loc_params1
     ncztr_obj *n = link_target(so, loc_params1);
     if (!n)
         NCZ_GOTO_QUIET(FAIL);
+    /* an alias moves as a name; the target's key does not change */
     if (dobj->node->deleted)
         NCZ_GOTO(FAIL, NCZ_E_NOTFOUND,
                  "cannot move \"%s\" to \"%s\": the destination location has been deleted",
@@ -323,7 +387,26 @@ typedef struct link_walk {
     H5_iter_order_t order;
     H5L_iterate2_t op;
     void *op_data;
+    nczm_hindex seen; /* groups visited (H5Lvisit), kept only in a store with extra hard links */
 } link_walk;
+
+static int same_obj(const void *item, const void *key, size_t keylen)
+{
+    (void)keylen;
+    return item == key;
+}
+
+/* Does H5Lvisit go into group g now? Only the first time it meets it, as HDF5 does:
+ * without extra hard links that is every time; with them it ends cycles. -1: no memory. */
+static int first_visit(link_walk *w, ncztr_obj *g)
+{
+    if (!g->file->has_aliases)
+        return 1;
+    uint64_t h = nczm_hash_u64(g->id);
+    if (nczm_hindex_find(&w->seen, h, same_obj, g, 0))
+        return 0;
+    return nczm_hindex_add(&w->seen, h, g) == 0 ? 1 : -1;
+}
 
 /* The children of g in the requested order, each held by a reference so that callbacks
  * that delete or move links cannot free a node the walk still looks at. */
@@ -373,9 +456,9 @@ static herr_t call_op(const link_walk *w, ncztr_obj *c, const char *name)
 }
 
 /* H5Lvisit2: depth-first pre-order as HDF5 does it, each group's links in index order
- * and a group's contents right after its own link. Names are relative to the start. The
- * tree has no aliases (every object has one link), so no object can come up twice. */
-static herr_t visit_group(const link_walk *w, ncztr_obj *g, const char *prefix)
+ * and a group's contents right after its own link. Names are relative to the start. Every
+ * link comes up; a group's links only under the first of its names met. */
+static herr_t visit_group(link_walk *w, ncztr_obj *g, const char *prefix)
 {
     herr_t ret = 0;
     size_t n = 0;
@@ -391,8 +474,14 @@ static herr_t visit_group(const link_walk *w, ncztr_obj *g, const char *prefix)
             break;
         }
         ret = call_op(w, v[i], path);
-        if (ret == 0 && v[i]->kind == NCZTR_GROUP && !v[i]->deleted)
-            ret = visit_group(w, v[i], path);
+        ncztr_obj *t = ret == 0 && !v[i]->deleted ? ncztr_deref(v[i], false) : NULL;
+        if (t && t->kind == NCZTR_GROUP) {
+            int first = first_visit(w, t);
+            if (first < 0)
+                ret = NCZ_PUSH(NCZ_E_NOMEM, "out of memory visiting links");
+            else if (first)
+                ret = visit_group(w, t, path);
+        }
         free(path);
     }
     snapshot_free(v, n);
@@ -438,10 +527,16 @@ static herr_t link_iterate(H5VL_nczarr_obj_t *o, const H5VL_loc_params_t *lp, H5
         return FAIL;
     if (g->kind != NCZTR_GROUP)
         return NCZ_PUSH(NCZ_E_ARGS, "link iteration: \"%s\" is not a group", where(g, buf, sizeof buf));
-    link_walk w = {H5I_INVALID_HID, it->idx_type, it->order, it->op, it->op_data};
+    link_walk w = {H5I_INVALID_HID, it->idx_type, it->order, it->op, it->op_data, {0}};
     if ((w.gid = H5VL_nczarr_wrap_register(o->file, g)) < 0)
         return FAIL;
-    herr_t ret = it->recursive ? visit_group(&w, g, "") : iterate_group(&w, g, it->idx_p);
+    herr_t ret = 0;
+    if (it->recursive)
+        ret = first_visit(&w, g) < 0 ? NCZ_PUSH(NCZ_E_NOMEM, "out of memory visiting links")
+                                     : visit_group(&w, g, "");
+    else
+        ret = iterate_group(&w, g, it->idx_p);
+    nczm_hindex_clear(&w.seen);
     drop_id(w.gid, ret < 0);
     return ret;
 }

@@ -208,7 +208,7 @@ static herr_t object_exists(H5VL_nczarr_obj_t *o, const char *path, hbool_t *exi
     if (g->kind != NCZTR_GROUP)
         NCZ_GOTO(FAIL, NCZ_E_ARGS, "H5Oexists_by_name(\"%s\"): \"%s\" is not a group", path,
                  where(g, buf, sizeof buf));
-    *exists = ncztr_child(g, leaf) != NULL;
+    *exists = ncztr_deref(ncztr_child(g, leaf), false) != NULL;
 done:
     free(parent_path);
     free(leaf);
@@ -221,7 +221,26 @@ typedef struct obj_walk {
     H5VL_nczarr_file_t *f;
     hid_t start_id;
     H5VL_object_visit_args_t *args;
+    nczm_hindex seen; /* objects visited, kept only in a store with extra hard links */
 } obj_walk;
+
+static int same_obj(const void *item, const void *key, size_t keylen)
+{
+    (void)keylen;
+    return item == key;
+}
+
+/* First time the walk meets n? (Always, in a store without extra hard links: then every
+ * object has one name and comes up once.) -1: out of memory. */
+static int first_visit(obj_walk *w, ncztr_obj *n)
+{
+    if (!n->file->has_aliases)
+        return 1;
+    uint64_t h = nczm_hash_u64(n->id);
+    if (nczm_hindex_find(&w->seen, h, same_obj, n, 0))
+        return 0;
+    return nczm_hindex_add(&w->seen, h, n) == 0 ? 1 : -1;
+}
 
 static herr_t visit_call(const obj_walk *w, ncztr_obj *n, const char *name)
 {
@@ -235,9 +254,9 @@ static herr_t visit_call(const obj_walk *w, ncztr_obj *n, const char *name)
 }
 
 /* Depth-first pre-order over a group, over a snapshot of its children held by references
- * (callbacks may delete or move objects). The tree has no aliases, so every object comes
- * up exactly once. */
-static herr_t visit_group(const obj_walk *w, ncztr_obj *g, const char *prefix)
+ * (callbacks may delete or move objects). An object with several names (extra hard links)
+ * comes up once, under the first name met, as in HDF5: that also ends cycles. */
+static herr_t visit_group(obj_walk *w, ncztr_obj *g, const char *prefix)
 {
     herr_t ret = 0;
     size_t n = g->nchildren;
@@ -250,6 +269,13 @@ static herr_t visit_group(const obj_walk *w, ncztr_obj *g, const char *prefix)
     for (size_t i = 0; i < n && ret == 0; i++) {
         if (v[i]->deleted)
             continue;
+        ncztr_obj *obj = ncztr_deref(v[i], true);
+        int first = obj ? first_visit(w, obj) : -1;
+        if (first <= 0) {
+            if (first < 0)
+                ret = obj ? NCZ_PUSH(NCZ_E_NOMEM, "out of memory visiting objects") : FAIL;
+            continue;
+        }
         size_t nl = strlen(v[i]->name);
         char *path = malloc(pl + nl + 2);
         if (!path) {
@@ -257,9 +283,9 @@ static herr_t visit_group(const obj_walk *w, ncztr_obj *g, const char *prefix)
             break;
         }
         snprintf(path, pl + nl + 2, "%s%s%s", prefix, pl ? "/" : "", v[i]->name);
-        ret = visit_call(w, v[i], path);
-        if (ret == 0 && v[i]->kind == NCZTR_GROUP && !v[i]->deleted)
-            ret = visit_group(w, v[i], path);
+        ret = visit_call(w, obj, path);
+        if (ret == 0 && obj->kind == NCZTR_GROUP && !obj->deleted && !v[i]->deleted)
+            ret = visit_group(w, obj, path);
         free(path);
     }
     for (size_t i = 0; i < n; i++)
@@ -278,12 +304,15 @@ static herr_t object_visit(H5VL_nczarr_obj_t *o, const H5VL_loc_params_t *lp, H5
     if (!n)
         return FAIL;
     /* A visit from a file id starts at the root group, which gets a group id. */
-    obj_walk w = {o->file, H5I_INVALID_HID, args};
+    obj_walk w = {o->file, H5I_INVALID_HID, args, {0}};
     if ((w.start_id = H5VL_nczarr_wrap_register(o->file, n)) < 0)
         return FAIL;
-    herr_t ret = visit_call(&w, n, ".");
+    herr_t ret = first_visit(&w, n) < 0 ? NCZ_PUSH(NCZ_E_NOMEM, "out of memory visiting objects") : 0;
+    if (ret == 0)
+        ret = visit_call(&w, n, ".");
     if (ret == 0 && n->kind == NCZTR_GROUP)
         ret = visit_group(&w, n, "");
+    nczm_hindex_clear(&w.seen);
     drop_id(w.start_id, ret < 0);
     return ret;
 }
