@@ -135,21 +135,47 @@ static herr_t resolve_dims(ncztr_obj *o)
 
 /* ---- JSON builders ---- */
 
+/* jansson's setters fail on an allocation failure, or on a NULL value (a constructor that
+ * failed) or container; they still take the value over. The builders add through these,
+ * which keep the first failure in *ok, and report it once when the object is done. */
+static void jset(bool *ok, json_t *obj, const char *key, json_t *v)
+{
+    if (json_object_set_new(obj, key, v) != 0)
+        *ok = false;
+}
+
+static void jadd(bool *ok, json_t *arr, json_t *v)
+{
+    if (json_array_append_new(arr, v) != 0)
+        *ok = false;
+}
+
 static json_t *build_zgroup(void)
 {
+    bool ok = true;
     json_t *j = json_object();
-    json_object_set_new(j, "zarr_format", json_integer(2));
+    jset(&ok, j, "zarr_format", json_integer(2));
+    if (!ok) {
+        json_decref(j);
+        NCZ_PUSH(NCZ_E_NOMEM, "out of memory building .zgroup");
+        return NULL;
+    }
     return j;
 }
 
 /* hidden: the arrays netCDF-C must not see (structured dtypes), else the others. */
 static json_t *name_list(const ncztr_obj *g, ncztr_objkind kind, bool hidden)
 {
+    bool ok = true;
     json_t *l = json_array();
     for (size_t i = 0; i < g->nchildren; i++) {
         const ncztr_obj *c = g->children[i];
         if (c->kind == kind && (kind != NCZTR_ARRAY || (c->arr && c->arr->nc_hidden) == hidden))
-            json_array_append_new(l, json_string(c->name));
+            jadd(&ok, l, json_string(c->name));
+    }
+    if (!ok) {
+        json_decref(l);
+        return NULL; /* the caller's jset fails on it */
     }
     return l;
 }
@@ -172,13 +198,18 @@ static herr_t attr_extras(const ncztr_attr *a, json_t *ashapes, json_t *acsets)
     int rank = a->load_error ? 0 : H5Sget_simple_extent_ndims(a->val.space);
     if (rank > 1 || (rank == 1 && a->val.nelem == 0)) {
         hsize_t dims[H5S_MAX_RANK];
+        bool ok = true;
         json_t *l = json_array();
         if (!l || H5Sget_simple_extent_dims(a->val.space, dims, NULL) < 0) {
             json_decref(l);
             return NCZ_PUSH(NCZ_E_HDF5, "attribute \"%s\": cannot read its dataspace", a->name);
         }
         for (int k = 0; k < rank; k++)
-            json_array_append_new(l, json_integer((json_int_t)dims[k]));
+            jadd(&ok, l, json_integer((json_int_t)dims[k]));
+        if (!ok) {
+            json_decref(l);
+            return NCZ_PUSH(NCZ_E_NOMEM, "out of memory");
+        }
         if (json_object_set_new(ashapes, a->name, l) < 0)
             return NCZ_PUSH(NCZ_E_NOMEM, "out of memory");
     }
@@ -206,7 +237,7 @@ static herr_t build_zattrs(const ncztr_obj *o, json_t **out)
 {
     herr_t ret = SUCCEED;
     ncztr_file *f = o->file;
-    bool nc = !f->opts.pure_zarr;
+    bool nc = !f->opts.pure_zarr, ok = true;
     json_t *j = json_object(), *types = json_object(), *v = NULL, *atypes = NULL, *h5 = NULL;
     json_t *ashapes = json_object(), *acsets = json_object();
     NCZ_CHECK_ALLOC(j && types && ashapes && acsets, FAIL);
@@ -227,11 +258,11 @@ static herr_t build_zattrs(const ncztr_obj *o, json_t **out)
                 free(b64);
                 NCZ_GOTO(FAIL, NCZ_E_NOMEM, "out of memory");
             }
-            json_object_set_new(atypes, o->attrs[i]->name, json_string(b64));
+            jset(&ok, atypes, o->attrs[i]->name, json_string(b64));
             free(b64);
         }
-        json_object_set_new(j, o->attrs[i]->name, v);
-        json_object_set_new(types, o->attrs[i]->name, json_string(dtype));
+        jset(&ok, j, o->attrs[i]->name, v);
+        jset(&ok, types, o->attrs[i]->name, json_string(dtype));
         v = NULL;
         if (nc && attr_extras(o->attrs[i], ashapes, acsets) < 0)
             NCZ_GOTO_QUIET(FAIL);
@@ -241,32 +272,30 @@ static herr_t build_zattrs(const ncztr_obj *o, json_t **out)
         if (!f->opts.noxarray) {
             json_t *ad = json_array();
             if (a->scalar)
-                json_array_append_new(ad, json_string("_scalar_"));
+                jadd(&ok, ad, json_string("_scalar_"));
             else
                 for (int k = 0; k < a->za.rank; k++)
-                    json_array_append_new(
-                        ad,
-                        json_string(a->dimrefs && a->dimrefs[k] ? simple_name(a->dimrefs[k]) : "_unknown_"));
-            json_object_set_new(j, "_ARRAY_DIMENSIONS", ad);
-            json_object_set_new(types, "_ARRAY_DIMENSIONS", json_string("|J0"));
+                    jadd(&ok, ad,
+                         json_string(a->dimrefs && a->dimrefs[k] ? simple_name(a->dimrefs[k]) : "_unknown_"));
+            jset(&ok, j, "_ARRAY_DIMENSIONS", ad);
+            jset(&ok, types, "_ARRAY_DIMENSIONS", json_string("|J0"));
         }
         if (nc && a->vlen_string && a->maxstrlen != f->default_maxstrlen) {
-            json_object_set_new(j, "_nczarr_maxstrlen", json_integer((json_int_t)a->maxstrlen));
-            json_object_set_new(types, "_nczarr_maxstrlen", json_string("<i4"));
+            jset(&ok, j, "_nczarr_maxstrlen", json_integer((json_int_t)a->maxstrlen));
+            jset(&ok, types, "_nczarr_maxstrlen", json_string("<i4"));
         }
         if (nc) {
             json_t *na = json_object(), *refs = json_array();
             if (!a->scalar)
                 for (int k = 0; k < a->za.rank; k++)
-                    json_array_append_new(refs,
-                                          json_string(a->dimrefs && a->dimrefs[k] ? a->dimrefs[k] : ""));
-            json_object_set_new(na, "dimension_references", refs);
+                    jadd(&ok, refs, json_string(a->dimrefs && a->dimrefs[k] ? a->dimrefs[k] : ""));
+            jset(&ok, na, "dimension_references", refs);
             if (a->scalar)
-                json_object_set_new(na, "scalar", json_integer(1));
+                jset(&ok, na, "scalar", json_integer(1));
             if (a->null_space)
-                json_object_set_new(na, "hdf5_null", json_integer(1));
+                jset(&ok, na, "hdf5_null", json_integer(1));
             if (a->za.dtype.tclass == NCZTR_T_STRING && !a->vlen_string)
-                json_object_set_new(na, "fixedstring", json_integer(1));
+                jset(&ok, na, "fixedstring", json_integer(1));
             if (ncztr_ctype_is_special(a->type)) {
                 /* enum/compound/array: the exact HDF5 type (the dtype says only the bytes) */
                 char *b64 = ncztr_type_encode(a->type, o->name);
@@ -274,20 +303,20 @@ static herr_t build_zattrs(const ncztr_obj *o, json_t **out)
                     json_decref(na);
                     NCZ_GOTO_QUIET(FAIL);
                 }
-                json_object_set_new(na, "hdf5_type", json_string(b64));
+                jset(&ok, na, "hdf5_type", json_string(b64));
                 free(b64);
             }
             if (ncztr_is_half_float(a->type)) /* stored as float32: see ncztr_array_create */
-                json_object_set_new(na, "hdf5_dtype",
-                                    json_string(H5Tget_order(a->type) == H5T_ORDER_BE ? ">f2" : "<f2"));
-            json_object_set_new(na, "storage", json_string("chunked"));
-            json_object_set_new(j, "_nczarr_array", na);
-            json_object_set_new(types, "_nczarr_array", json_string("|J0"));
+                jset(&ok, na, "hdf5_dtype",
+                     json_string(H5Tget_order(a->type) == H5T_ORDER_BE ? ">f2" : "<f2"));
+            jset(&ok, na, "storage", json_string("chunked"));
+            jset(&ok, j, "_nczarr_array", na);
+            jset(&ok, types, "_nczarr_array", json_string("|J0"));
         }
     } else {
         if (!o->parent && f->ncproperties) {
-            json_object_set_new(j, "_NCProperties", json_string(f->ncproperties));
-            json_object_set_new(types, "_NCProperties", json_string(">S1"));
+            jset(&ok, j, "_NCProperties", json_string(f->ncproperties));
+            jset(&ok, types, "_NCProperties", json_string(">S1"));
         }
         if (nc) {
             json_t *g = json_object(), *dims = json_object();
@@ -295,58 +324,61 @@ static herr_t build_zattrs(const ncztr_obj *o, json_t **out)
                 const ncztr_dim *d = &o->dims[i];
                 if (d->unlimited) {
                     json_t *u = json_object();
-                    json_object_set_new(u, "size", json_integer((json_int_t)d->size));
-                    json_object_set_new(u, "unlimited", json_integer(1));
-                    json_object_set_new(dims, d->name, u);
+                    jset(&ok, u, "size", json_integer((json_int_t)d->size));
+                    jset(&ok, u, "unlimited", json_integer(1));
+                    jset(&ok, dims, d->name, u);
                 } else {
-                    json_object_set_new(dims, d->name, json_integer((json_int_t)d->size));
+                    jset(&ok, dims, d->name, json_integer((json_int_t)d->size));
                 }
             }
-            json_object_set_new(g, "dimensions", dims);
-            json_object_set_new(g, "arrays", name_list(o, NCZTR_ARRAY, false));
-            json_object_set_new(g, "groups", name_list(o, NCZTR_GROUP, false));
+            jset(&ok, g, "dimensions", dims);
+            jset(&ok, g, "arrays", name_list(o, NCZTR_ARRAY, false));
+            jset(&ok, g, "groups", name_list(o, NCZTR_GROUP, false));
             json_t *hidden = name_list(o, NCZTR_ARRAY, true);
             if (json_array_size(hidden) > 0)
-                json_object_set_new(g, "hdf5_arrays", hidden);
+                jset(&ok, g, "hdf5_arrays", hidden);
             else
                 json_decref(hidden);
             if (ncztr_alias_save(o, g) < 0) {
                 json_decref(g);
                 NCZ_GOTO_QUIET(FAIL);
             }
-            json_object_set_new(j, "_nczarr_group", g);
-            json_object_set_new(types, "_nczarr_group", json_string("|J0"));
+            jset(&ok, j, "_nczarr_group", g);
+            jset(&ok, types, "_nczarr_group", json_string("|J0"));
             if (!o->parent) {
                 json_t *sb = json_object();
-                json_object_set_new(sb, "version", json_string("2.0.0"));
-                json_object_set_new(j, "_nczarr_superblock", sb);
-                json_object_set_new(types, "_nczarr_superblock", json_string("|J0"));
+                jset(&ok, sb, "version", json_string("2.0.0"));
+                jset(&ok, j, "_nczarr_superblock", sb);
+                jset(&ok, types, "_nczarr_superblock", json_string("|J0"));
             }
         }
     }
     if (nc) {
         json_t *at = json_object();
-        json_object_set_new(types, "_nczarr_attr", json_string("|J0"));
-        json_object_set(at, "types", types);
+        jset(&ok, types, "_nczarr_attr", json_string("|J0"));
+        if (json_object_set(at, "types", types) != 0)
+            ok = false;
         /* HDF5 settings NCZarr has no place for: inside "_nczarr_attr", which netCDF-C
          * hides and whose other keys it ignores (a key of its own would show up). */
         h5 = o->hdf5 ? json_deep_copy(o->hdf5) : json_object();
         NCZ_CHECK_ALLOC(h5, FAIL);
-        json_object_del(h5, "atypes"); /* rebuilt from the attributes as they are now */
+        (void)json_object_del(h5, "atypes"); /* rebuilt from the attributes as they are now */
         if (atypes) {
-            json_object_set_new(h5, "atypes", atypes);
+            jset(&ok, h5, "atypes", atypes);
             atypes = NULL;
         }
-        json_object_del(h5, "ashapes");
-        json_object_del(h5, "acsets");
-        if (json_object_size(ashapes) > 0)
-            json_object_set(h5, "ashapes", ashapes);
-        if (json_object_size(acsets) > 0)
-            json_object_set(h5, "acsets", acsets);
-        if (json_object_size(h5) > 0)
-            json_object_set(at, "hdf5", h5);
-        json_object_set_new(j, "_nczarr_attr", at);
+        (void)json_object_del(h5, "ashapes");
+        (void)json_object_del(h5, "acsets");
+        if (json_object_size(ashapes) > 0 && json_object_set(h5, "ashapes", ashapes) != 0)
+            ok = false;
+        if (json_object_size(acsets) > 0 && json_object_set(h5, "acsets", acsets) != 0)
+            ok = false;
+        if (json_object_size(h5) > 0 && json_object_set(at, "hdf5", h5) != 0)
+            ok = false;
+        jset(&ok, j, "_nczarr_attr", at);
     }
+    if (!ok)
+        NCZ_GOTO(FAIL, NCZ_E_NOMEM, "out of memory building the .zattrs of \"%s\"", o->name);
     *out = j;
     j = NULL;
 done:
@@ -428,6 +460,8 @@ static herr_t emit_text(saver *S, const char *key, const char *name, char *text,
 
 static herr_t emit(saver *S, const char *key, const char *name, json_t *j, bool write)
 {
+    if (!j)
+        return FAIL; /* its builder pushed why */
     char *text = ncztr_json_dump(j);
     json_decref(j);
     return text ? emit_text(S, key, name, text, write) : FAIL;
