@@ -1,8 +1,10 @@
 /* Reading a store into the model: NCZarr stores walk the `_nczarr_group` lists; pure Zarr
  * stores are listed with search(); a consolidated `.zmetadata` replaces every metadata
  * read (one GET instead of hundreds on S3). Metadata of one group's children is fetched
- * with one batch request. An array whose metadata is unusable is kept with its error, so
- * the rest of the store stays readable and opening that array reports why. */
+ * with one batch request. An array listed by an NCZarr group is only a stub on open: its
+ * .zarray/.zattrs are read on first use (ncztr_obj_load), as a walk needs no more than its
+ * name and kind. An array whose metadata is unusable is kept with its error, so the rest
+ * of the store stays readable and opening that array reports why. */
 #include "ncztr_array_internal.h"
 #include "ncztr_zmeta.h"
 #include "ncztr_model.h"
@@ -472,7 +474,8 @@ static herr_t load_batch(loader *L, ncztr_obj *g, const char *key, const child_l
     if (!keys || !errs || !js || !absent)
         NCZ_GOTO(FAIL, NCZ_E_NOMEM, "out of memory");
     /* per child: .zgroup, .zarray, .zattrs; an NCZarr list says which of the first two to
-     * read, and a listing of the group which children exist at all */
+     * read (none for a listed array: it is read on first use), and a listing of the group
+     * which children exist at all */
     for (size_t k = 0; k < m; k++) {
         const char *nm = cl->names[b + k];
         bool want_group = !cl->pure && b + k >= cl->na, want_array = !cl->pure && b + k < cl->na;

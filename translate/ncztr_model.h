@@ -1,6 +1,7 @@
 /* The in-memory model of an open store: a tree of groups and arrays with attributes and
  * shared dimensions. Built from the store on open (NCZarr lists, consolidated .zmetadata,
- * or listing for pure Zarr) and written back on flush/close, rewriting only dirty
+ * or listing for pure Zarr; the metadata of arrays NCZarr lists is read on first use,
+ * ncztr_obj_load) and written back on flush/close, rewriting only dirty
  * metadata objects. The VOL connector works only through this API; it never sees keys
  * or JSON.
  *
