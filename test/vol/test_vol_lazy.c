@@ -259,6 +259,37 @@ static void test_operations(const char *good, bool consolidated)
     H5Fclose(f);
 }
 
+/* A zip store: the entries of arrays never opened are read from the open archive later;
+ * written back whole when the store is opened for writing. */
+static void test_zip(void)
+{
+    char path[4400], cmd[9000];
+    snprintf(path, sizeof path, "%s/lazy.zip", dir);
+    make_store(path, false);
+    hid_t f = H5Fopen(path, H5F_ACC_RDWR, H5P_DEFAULT);
+    REQUIRE(f >= 0, "zip: open for writing");
+    hid_t g = H5Gopen2(f, "g", H5P_DEFAULT);
+    walk_t w = {0, 0};
+    CHECK(H5Literate2(g, H5_INDEX_NAME, H5_ITER_INC, NULL, walk_cb, &w) >= 0 && w.n == NARR, "zip: walk");
+    H5Gclose(g);
+    check_array(f, "g/a2", 2, "zip");
+    CHECK(H5Adelete_by_name(f, "g/a3", "units", H5P_DEFAULT) >= 0, "zip: delete a3's attribute");
+    CHECK(H5Fclose(f) >= 0, "zip: close");
+    f = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
+    REQUIRE(f >= 0, "zip: reopen");
+    for (int i = 0; i < NARR; i++) {
+        char name[16];
+        snprintf(name, sizeof name, "g/a%d", i);
+        if (i != 3)
+            check_array(f, name, i, "zip after writing");
+    }
+    CHECK(H5Aexists_by_name(f, "g/a3", "units", H5P_DEFAULT) == 0, "zip: a3's attribute is gone");
+    CHECK(H5Aexists_by_name(f, "g/a0", "scale", H5P_DEFAULT) > 0, "zip: a0 keeps its attributes");
+    H5Fclose(f);
+    snprintf(cmd, sizeof cmd, "rm -f '%s'", path);
+    CHECK(system(cmd) == 0, "remove the archive");
+}
+
 int main(void)
 {
     char good[4200], good_cons[4200];
@@ -273,6 +304,7 @@ int main(void)
     test_untouched(good_cons, true);
     test_operations(good, false);
     test_operations(good_cons, true);
+    test_zip();
     rm_rf(dir);
     TEST_MAIN_END();
 }
