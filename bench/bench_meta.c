@@ -3,20 +3,18 @@
  *   attrs       one group with n attributes; walk = H5Aiterate2 by name, each attribute
  *               opened by name and read;
  *   arrays      one group with n one-element datasets; walk = H5Literate2 by name with
- *               H5Oget_info_by_name3 per link;
+ *               H5Oget_info_by_name3 (H5O_INFO_BASIC) per link;
  *   arrays+cons the same, the connector also writing .zmetadata (opened from it);
  *   groups      one group with n groups; walk as for arrays.
  * "write" times creating the file and its objects and closing it; "open+walk" times
- * opening the file, the walk, and closing it. Native HDF5 uses the latest file format
- * (dense attribute storage, indexed links), its fastest for these layouts.
- * Each row is the median of the runs shown, connector and native alternating. Every
- * write and every open+walk runs in a child process of its own, as a program that opens
- * a file once would: in one long process the heap left by earlier runs of either side
- * decides too much (up to twice the time for the same open).
- * Usage: bench_meta [workdir] [max_n] [runs] [case] [min_n]   (HDF5_PLUGIN_PATH must find
- * the connector; default workdir ".", max_n 100000, runs 5, every case, min_n 1000;
- * n = 100000 gets min(runs, 3) runs)
- * Not a test: no assertion on speed. */
+ * opening the file, the walk, and closing it; "walk+open" (arrays, groups) the same with
+ * each object also opened (H5Oopen), asked its attribute count and closed. Native HDF5 uses the latest file
+ * format (dense attribute storage, indexed links), its fastest for these layouts. Each row is the median of
+ * the runs shown, connector and native alternating. Every write and every open+walk runs in a child process
+ * of its own, as a program that opens a file once would: in one long process the heap left by earlier runs of
+ * either side decides too much (up to twice the time for the same open). Usage: bench_meta [workdir] [max_n]
+ * [runs] [case] [min_n]   (HDF5_PLUGIN_PATH must find the connector; default workdir ".", max_n 100000, runs
+ * 5, every case, min_n 1000; n = 100000 gets min(runs, 3) runs) Not a test: no assertion on speed. */
 #include <hdf5.h>
 #include <limits.h>
 #include <stdio.h>
@@ -94,6 +92,7 @@ typedef struct walk_state {
     size_t count;
     long long sum;
     int failed;
+    int open; /* also open each object (H5Oopen) and ask for its attribute count */
 } walk_state;
 
 static herr_t attr_cb(hid_t loc, const char *name, const H5A_info_t *info, void *data)
@@ -116,16 +115,27 @@ static herr_t link_cb(hid_t g, const char *name, const H5L_info2_t *info, void *
     (void)info;
     walk_state *w = data;
     H5O_info2_t oi;
-    if (H5Oget_info_by_name3(g, name, &oi, H5O_INFO_BASIC | H5O_INFO_NUM_ATTRS, H5P_DEFAULT) < 0)
+    oi.type = H5O_TYPE_UNKNOWN;
+    if (H5Oget_info_by_name3(g, name, &oi, H5O_INFO_BASIC, H5P_DEFAULT) < 0)
         w->failed = 1;
+    if (w->open && !w->failed) {
+        hid_t o = H5Oopen(g, name, H5P_DEFAULT);
+        H5O_info2_t oi2;
+        if (o < 0 || H5Oget_info3(o, &oi2, H5O_INFO_NUM_ATTRS) < 0)
+            w->failed = 1;
+        else
+            w->sum += (long long)oi2.num_attrs;
+        if (o >= 0 && H5Oclose(o) < 0)
+            w->failed = 1;
+    }
     w->count++;
     w->sum += oi.type;
     return w->failed ? -1 : 0;
 }
 
-static int walk_store(bench_case c, hid_t fapl, const char *path, size_t n)
+static int walk_store(bench_case c, hid_t fapl, const char *path, size_t n, int open)
 {
-    walk_state w = {0, 0, 0};
+    walk_state w = {0, 0, 0, open};
     hid_t f = H5Fopen(path, H5F_ACC_RDONLY, fapl);
     if (f < 0)
         return -1;
@@ -145,7 +155,8 @@ static int walk_store(bench_case c, hid_t fapl, const char *path, size_t n)
     return 0;
 }
 
-/* Runs one write (walk = 0) or open+walk in a child process; its seconds, or < 0. */
+/* Runs one write (walk = 0), open+walk (1) or open+walk+open (2) in a child process; its
+ * seconds, or < 0. */
 static double timed(bench_case c, hid_t fapl, const char *path, size_t n, int walk)
 {
     int fd[2];
@@ -157,7 +168,7 @@ static double timed(bench_case c, hid_t fapl, const char *path, size_t n, int wa
     if (pid == 0) {
         close(fd[0]);
         double t0 = now();
-        int r = walk ? walk_store(c, fapl, path, n) : write_store(c, fapl, path, n);
+        int r = walk ? walk_store(c, fapl, path, n, walk == 2) : write_store(c, fapl, path, n);
         double dt = r < 0 ? -1 : now() - t0;
         if (r < 0)
             H5Eprint2(H5E_DEFAULT, stderr);
@@ -226,7 +237,8 @@ int main(int argc, char **argv)
         for (int c = 0; c < C_COUNT; c++) {
             if (only && strcmp(only, case_names[c]) != 0)
                 continue;
-            double zw[MAX_RUNS], zr[MAX_RUNS], nw[MAX_RUNS], nr[MAX_RUNS];
+            double zw[MAX_RUNS], zr[MAX_RUNS], nw[MAX_RUNS], nr[MAX_RUNS], zo[MAX_RUNS], no[MAX_RUNS];
+            int with_open = c != C_ATTRS;
             const char *zp = c == C_ARRAYS_CONS ? zcons : zpath;
             for (int rep = 0; rep < k; rep++) {
                 /* Alternate which goes first, so neither always finds the other's
@@ -245,8 +257,14 @@ int main(int argc, char **argv)
                         fprintf(stderr, "%s n=%ld: walking %s failed\n", case_names[c], n, p);
                         return 1;
                     }
+                    double to = with_open ? timed((bench_case)c, fapl, p, (size_t)n, 2) : 0;
+                    if (to < 0) {
+                        fprintf(stderr, "%s n=%ld: walking and opening %s failed\n", case_names[c], n, p);
+                        return 1;
+                    }
                     (native ? nw : zw)[rep] = tw;
                     (native ? nr : zr)[rep] = tr;
+                    (native ? no : zo)[rep] = to;
                 }
             }
             double mzw = median(zw, k), mnw = median(nw, k), mzr = median(zr, k), mnr = median(nr, k);
@@ -254,6 +272,11 @@ int main(int argc, char **argv)
                    mzw / mnw);
             printf("%-12s %-10s %7ld %5d %12.4f %12.4f %8.2f\n", case_names[c], "open+walk", n, k, mzr, mnr,
                    mzr / mnr);
+            if (with_open) {
+                double mzo = median(zo, k), mno = median(no, k);
+                printf("%-12s %-10s %7ld %5d %12.4f %12.4f %8.2f\n", case_names[c], "walk+open", n, k, mzo,
+                       mno, mzo / mno);
+            }
             fflush(stdout);
         }
     }

@@ -40,9 +40,20 @@ herr_t ncztr_array_check_usable(const ncztr_obj *o)
         return NCZ_PUSH(NCZ_E_ARGS, "not a dataset");
     if (o->deleted)
         return NCZ_PUSH(NCZ_E_NOTFOUND, "dataset \"%s\" has been deleted", o->name);
+    if (ncztr_obj_load(o) < 0)
+        return FAIL;
     if (o->arr->load_error)
         return NCZ_PUSH(NCZ_E_FORMAT, "dataset \"%s\" cannot be used: %s", o->name, o->arr->load_error);
     return SUCCEED;
+}
+
+const char *ncztr_array_load_error(const ncztr_obj *o)
+{
+    if (o->kind != NCZTR_ARRAY || !o->arr)
+        return NULL;
+    if (ncztr_obj_load(o) < 0)
+        return "out of memory reading its metadata";
+    return o->arr->load_error;
 }
 
 hid_t ncztr_array_elem_type(const ncztr_array *a)

@@ -720,6 +720,8 @@ static herr_t do_io(ncztr_obj *o, hid_t mem_type, hid_t mem_space, hid_t file_sp
         NCZ_GOTO(FAIL, NCZ_E_ARGS, "not a dataset");
     if (o->deleted)
         NCZ_GOTO(FAIL, NCZ_E_NOTFOUND, "dataset \"%s\" has been deleted", o->name);
+    if (ncztr_obj_load(o) < 0)
+        NCZ_GOTO_QUIET(FAIL);
     if (o->arr->load_error)
         NCZ_GOTO(FAIL, NCZ_E_FORMAT, "dataset \"%s\" cannot be used: %s", o->name, o->arr->load_error);
     x = calloc(1, sizeof *x);

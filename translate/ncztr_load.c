@@ -1,8 +1,10 @@
 /* Reading a store into the model: NCZarr stores walk the `_nczarr_group` lists; pure Zarr
  * stores are listed with search(); a consolidated `.zmetadata` replaces every metadata
  * read (one GET instead of hundreds on S3). Metadata of one group's children is fetched
- * with one batch request. An array whose metadata is unusable is kept with its error, so
- * the rest of the store stays readable and opening that array reports why. */
+ * with one batch request. An array listed by an NCZarr group is only a stub on open: its
+ * .zarray/.zattrs are read on first use (ncztr_obj_load), as a walk needs no more than its
+ * name and kind. An array whose metadata is unusable is kept with its error, so the rest
+ * of the store stays readable and opening that array reports why. */
 #include "ncztr_array_internal.h"
 #include "ncztr_zmeta.h"
 #include "ncztr_model.h"
@@ -358,6 +360,15 @@ done:
 
 static herr_t load_group(loader *L, ncztr_obj *g, json_t *zattrs, const char *key, bool absent);
 
+static herr_t new_array(ncztr_obj *o)
+{
+    o->arr = calloc(1, sizeof *o->arr);
+    if (!o->arr)
+        return NCZ_PUSH(NCZ_E_NOMEM, "out of memory");
+    o->arr->type = o->arr->dcpl = H5I_INVALID_HID;
+    return SUCCEED;
+}
+
 /* Loads one array. Unusable metadata is remembered as the array's load_error (reported
  * when the application opens it) instead of failing the whole store. */
 static herr_t load_array(ncztr_obj *o, json_t *za, json_t *zattrs, const char *key, const char *zkey,
@@ -367,9 +378,8 @@ static herr_t load_array(ncztr_obj *o, json_t *za, json_t *zattrs, const char *k
     size_t mark = ncz_err_mark();
     char *atkey = join_key(key, ".zattrs");
     NCZ_CHECK_ALLOC(atkey, FAIL);
-    o->arr = calloc(1, sizeof *o->arr);
-    NCZ_CHECK_ALLOC(o->arr, FAIL);
-    o->arr->type = o->arr->dcpl = H5I_INVALID_HID;
+    if (!o->arr && new_array(o) < 0)
+        NCZ_GOTO_QUIET(FAIL);
     if (meta_error) {
         NCZ_PUSH(NCZ_E_FORMAT, "%s", meta_error);
     } else if (!za) {
@@ -464,7 +474,8 @@ static herr_t load_batch(loader *L, ncztr_obj *g, const char *key, const child_l
     if (!keys || !errs || !js || !absent)
         NCZ_GOTO(FAIL, NCZ_E_NOMEM, "out of memory");
     /* per child: .zgroup, .zarray, .zattrs; an NCZarr list says which of the first two to
-     * read, and a listing of the group which children exist at all */
+     * read (none for a listed array: it is read on first use), and a listing of the group
+     * which children exist at all */
     for (size_t k = 0; k < m; k++) {
         const char *nm = cl->names[b + k];
         bool want_group = !cl->pure && b + k >= cl->na, want_array = !cl->pure && b + k < cl->na;
@@ -474,6 +485,8 @@ static herr_t load_batch(loader *L, ncztr_obj *g, const char *key, const child_l
             absent[k] = true;
             continue;
         }
+        if (want_array)
+            continue; /* read on first use (ncztr_obj_load) */
         char *ck = join_key(key, nm);
         NCZ_CHECK_ALLOC(ck, FAIL);
         bool oom = false;
@@ -526,6 +539,14 @@ static herr_t load_batch(loader *L, ncztr_obj *g, const char *key, const child_l
                 ncztr_obj_unref(c);
                 free(ck);
                 NCZ_GOTO_QUIET(FAIL);
+            }
+            if (want_array && !absent[k]) {
+                /* its metadata is read when it is first used: a stub until then */
+                free(ck);
+                if (new_array(c) < 0)
+                    NCZ_GOTO_QUIET(FAIL);
+                c->arr->stub = true;
+                continue;
             }
             /* Unparsable .zarray/.zattrs: kept as the array's load error (reported when
              * it is opened); the rest of the store stays readable. */
@@ -729,12 +750,12 @@ herr_t ncztr_load_tree(ncztr_file *f)
      * netCDF-C's mode=zarr) is written back as pure Zarr, without _nczarr_* keys. */
     if (!f->superblock)
         f->opts.pure_zarr = true;
-    /* A .zmetadata found on open must not go stale: it is rewritten on every save. */
-    if (L.cons && !f->readonly) {
+    /* A .zmetadata found on open must not go stale: it is rewritten on every save. It is
+     * kept in any case: the metadata of arrays read on first use comes from it. */
+    if (L.cons && !f->readonly)
         f->opts.consolidate = true;
-        f->old_cons = L.cons;
-        L.cons = NULL;
-    }
+    f->old_cons = L.cons;
+    L.cons = NULL;
 done:
     for (int i = 0; i < 4; i++) {
         json_decref(js[i]);
@@ -742,4 +763,52 @@ done:
     }
     ncztr_zmeta_free(L.cons);
     return ret;
+}
+
+herr_t ncztr_obj_load(const ncztr_obj *co)
+{
+    if (co->kind != NCZTR_ARRAY || !co->arr || !co->arr->stub)
+        return SUCCEED;
+    /* Reading what was put off changes nothing the caller can see but the cost of this
+     * call: a const node may be completed. */
+    ncztr_obj *o = (ncztr_obj *)co;
+    herr_t ret = SUCCEED;
+    loader L = {o->file, o->file->old_cons};
+    char *keys[2] = {NULL, NULL}, *errs[2] = {NULL, NULL};
+    json_t *js[2] = {NULL, NULL};
+    char *key = ncztr_obj_key(o);
+    NCZ_CHECK_ALLOC(key, FAIL);
+    keys[0] = join_key(key, ".zarray");
+    keys[1] = join_key(key, ".zattrs");
+    if (!keys[0] || !keys[1])
+        NCZ_GOTO(FAIL, NCZ_E_NOMEM, "out of memory");
+    o->arr->stub = false;
+    size_t mark = ncz_err_mark();
+    if (get_json_many(&L, 2, keys, js, errs) < 0) {
+        /* The store failed: this array cannot be used, the rest of it may. */
+        o->arr->load_error = ncz_err_take_messages(mark);
+        if (!o->arr->load_error)
+            o->arr->load_error = strdup("reading its metadata failed");
+        NCZ_CHECK_ALLOC(o->arr->load_error, FAIL);
+    } else if (load_array(o, js[0], js[1], key, keys[0], errs[0] ? errs[0] : errs[1]) < 0) {
+        NCZ_GOTO_QUIET(FAIL);
+    }
+done:
+    for (int i = 0; i < 2; i++) {
+        free(keys[i]);
+        free(errs[i]);
+        json_decref(js[i]);
+    }
+    free(key);
+    return ret;
+}
+
+herr_t ncztr_tree_load(ncztr_obj *o)
+{
+    if (o->kind == NCZTR_ARRAY)
+        return ncztr_obj_load(o);
+    for (size_t i = 0; i < o->nchildren; i++)
+        if (ncztr_tree_load(o->children[i]) < 0)
+            return FAIL;
+    return SUCCEED;
 }

@@ -527,16 +527,26 @@ herr_t ncztr_link_anon(ncztr_obj *o, ncztr_obj *parent, const char *name)
     return SUCCEED;
 }
 
+size_t ncztr_obj_nattrs(const ncztr_obj *o)
+{
+    /* out of memory reading them: none can be reached, and the failure is on the stack */
+    return ncztr_obj_load(o) < 0 ? 0 : o->nattrs;
+}
+
 /* ---- HDF5 settings ---- */
 
 const char *ncztr_obj_hdf5_get(const ncztr_obj *o, const char *key)
 {
+    if (ncztr_obj_load(o) < 0)
+        return NULL;
     json_t *v = o->hdf5 ? json_object_get(o->hdf5, key) : NULL;
     return json_is_string(v) ? json_string_value(v) : NULL;
 }
 
 herr_t ncztr_obj_hdf5_set(ncztr_obj *o, const char *key, const char *value)
 {
+    if (ncztr_obj_load(o) < 0)
+        return FAIL;
     if (!value) {
         if (o->hdf5 && json_object_del(o->hdf5, key) == 0)
             o->attrs_dirty = true;
@@ -775,6 +785,8 @@ herr_t ncztr_copy(ncztr_obj *src, ncztr_obj *parent, const char *name, unsigned 
                         "cannot copy \"%s\" to another store: H5Ocopy works within one store", src->name);
     if (parent->file->readonly)
         return NCZ_PUSH(NCZ_E_ARGS, "cannot copy \"%s\": the store is open read-only", src->name);
+    if (ncztr_tree_load(src) < 0)
+        return FAIL;
     if (copy_rec(src, parent, name, flags, 0, NULL, &c) < 0)
         return FAIL;
     if (ncztr_alias_fix_copy(src, c) < 0) {

@@ -1,6 +1,7 @@
 /* The in-memory model of an open store: a tree of groups and arrays with attributes and
  * shared dimensions. Built from the store on open (NCZarr lists, consolidated .zmetadata,
- * or listing for pure Zarr) and written back on flush/close, rewriting only dirty
+ * or listing for pure Zarr; the metadata of arrays NCZarr lists is read on first use,
+ * ncztr_obj_load) and written back on flush/close, rewriting only dirty
  * metadata objects. The VOL connector works only through this API; it never sees keys
  * or JSON.
  *
@@ -70,6 +71,9 @@ struct ncztr_array {
     hid_t dcpl;       /* creation plist reported by H5Dget_create_plist (owned) */
     bool fill_never;  /* H5D_FILL_TIME_NEVER: fill_value null */
     char *load_error; /* set when .zarray could not be used: opening reports it */
+    bool stub;        /* listed by its NCZarr group, .zarray/.zattrs not read yet: they are
+                       * read on first use (ncztr_obj_load), as opening a store of 100000s of
+                       * arrays must not parse them all */
     bool nc_hidden;   /* listed in "_nczarr_group.hdf5_arrays", not "arrays": netCDF-C 4.9.3
                        * cannot read structured dtypes and fails on the whole store */
     ncztr_chunkcache *cache;
@@ -190,6 +194,16 @@ herr_t ncztr_array_create(ncztr_obj *parent, const char *name, hid_t type, hid_t
  * (ncztr_array_check_stored). */
 herr_t ncztr_array_create_anon(ncztr_file *f, hid_t type, hid_t space, hid_t dcpl, hid_t dapl,
                                ncztr_obj **out);
+/* Reads an array's .zarray/.zattrs if that was put off on open (see ncztr_array.stub); a
+ * no-op otherwise. Every use of an array's metadata or attributes goes through it (the
+ * model's functions call it): what cannot be read becomes the array's load_error, as on
+ * open. FAIL only when out of memory. ncztr_tree_load: every array at or below o. */
+herr_t ncztr_obj_load(const ncztr_obj *o);
+herr_t ncztr_tree_load(ncztr_obj *o);
+/* Number of attributes of a node. */
+size_t ncztr_obj_nattrs(const ncztr_obj *o);
+/* Why an array cannot be used (its metadata did not load), or NULL. */
+const char *ncztr_array_load_error(const ncztr_obj *o);
 /* Removes a link and, on the next flush, the object's keys. */
 herr_t ncztr_unlink(ncztr_obj *o);
 /* Moves/renames a node (identity kept). */

@@ -553,7 +553,9 @@ herr_t ncztr_save_tree(ncztr_file *f)
     saver S = {.f = f};
     if (f->readonly)
         return SUCCEED;
-    if (resolve_dims(f->root) < 0)
+    /* Arrays whose metadata was never read are read now, as they would have been on open:
+     * a save derives dimensions and writes .zmetadata from all of them. */
+    if (ncztr_tree_load(f->root) < 0 || resolve_dims(f->root) < 0)
         NCZ_GOTO_QUIET(FAIL);
     ncztr_alias_refresh(f);
     S.cons = f->opts.consolidate;

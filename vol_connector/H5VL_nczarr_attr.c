@@ -336,7 +336,7 @@ static herr_t attr_iterate(H5VL_nczarr_obj_t *o, ncztr_obj *owner, H5VL_attr_ite
 {
     herr_t ret = SUCCEED;
     char buf[256];
-    size_t n = owner->nattrs;
+    size_t n = ncztr_obj_nattrs(owner);
     hsize_t start = it->idx ? *it->idx : 0, done_n = start;
     hid_t loc_id = H5I_INVALID_HID;
     ncztr_attr **v = NULL;

@@ -166,7 +166,7 @@ herr_t H5VL_nczarr_fill_oinfo(H5VL_nczarr_file_t *f, ncztr_obj *n, unsigned fiel
     oinfo->type = H5VL_nczarr_otype(n);
     oinfo->rc = ncztr_name_count(n); /* its name and its extra hard links */
     if (fields & H5O_INFO_NUM_ATTRS)
-        oinfo->num_attrs = n->nattrs;
+        oinfo->num_attrs = ncztr_obj_nattrs(n);
     return SUCCEED;
 }
 

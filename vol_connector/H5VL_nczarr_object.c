@@ -58,8 +58,9 @@ void *H5VL_nczarr_object_open(void *obj, const H5VL_loc_params_t *loc_params, H5
         return NULL;
     /* An array whose metadata could not be loaded keeps the rest of the store usable and
      * reports why when it is opened, whichever API opens it. */
-    if (n->kind == NCZTR_ARRAY && n->arr && n->arr->load_error) {
-        NCZ_PUSH(NCZ_E_FORMAT, "cannot open \"%s\": %s", where(n, buf, sizeof buf), n->arr->load_error);
+    const char *why = ncztr_array_load_error(n);
+    if (why) {
+        NCZ_PUSH(NCZ_E_FORMAT, "cannot open \"%s\": %s", where(n, buf, sizeof buf), why);
         return NULL;
     }
     H5I_type_t t = n->kind == NCZTR_GROUP ? H5I_GROUP : H5I_DATASET;

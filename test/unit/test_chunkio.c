@@ -92,6 +92,9 @@ static ncztr_obj *find(ncztr_file *f, const char *path)
 {
     ncztr_obj *o = ncztr_find(f->root, path);
     CHECK(o && o->kind == NCZTR_ARRAY, "array %s not found after reopening", path);
+    /* its metadata is read on first use: these tests look at it directly */
+    if (o)
+        CHECK_OK(ncztr_obj_load(o));
     return o;
 }
 
