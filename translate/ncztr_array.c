@@ -894,3 +894,21 @@ done:
         H5Tclose(stype);
     return ret;
 }
+
+size_t ncztr_array_cache_bytes(const ncztr_obj *o)
+{
+    return o->arr ? o->arr->cache_bytes : 0;
+}
+
+void ncztr_array_set_cache_bytes(ncztr_obj *o, size_t nbytes)
+{
+    if (o->arr)
+        o->arr->cache_bytes = nbytes;
+}
+
+herr_t ncztr_array_close_flush(ncztr_obj *o)
+{
+    if (o->deleted || o->anonymous || !o->arr || o->arr->stub || o->arr->load_error || o->file->readonly)
+        return SUCCEED;
+    return ncztr_array_flush(o);
+}

@@ -502,3 +502,33 @@ void ncztr_index_obj_free(ncztr_obj *o)
     o->child_by_name = NULL;
     o->attr_by_name = NULL;
 }
+
+struct ncztr_objset {
+    nczm_hindex ix;
+};
+
+static int same_obj(const void *item, const void *key, size_t keylen)
+{
+    (void)keylen;
+    return item == key;
+}
+
+int ncztr_objset_first_visit(ncztr_objset **set, const ncztr_obj *o)
+{
+    if (!o->file->has_aliases)
+        return 1;
+    if (!*set && !(*set = calloc(1, sizeof **set)))
+        return -1;
+    uint64_t h = nczm_hash_u64(o->id);
+    if (nczm_hindex_find(&(*set)->ix, h, same_obj, o, 0))
+        return 0;
+    return nczm_hindex_add(&(*set)->ix, h, (void *)o) == 0 ? 1 : -1;
+}
+
+void ncztr_objset_free(ncztr_objset *set)
+{
+    if (!set)
+        return;
+    nczm_hindex_clear(&set->ix);
+    free(set);
+}

@@ -135,6 +135,14 @@ static char *build_path(const ncztr_obj *o, bool leading_slash)
     return s;
 }
 
+const char *ncztr_obj_where(const ncztr_obj *n, char *buf, size_t size)
+{
+    char *p = (n && !n->deleted) ? ncztr_obj_path(n) : NULL;
+    snprintf(buf, size, "%s", p ? p : (n ? n->name : "?"));
+    free(p);
+    return buf;
+}
+
 char *ncztr_obj_path(const ncztr_obj *o)
 {
     return build_path(o, true);

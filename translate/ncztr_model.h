@@ -162,6 +162,9 @@ void ncztr_obj_ref(ncztr_obj *o);
 void ncztr_obj_unref(ncztr_obj *o);
 /* Path of the node from the root ("/" for the root, "/sub/v"): malloc'ed. */
 char *ncztr_obj_path(const ncztr_obj *o);
+/* The path of a node for messages, in a caller buffer (never NULL). A deleted node has no
+ * path any more, so it is named by its last link name. */
+const char *ncztr_obj_where(const ncztr_obj *n, char *buf, size_t size);
 /* The store key prefix of a node ("" for the root, "sub/v"): malloc'ed. */
 char *ncztr_obj_key(const ncztr_obj *o);
 /* Resolves a path relative to base ("." = base, leading '/' = from the root). Returns
@@ -204,6 +207,12 @@ herr_t ncztr_tree_load(ncztr_obj *o);
 size_t ncztr_obj_nattrs(const ncztr_obj *o);
 /* Why an array cannot be used (its metadata did not load), or NULL. */
 const char *ncztr_array_load_error(const ncztr_obj *o);
+/* The chunk cache budget of an array (H5Pset_chunk_cache's bytes). */
+size_t ncztr_array_cache_bytes(const ncztr_obj *o);
+void ncztr_array_set_cache_bytes(ncztr_obj *o, size_t nbytes);
+/* The last handle of a dataset closes: its dirty chunks reach the store (as with HDF5's
+ * cache), unless the array is deleted, anonymous, unusable or the store read-only. */
+herr_t ncztr_array_close_flush(ncztr_obj *o);
 /* Removes a link and, on the next flush, the object's keys. */
 herr_t ncztr_unlink(ncztr_obj *o);
 /* Moves/renames a node (identity kept). */
@@ -227,6 +236,11 @@ herr_t ncztr_copy(ncztr_obj *src, ncztr_obj *parent, const char *name, unsigned 
  * value NULL removes the key. */
 const char *ncztr_obj_hdf5_get(const ncztr_obj *o, const char *key);
 herr_t ncztr_obj_hdf5_set(ncztr_obj *o, const char *key, const char *value);
+/* Keeps a creation plist that differs from HDF5's default for its class with the node
+ * (under `key`, encoded; removed when it is the default): ncztr_plist.c. */
+herr_t ncztr_obj_plist_keep(ncztr_obj *n, const char *key, hid_t plist, hid_t default_plist);
+/* The creation plist kept under `key`, or H5I_INVALID_HID quietly when there is none. */
+hid_t ncztr_obj_plist_kept(const ncztr_obj *n, const char *key);
 
 /* ---- extra hard links (ncztr_alias.c) ----
  * An alias is a member of a group that names another group or array; it owns no keys. It
@@ -257,6 +271,15 @@ herr_t ncztr_alias_fix_copy(ncztr_obj *src, ncztr_obj *copy);
 herr_t ncztr_alias_load(ncztr_obj *g, json_t *links, const char *what);
 herr_t ncztr_alias_save(const ncztr_obj *g, json_t *nczarr_group);
 void ncztr_alias_refresh(ncztr_file *f);
+
+/* ---- walks ---- */
+/* The objects a walk (H5Ovisit, H5Lvisit) has entered, so that extra hard links cannot make
+ * it loop: ncztr_objset_first_visit is 1 the first time it meets o (always, in a store
+ * without extra hard links, where no set is kept), 0 after, -1 out of memory.
+ * *set starts NULL; ncztr_objset_free frees it. */
+typedef struct ncztr_objset ncztr_objset;
+int ncztr_objset_first_visit(ncztr_objset **set, const ncztr_obj *o);
+void ncztr_objset_free(ncztr_objset *set);
 
 /* ---- attributes ---- */
 ncztr_attr *ncztr_attr_find(const ncztr_obj *o, const char *name);

@@ -78,16 +78,14 @@ herr_t H5VL_nczarr_obj_release(H5VL_nczarr_obj_t *o);
 hid_t H5VL_nczarr_wrap_register(H5VL_nczarr_file_t *file, ncztr_obj *node);
 herr_t H5VL_nczarr_file_release(H5VL_nczarr_file_t *f);
 
+/* Closes an iteration's location id. H5Idec_ref, like every public HDF5 call, clears the
+ * error stack on entry: after a failed callback keep what it and the connector pushed. */
+void H5VL_nczarr_drop_id(hid_t id, bool keep_errors);
 /* Property lists HDF5 leaves for the connector to check: fails for ids that are not
  * property lists of class cls (any class when cls < 0); H5P_DEFAULT is fine. */
 herr_t H5VL_nczarr_check_plist(hid_t id, hid_t cls, const char *what);
 /* The link access plist of a BY_NAME/BY_IDX location. */
 herr_t H5VL_nczarr_check_lapl(const H5VL_loc_params_t *lp);
-/* Keeps a creation plist that differs from HDF5's default for its class in the node (under
- * `key`, encoded; removed when it is the default). */
-herr_t H5VL_nczarr_plist_keep(ncztr_obj *n, const char *key, hid_t plist, hid_t default_plist);
-/* The creation plist kept under `key`, or H5I_INVALID_HID quietly when there is none. */
-hid_t H5VL_nczarr_plist_kept(const ncztr_obj *n, const char *key);
 
 /* Resolves loc_params against obj to a node: BY_SELF, BY_NAME (relative or absolute, "."
  * ok), BY_IDX (the n-th link of the named group), BY_TOKEN. Pushes an error and returns

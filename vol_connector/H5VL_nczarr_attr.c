@@ -10,42 +10,6 @@
 
 /* The path of a node for messages, in a caller buffer (never NULL). A deleted node has
  * no path any more, so it is named by its last link name. */
-static const char *where(const ncztr_obj *n, char *buf, size_t size)
-{
-    char *p = (n && !n->deleted) ? ncztr_obj_path(n) : NULL;
-    snprintf(buf, size, "%s", p ? p : (n ? n->name : "?"));
-    free(p);
-    return buf;
-}
-
-/* HDF5 leaves access plists for the connector to check (the native one fails when it
- * reads them): refuse ids that are not property lists at all. */
-static herr_t check_plist(hid_t id, const char *what)
-{
-    if (id != H5P_DEFAULT && H5Iget_type(id) != H5I_GENPROP_LST)
-        return NCZ_PUSH(NCZ_E_ARGS, "invalid %s property list (id %lld)", what, (long long)id);
-    return SUCCEED;
-}
-
-static herr_t check_lapl(const H5VL_loc_params_t *lp)
-{
-    if (lp->type == H5VL_OBJECT_BY_NAME)
-        return check_plist(lp->loc_data.loc_by_name.lapl_id, "link access");
-    if (lp->type == H5VL_OBJECT_BY_IDX)
-        return check_plist(lp->loc_data.loc_by_idx.lapl_id, "link access");
-    return SUCCEED;
-}
-
-/* Closes an iteration's location id. H5Idec_ref, like every public HDF5 call, clears the
- * error stack on entry: after a failed callback keep what it and the connector pushed. */
-static void drop_id(hid_t id, bool keep_errors)
-{
-    hid_t saved = keep_errors ? H5Eget_current_stack() : H5I_INVALID_HID;
-    H5Idec_ref(id);
-    if (saved >= 0)
-        H5Eset_current_stack(saved);
-}
-
 /* The object an attribute operation addresses. BY_SELF is obj itself (the owner when obj
  * is an attribute id, the root for a file id) and BY_NAME a path from it. For BY_IDX
  * (H5Aopen_by_idx, H5Aget_name_by_idx, H5Aget_info_by_idx) HDF5 puts the OBJECT's name in
@@ -59,7 +23,7 @@ static ncztr_obj *attr_owner(H5VL_nczarr_obj_t *o, const H5VL_loc_params_t *lp)
         NCZ_PUSH(NCZ_E_ARGS, "attribute operation on an invalid location");
         return NULL;
     }
-    if (check_lapl(lp) < 0)
+    if (H5VL_nczarr_check_lapl(lp) < 0)
         return NULL;
     switch (lp->type) {
     case H5VL_OBJECT_BY_SELF:
@@ -86,7 +50,7 @@ static ncztr_obj *attr_owner(H5VL_nczarr_obj_t *o, const H5VL_loc_params_t *lp)
         return NULL;
     }
     if (n->deleted) {
-        NCZ_PUSH(NCZ_E_NOTFOUND, "object \"%s\" has been deleted", where(n, buf, sizeof buf));
+        NCZ_PUSH(NCZ_E_NOTFOUND, "object \"%s\" has been deleted", ncztr_obj_where(n, buf, sizeof buf));
         return NULL;
     }
     return n;
@@ -106,7 +70,7 @@ static ncztr_attr *live_attr(H5VL_nczarr_obj_t *o)
     }
     if (o->node && o->node->deleted) {
         NCZ_PUSH(NCZ_E_NOTFOUND, "attribute \"%s\": its object \"%s\" has been deleted", o->attr->name,
-                 where(o->node, buf, sizeof buf));
+                 ncztr_obj_where(o->node, buf, sizeof buf));
         return NULL;
     }
     return o->attr;
@@ -123,7 +87,7 @@ static ncztr_attr *find_named(ncztr_obj *n, const char *name)
     ncztr_attr *a = ncztr_attr_find(n, name);
     if (!a)
         NCZ_PUSH(NCZ_E_NOTFOUND, "attribute \"%s\" does not exist on \"%s\"", name,
-                 where(n, buf, sizeof buf));
+                 ncztr_obj_where(n, buf, sizeof buf));
     return a;
 }
 
@@ -161,7 +125,8 @@ void *H5VL_nczarr_attr_create(void *obj, const H5VL_loc_params_t *loc_params, co
     ncztr_attr *a = NULL;
     char buf[256];
     H5T_cset_t cset = H5T_CSET_ASCII;
-    if (check_plist(acpl_id, "attribute creation") < 0 || check_plist(aapl_id, "attribute access") < 0)
+    if (H5VL_nczarr_check_plist(acpl_id, H5P_ATTRIBUTE_CREATE, "attribute creation") < 0 ||
+        H5VL_nczarr_check_plist(aapl_id, H5P_ATTRIBUTE_ACCESS, "attribute access") < 0)
         return NULL;
     /* Of an acpl only the name's character encoding exists (kept with the attribute). */
     if (acpl_id != H5P_DEFAULT && H5Pget_char_encoding(acpl_id, &cset) < 0) {
@@ -179,7 +144,7 @@ void *H5VL_nczarr_attr_create(void *obj, const H5VL_loc_params_t *loc_params, co
         return NULL;
     if (!attr_name || !*attr_name) {
         NCZ_PUSH(NCZ_E_ARGS, "cannot create an attribute with an empty name on \"%s\"",
-                 where(owner, buf, sizeof buf));
+                 ncztr_obj_where(owner, buf, sizeof buf));
         return NULL;
     }
     if (ncztr_attr_create(owner, attr_name, type_id, space_id, &a) < 0)
@@ -196,7 +161,7 @@ void *H5VL_nczarr_attr_open(void *obj, const H5VL_loc_params_t *loc_params, cons
     (void)dxpl_id;
     (void)req;
     H5VL_nczarr_obj_t *o = obj;
-    if (check_plist(aapl_id, "attribute access") < 0)
+    if (H5VL_nczarr_check_plist(aapl_id, H5P_ATTRIBUTE_ACCESS, "attribute access") < 0)
         return NULL;
     ncztr_obj *owner = attr_owner(o, loc_params);
     ncztr_attr *a = NULL;
@@ -214,12 +179,12 @@ void *H5VL_nczarr_attr_open(void *obj, const H5VL_loc_params_t *loc_params, cons
      * ncztr_attr_decode): fail, or open it and say on the error stack how it was read. */
     char buf[256];
     if (a->load_error) {
-        NCZ_PUSH(NCZ_E_FORMAT, "cannot open an attribute of \"%s\": %s", where(owner, buf, sizeof buf),
-                 a->load_error);
+        NCZ_PUSH(NCZ_E_FORMAT, "cannot open an attribute of \"%s\": %s",
+                 ncztr_obj_where(owner, buf, sizeof buf), a->load_error);
         return NULL;
     }
     if (a->load_warning)
-        NCZ_WARN(NCZ_E_FORMAT, "\"%s\": %s", where(owner, buf, sizeof buf), a->load_warning);
+        NCZ_WARN(NCZ_E_FORMAT, "\"%s\": %s", ncztr_obj_where(owner, buf, sizeof buf), a->load_warning);
     return wrap_attr(o, owner, a);
 }
 
@@ -343,10 +308,10 @@ static herr_t attr_iterate(H5VL_nczarr_obj_t *o, ncztr_obj *owner, H5VL_attr_ite
     if (start > 0 && start >= n)
         NCZ_GOTO(FAIL, NCZ_E_ARGS,
                  "attribute iteration on \"%s\": start index %llu is out of range (%zu attributes)",
-                 where(owner, buf, sizeof buf), (unsigned long long)start, n);
+                 ncztr_obj_where(owner, buf, sizeof buf), (unsigned long long)start, n);
     if (!it->op)
         NCZ_GOTO(FAIL, NCZ_E_ARGS, "attribute iteration on \"%s\": no callback",
-                 where(owner, buf, sizeof buf));
+                 ncztr_obj_where(owner, buf, sizeof buf));
     if (n == 0)
         goto done;
     if (!(v = ncztr_attrs_sorted(owner, it->idx_type, it->order)))
@@ -364,13 +329,13 @@ static herr_t attr_iterate(H5VL_nczarr_obj_t *o, ncztr_obj *owner, H5VL_attr_ite
         ret = it->op(loc_id, v[i]->name, &ai, it->op_data);
         if (ret < 0)
             NCZ_PUSH(NCZ_E_ARGS, "attribute iteration on \"%s\": the callback failed on \"%s\"",
-                     where(owner, buf, sizeof buf), v[i]->name);
+                     ncztr_obj_where(owner, buf, sizeof buf), v[i]->name);
     }
 done:
     if (it->idx)
         *it->idx = done_n;
     if (loc_id >= 0)
-        drop_id(loc_id, ret < 0);
+        H5VL_nczarr_drop_id(loc_id, ret < 0);
     if (v) {
         for (size_t i = 0; i < n; i++)
             ncztr_attr_unref(v[i]);

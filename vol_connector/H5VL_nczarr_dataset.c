@@ -90,7 +90,7 @@ void *H5VL_nczarr_dataset_open(void *obj, const H5VL_loc_params_t *loc_params, c
     double w0 = 0;
     if (dapl_id >= 0 && dapl_id != H5P_DEFAULT && H5Pget_chunk_cache(dapl_id, &nslots, &nbytes, &w0) >= 0 &&
         nbytes)
-        d->arr->cache_bytes = nbytes;
+        ncztr_array_set_cache_bytes(d, nbytes);
     return keep_dapl(H5VL_nczarr_obj_new(H5I_DATASET, o->file, d, NULL), dapl_id, name);
 }
 
@@ -192,7 +192,7 @@ herr_t H5VL_nczarr_dataset_get(void *obj, H5VL_dataset_get_args_t *args, hid_t d
         size_t nslots = H5D_CHUNK_CACHE_NSLOTS_DEFAULT, nbytes = 0;
         double w0 = H5D_CHUNK_CACHE_W0_DEFAULT;
         if (H5Pget_chunk_cache(dapl, &nslots, &nbytes, &w0) < 0 ||
-            H5Pset_chunk_cache(dapl, nslots, d->arr->cache_bytes, w0) < 0) {
+            H5Pset_chunk_cache(dapl, nslots, ncztr_array_cache_bytes(d), w0) < 0) {
             H5Pclose(dapl);
             return NCZ_PUSH(NCZ_E_HDF5,
                             "dataset \"%s\": cannot set the chunk cache of its access property list",
@@ -267,9 +267,8 @@ herr_t H5VL_nczarr_dataset_close(void *dset, hid_t dxpl_id, void **req)
     H5VL_nczarr_obj_t *o = dset;
     herr_t ret = SUCCEED;
     /* Dirty chunks of this dataset reach the store when it closes, as with HDF5's cache. */
-    if (o->rc == 1 && o->node && !o->node->deleted && !o->node->anonymous && o->node->arr &&
-        !o->node->arr->load_error && !o->file->tf->readonly)
-        ret = ncztr_array_flush(o->node);
+    if (o->rc == 1 && o->node)
+        ret = ncztr_array_close_flush(o->node);
     if (H5VL_nczarr_obj_release(o) < 0)
         ret = FAIL;
     return ret;

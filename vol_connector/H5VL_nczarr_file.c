@@ -214,7 +214,15 @@ ncztr_obj *H5VL_nczarr_resolve(H5VL_nczarr_obj_t *obj, const H5VL_loc_params_t *
     }
 }
 
-/* ---- property lists ---- */
+/* ---- property lists and ids ---- */
+
+void H5VL_nczarr_drop_id(hid_t id, bool keep_errors)
+{
+    hid_t saved = keep_errors ? H5Eget_current_stack() : H5I_INVALID_HID;
+    H5Idec_ref(id);
+    if (saved >= 0)
+        H5Eset_current_stack(saved);
+}
 
 herr_t H5VL_nczarr_check_plist(hid_t id, hid_t cls, const char *what)
 {
@@ -232,98 +240,6 @@ herr_t H5VL_nczarr_check_lapl(const H5VL_loc_params_t *lp)
     if (lp->type == H5VL_OBJECT_BY_IDX)
         return H5VL_nczarr_check_plist(lp->loc_data.loc_by_idx.lapl_id, H5P_LINK_ACCESS, "link access");
     return SUCCEED;
-}
-
-static const char b64_chars[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-
-static char *b64_encode(const unsigned char *in, size_t n)
-{
-    char *out = malloc(4 * ((n + 2) / 3) + 1), *p = out;
-    if (!out)
-        return NULL;
-    for (size_t i = 0; i < n; i += 3) {
-        uint32_t v =
-            (uint32_t)in[i] << 16 | (i + 1 < n ? (uint32_t)in[i + 1] << 8 : 0) | (i + 2 < n ? in[i + 2] : 0);
-        *p++ = b64_chars[v >> 18 & 63];
-        *p++ = b64_chars[v >> 12 & 63];
-        *p++ = i + 1 < n ? b64_chars[v >> 6 & 63] : '=';
-        *p++ = i + 2 < n ? b64_chars[v & 63] : '=';
-    }
-    *p = '\0';
-    return out;
-}
-
-/* Returns the decoded length, or -1 for text that is not Base64. */
-static long b64_decode(const char *in, unsigned char **out)
-{
-    size_t n = strlen(in);
-    if (n % 4)
-        return -1;
-    unsigned char *buf = malloc(n / 4 * 3 + 1);
-    if (!buf)
-        return -1;
-    size_t len = 0;
-    for (size_t i = 0; i < n; i += 4) {
-        uint32_t v = 0;
-        int pad = 0;
-        for (int k = 0; k < 4; k++) {
-            const char *c = in[i + k] == '=' ? NULL : strchr(b64_chars, in[i + k]);
-            if (in[i + k] == '=' && i + 4 == n && k >= 2)
-                pad++;
-            else if (!c || !in[i + k] || pad) {
-                free(buf);
-                return -1;
-            }
-            v = v << 6 | (c ? (uint32_t)(c - b64_chars) : 0);
-        }
-        buf[len++] = (unsigned char)(v >> 16);
-        if (pad < 2)
-            buf[len++] = (unsigned char)(v >> 8);
-        if (pad < 1)
-            buf[len++] = (unsigned char)v;
-    }
-    *out = buf;
-    return (long)len;
-}
-
-herr_t H5VL_nczarr_plist_keep(ncztr_obj *n, const char *key, hid_t plist, hid_t default_plist)
-{
-    herr_t ret = SUCCEED;
-    unsigned char *buf = NULL;
-    char *text = NULL;
-    size_t size = 0;
-    if (plist == H5P_DEFAULT || plist == default_plist || H5Pequal(plist, default_plist) > 0)
-        return ncztr_obj_hdf5_get(n, key) ? ncztr_obj_hdf5_set(n, key, NULL) : SUCCEED;
-    if (H5Pencode2(plist, NULL, &size, H5P_DEFAULT) < 0 || !(buf = malloc(size ? size : 1)) ||
-        H5Pencode2(plist, buf, &size, H5P_DEFAULT) < 0)
-        NCZ_GOTO(FAIL, NCZ_E_HDF5, "cannot encode the %s property list of \"%s\"", key, n->name);
-    if (!(text = b64_encode(buf, size)))
-        NCZ_GOTO(FAIL, NCZ_E_NOMEM, "out of memory encoding a property list");
-    ret = ncztr_obj_hdf5_set(n, key, text);
-done:
-    free(buf);
-    free(text);
-    return ret;
-}
-
-hid_t H5VL_nczarr_plist_kept(const ncztr_obj *n, const char *key)
-{
-    const char *text = ncztr_obj_hdf5_get(n, key);
-    unsigned char *buf = NULL;
-    if (!text)
-        return H5I_INVALID_HID;
-    long len = b64_decode(text, &buf);
-    if (len < 0)
-        return H5I_INVALID_HID;
-    hid_t id = H5I_INVALID_HID;
-    /* A list that does not decode (another HDF5 version) falls back to the default. */
-    H5E_BEGIN_TRY
-    {
-        id = H5Pdecode(buf);
-    }
-    H5E_END_TRY
-    free(buf);
-    return id;
 }
 
 /* ---- files ---- */
@@ -436,7 +352,7 @@ void *H5VL_nczarr_file_create(const char *name, unsigned flags, hid_t fcpl_id, h
         tf->default_maxstrlen = info.maxstrlen;
     /* NCZarr has no place for HDF5's file creation settings (user block, sizes, ...):
      * keep a non-default fcpl so that H5Fget_create_plist returns it after a reopen. */
-    if (H5VL_nczarr_plist_keep(tf->root, "fcpl", fcpl, H5P_FILE_CREATE_DEFAULT) < 0) {
+    if (ncztr_obj_plist_keep(tf->root, "fcpl", fcpl, H5P_FILE_CREATE_DEFAULT) < 0) {
         H5Pclose(fcpl);
         ncztr_file_close(tf);
         return NULL;
@@ -473,7 +389,7 @@ void *H5VL_nczarr_file_open(const char *name, unsigned flags, hid_t fapl_id, hid
         return NULL;
     if (info.maxstrlen)
         tf->default_maxstrlen = info.maxstrlen;
-    hid_t fcpl = H5VL_nczarr_plist_kept(tf->root, "fcpl");
+    hid_t fcpl = ncztr_obj_plist_kept(tf->root, "fcpl");
     if (fcpl < 0)
         fcpl = H5Pcopy(H5P_FILE_CREATE_DEFAULT);
     if (fcpl < 0) {

@@ -48,7 +48,7 @@ void *H5VL_nczarr_group_create(void *obj, const H5VL_loc_params_t *loc_params, c
         free(leaf);
     }
     /* NCZarr has no place for HDF5's group creation settings: keep a non-default gcpl. */
-    if (gcpl_id != H5P_DEFAULT && H5VL_nczarr_plist_keep(g, "gcpl", gcpl_id, H5P_GROUP_CREATE_DEFAULT) < 0) {
+    if (gcpl_id != H5P_DEFAULT && ncztr_obj_plist_keep(g, "gcpl", gcpl_id, H5P_GROUP_CREATE_DEFAULT) < 0) {
         if (!g->anonymous)
             ncztr_unlink(g);
         ncztr_obj_unref(g);
@@ -86,7 +86,7 @@ herr_t H5VL_nczarr_group_get(void *obj, H5VL_group_get_args_t *args, hid_t dxpl_
     case H5VL_GROUP_GET_GCPL:
         /* What the group was created with, else one saying that creation order is
          * tracked and indexed (as the model always does). */
-        if ((args->args.get_gcpl.gcpl_id = H5VL_nczarr_plist_kept(o->node, "gcpl")) >= 0)
+        if ((args->args.get_gcpl.gcpl_id = ncztr_obj_plist_kept(o->node, "gcpl")) >= 0)
             return SUCCEED;
         if ((args->args.get_gcpl.gcpl_id = H5VL_nczarr_default_gcpl()) < 0)
             return NCZ_PUSH(NCZ_E_HDF5, "cannot create a group creation plist");

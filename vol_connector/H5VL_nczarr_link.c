@@ -8,14 +8,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const char *where(const ncztr_obj *n, char *buf, size_t size)
-{
-    char *p = (n && !n->deleted) ? ncztr_obj_path(n) : NULL;
-    snprintf(buf, size, "%s", p ? p : (n ? n->name : "?"));
-    free(p);
-    return buf;
-}
-
 /* The new link's name from the location of a link creation, for messages. */
 static const char *new_link_name(const H5VL_loc_params_t *lp)
 {
@@ -37,16 +29,6 @@ static bool names_no_link(const char *path)
     while (last > path && last[-1] != '/')
         last--;
     return (size_t)(path + len - last) == 1 && last[0] == '.';
-}
-
-/* Closes an iteration's location id. H5Idec_ref, like every public HDF5 call, clears the
- * error stack on entry: after a failed callback keep what it and the connector pushed. */
-static void drop_id(hid_t id, bool keep_errors)
-{
-    hid_t saved = keep_errors ? H5Eget_current_stack() : H5I_INVALID_HID;
-    H5Idec_ref(id);
-    if (saved >= 0)
-        H5Eset_current_stack(saved);
 }
 
 /* The object a link location points to: BY_NAME (a path whose last component is the
@@ -89,7 +71,7 @@ static ncztr_obj *link_target(H5VL_nczarr_obj_t *o, const H5VL_loc_params_t *lp)
         if (!(n = ncztr_find_link(o->node, lp->loc_data.loc_by_name.name))) {
             char buf[256];
             NCZ_PUSH(NCZ_E_NOTFOUND, "link \"%s\" does not exist (relative to \"%s\")",
-                     lp->loc_data.loc_by_name.name, where(o->node, buf, sizeof buf));
+                     lp->loc_data.loc_by_name.name, ncztr_obj_where(o->node, buf, sizeof buf));
             return NULL;
         }
     } else {
@@ -297,8 +279,8 @@ herr_t H5VL_nczarr_link_move(void *src_obj, const H5VL_loc_params_t *loc_params1
         NCZ_GOTO(FAIL, NCZ_E_HDF5, "H5Lmove: cannot read the link creation property list");
     /* Refuse moving a group below itself before any intermediate group gets created. */
     if (n->kind == NCZTR_GROUP && ncztr_is_ancestor(n, deepest_existing(dobj->node, dst_name)))
-        NCZ_GOTO(FAIL, NCZ_E_ARGS, "cannot move group \"%s\" into itself (\"%s\")", where(n, buf, sizeof buf),
-                 dst_name);
+        NCZ_GOTO(FAIL, NCZ_E_ARGS, "cannot move group \"%s\" into itself (\"%s\")",
+                 ncztr_obj_where(n, buf, sizeof buf), dst_name);
     if (ncztr_resolve_new(dobj->node, dst_name, crt_intermediate != 0, &parent, &leaf) < 0)
         NCZ_GOTO_QUIET(FAIL);
     if (ncztr_move(n, parent, leaf) < 0)
@@ -369,7 +351,7 @@ static herr_t link_exists(H5VL_nczarr_obj_t *o, const char *path, hbool_t *exist
                  (int)(start > 1 ? start - 1 : start), parent_path);
     if (g->kind != NCZTR_GROUP)
         NCZ_GOTO(FAIL, NCZ_E_ARGS, "H5Lexists(\"%s\"): \"%s\" is not a group", path,
-                 where(g, buf, sizeof buf));
+                 ncztr_obj_where(g, buf, sizeof buf));
     char *leaf = strndup(path + start, len - start);
     NCZ_CHECK_ALLOC(leaf, FAIL);
     *exists = ncztr_child(g, leaf) != NULL;
@@ -387,25 +369,14 @@ typedef struct link_walk {
     H5_iter_order_t order;
     H5L_iterate2_t op;
     void *op_data;
-    nczm_hindex seen; /* groups visited (H5Lvisit), kept only in a store with extra hard links */
+    ncztr_objset *seen; /* groups visited (H5Lvisit), kept only in a store with extra hard links */
 } link_walk;
-
-static int same_obj(const void *item, const void *key, size_t keylen)
-{
-    (void)keylen;
-    return item == key;
-}
 
 /* Does H5Lvisit go into group g now? Only the first time it meets it, as HDF5 does:
  * without extra hard links that is every time; with them it ends cycles. -1: no memory. */
 static int first_visit(link_walk *w, ncztr_obj *g)
 {
-    if (!g->file->has_aliases)
-        return 1;
-    uint64_t h = nczm_hash_u64(g->id);
-    if (nczm_hindex_find(&w->seen, h, same_obj, g, 0))
-        return 0;
-    return nczm_hindex_add(&w->seen, h, g) == 0 ? 1 : -1;
+    return ncztr_objset_first_visit(&w->seen, g);
 }
 
 /* The children of g in the requested order, each held by a reference so that callbacks
@@ -498,7 +469,7 @@ static herr_t iterate_group(const link_walk *w, ncztr_obj *g, hsize_t *idx_p)
     hsize_t start = idx_p ? *idx_p : 0, passed = start;
     if (start > 0 && start >= g->nchildren)
         return NCZ_PUSH(NCZ_E_ARGS, "link iteration on \"%s\": start index %llu is out of range (%zu links)",
-                        where(g, buf, sizeof buf), (unsigned long long)start, g->nchildren);
+                        ncztr_obj_where(g, buf, sizeof buf), (unsigned long long)start, g->nchildren);
     ncztr_obj **v = snapshot(g, w, &n);
     if (!v)
         return FAIL;
@@ -526,8 +497,9 @@ static herr_t link_iterate(H5VL_nczarr_obj_t *o, const H5VL_loc_params_t *lp, H5
     if (!g)
         return FAIL;
     if (g->kind != NCZTR_GROUP)
-        return NCZ_PUSH(NCZ_E_ARGS, "link iteration: \"%s\" is not a group", where(g, buf, sizeof buf));
-    link_walk w = {H5I_INVALID_HID, it->idx_type, it->order, it->op, it->op_data, {0}};
+        return NCZ_PUSH(NCZ_E_ARGS, "link iteration: \"%s\" is not a group",
+                        ncztr_obj_where(g, buf, sizeof buf));
+    link_walk w = {H5I_INVALID_HID, it->idx_type, it->order, it->op, it->op_data, NULL};
     if ((w.gid = H5VL_nczarr_wrap_register(o->file, g)) < 0)
         return FAIL;
     herr_t ret = 0;
@@ -536,8 +508,8 @@ static herr_t link_iterate(H5VL_nczarr_obj_t *o, const H5VL_loc_params_t *lp, H5
                                      : visit_group(&w, g, "");
     else
         ret = iterate_group(&w, g, it->idx_p);
-    nczm_hindex_clear(&w.seen);
-    drop_id(w.gid, ret < 0);
+    ncztr_objset_free(w.seen);
+    H5VL_nczarr_drop_id(w.gid, ret < 0);
     return ret;
 }
 

@@ -6,24 +6,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const char *where(const ncztr_obj *n, char *buf, size_t size)
-{
-    char *p = (n && !n->deleted) ? ncztr_obj_path(n) : NULL;
-    snprintf(buf, size, "%s", p ? p : (n ? n->name : "?"));
-    free(p);
-    return buf;
-}
-
-/* Closes an iteration's location id. H5Idec_ref, like every public HDF5 call, clears the
- * error stack on entry: after a failed callback keep what it and the connector pushed. */
-static void drop_id(hid_t id, bool keep_errors)
-{
-    hid_t saved = keep_errors ? H5Eget_current_stack() : H5I_INVALID_HID;
-    H5Idec_ref(id);
-    if (saved >= 0)
-        H5Eset_current_stack(saved);
-}
-
 /* H5VL_nczarr_resolve, after checking the pieces HDF5 may leave NULL. */
 static ncztr_obj *locate(H5VL_nczarr_obj_t *o, const H5VL_loc_params_t *lp)
 {
@@ -60,7 +42,7 @@ void *H5VL_nczarr_object_open(void *obj, const H5VL_loc_params_t *loc_params, H5
      * reports why when it is opened, whichever API opens it. */
     const char *why = ncztr_array_load_error(n);
     if (why) {
-        NCZ_PUSH(NCZ_E_FORMAT, "cannot open \"%s\": %s", where(n, buf, sizeof buf), why);
+        NCZ_PUSH(NCZ_E_FORMAT, "cannot open \"%s\": %s", ncztr_obj_where(n, buf, sizeof buf), why);
         return NULL;
     }
     H5I_type_t t = n->kind == NCZTR_GROUP ? H5I_GROUP : H5I_DATASET;
@@ -208,7 +190,7 @@ static herr_t object_exists(H5VL_nczarr_obj_t *o, const char *path, hbool_t *exi
     }
     if (g->kind != NCZTR_GROUP)
         NCZ_GOTO(FAIL, NCZ_E_ARGS, "H5Oexists_by_name(\"%s\"): \"%s\" is not a group", path,
-                 where(g, buf, sizeof buf));
+                 ncztr_obj_where(g, buf, sizeof buf));
     *exists = ncztr_deref(ncztr_child(g, leaf), false) != NULL;
 done:
     free(parent_path);
@@ -222,25 +204,14 @@ typedef struct obj_walk {
     H5VL_nczarr_file_t *f;
     hid_t start_id;
     H5VL_object_visit_args_t *args;
-    nczm_hindex seen; /* objects visited, kept only in a store with extra hard links */
+    ncztr_objset *seen; /* objects visited, kept only in a store with extra hard links */
 } obj_walk;
-
-static int same_obj(const void *item, const void *key, size_t keylen)
-{
-    (void)keylen;
-    return item == key;
-}
 
 /* First time the walk meets n? (Always, in a store without extra hard links: then every
  * object has one name and comes up once.) -1: out of memory. */
 static int first_visit(obj_walk *w, ncztr_obj *n)
 {
-    if (!n->file->has_aliases)
-        return 1;
-    uint64_t h = nczm_hash_u64(n->id);
-    if (nczm_hindex_find(&w->seen, h, same_obj, n, 0))
-        return 0;
-    return nczm_hindex_add(&w->seen, h, n) == 0 ? 1 : -1;
+    return ncztr_objset_first_visit(&w->seen, n);
 }
 
 static herr_t visit_call(const obj_walk *w, ncztr_obj *n, const char *name)
@@ -305,7 +276,7 @@ static herr_t object_visit(H5VL_nczarr_obj_t *o, const H5VL_loc_params_t *lp, H5
     if (!n)
         return FAIL;
     /* A visit from a file id starts at the root group, which gets a group id. */
-    obj_walk w = {o->file, H5I_INVALID_HID, args, {0}};
+    obj_walk w = {o->file, H5I_INVALID_HID, args, NULL};
     if ((w.start_id = H5VL_nczarr_wrap_register(o->file, n)) < 0)
         return FAIL;
     herr_t ret = first_visit(&w, n) < 0 ? NCZ_PUSH(NCZ_E_NOMEM, "out of memory visiting objects") : 0;
@@ -313,8 +284,8 @@ static herr_t object_visit(H5VL_nczarr_obj_t *o, const H5VL_loc_params_t *lp, H5
         ret = visit_call(&w, n, ".");
     if (ret == 0 && n->kind == NCZTR_GROUP)
         ret = visit_group(&w, n, "");
-    nczm_hindex_clear(&w.seen);
-    drop_id(w.start_id, ret < 0);
+    ncztr_objset_free(w.seen);
+    H5VL_nczarr_drop_id(w.start_id, ret < 0);
     return ret;
 }
 
@@ -336,7 +307,7 @@ herr_t H5VL_nczarr_object_specific(void *obj, const H5VL_loc_params_t *loc_param
             return FAIL;
         return NCZ_PUSH(NCZ_E_NOTREPR,
                         "cannot change the reference count of \"%s\": NCZarr objects have exactly one link",
-                        where(n, buf, sizeof buf));
+                        ncztr_obj_where(n, buf, sizeof buf));
     case H5VL_OBJECT_EXISTS:
         if (loc_params->type != H5VL_OBJECT_BY_NAME)
             return NCZ_PUSH(NCZ_E_ARGS, "H5Oexists_by_name: unsupported location type %d",
