@@ -154,12 +154,20 @@ static int is_store_dir(const char *root)
     return found;
 }
 
-/* 1 empty, 0 not, -1 error (errno set). */
-static int dir_is_empty(const char *path)
+/* 1 empty, 0 not, -1 error (errno set), for the directory leaf in dfd. Inside a store a
+ * link is not followed; the store's own path (dfd AT_FDCWD) may be one. */
+static int dir_is_empty_at(int dfd, const char *leaf)
 {
-    DIR *d = opendir(path);
-    if (!d)
+    int fd = openat(dfd, leaf, O_RDONLY | O_DIRECTORY | O_CLOEXEC | (dfd == AT_FDCWD ? 0 : O_NOFOLLOW));
+    DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
+    if (!d) {
+        if (fd >= 0) {
+            int e = errno;
+            close(fd);
+            errno = e;
+        }
         return -1;
+    }
     int empty = 1;
     struct dirent *de;
     while ((de = readdir(d)) != NULL) {
@@ -321,7 +329,7 @@ static nczm_status file_open(const nczm_url *url, unsigned flags, nczm_map **out
                 return nczm_fmterr(errmsg, NCZM_NOTSTORE,
                                    "%s: create: %s, not a directory store; refusing to replace it", root,
                                    S_ISREG(sb.st_mode) ? "is a regular file" : "exists");
-            int empty = dir_is_empty(root);
+            int empty = dir_is_empty_at(AT_FDCWD, root);
             if (empty < 0) {
                 int e = errno;
                 return nczm_fmterr(errmsg, nczm_errno_status(e), "%s: create: %s", root, strerror(e));
@@ -758,31 +766,6 @@ static nczm_status file_search(nczm_map *map, const char *prefix, nczm_list *out
     if (st == NCZM_OK)
         nczm_list_finish(out);
     return st;
-}
-
-/* 1 empty, 0 not, -1 error (errno set), for the directory leaf in dfd. */
-static int dir_is_empty_at(int dfd, const char *leaf)
-{
-    int fd = openat(dfd, leaf, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-    DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
-    if (!d) {
-        if (fd >= 0) {
-            int e = errno;
-            close(fd);
-            errno = e;
-        }
-        return -1;
-    }
-    int empty = 1;
-    struct dirent *de;
-    while ((de = readdir(d)) != NULL) {
-        if (strcmp(de->d_name, ".") != 0 && strcmp(de->d_name, "..") != 0) {
-            empty = 0;
-            break;
-        }
-    }
-    closedir(d);
-    return empty;
 }
 
 /* One rename(2) moves the whole subtree, however many chunks it holds: no data is copied. */

@@ -19,18 +19,6 @@
 #define NCZM_PRINTF(fmt, args) __attribute__((format(printf, fmt, args)))
 #else
 #define NCZM_PRINTF(fmt, args)
-/* A NULL map is an argument error in every call. */
-#define NCZM_CHECK_MAP(map)                                                                                  \
-    do {                                                                                                     \
-        if (!(map))                                                                                          \
-            return NCZM_INVAL;                                                                               \
-    } while (0)
-
-/* Argument checks of the dispatcher (nczm.c), shared with the batch and tree calls: a
- * valid key for this map (op names the call in the message), and a map open for writing. */
-nczm_status nczm_check_key(nczm_map *map, const char *op, const char *key);
-nczm_status nczm_check_writable(nczm_map *map, const char *op, const char *key);
-
 #endif
 
 /* Prefix of the temporary names the directory store writes before renaming into place;

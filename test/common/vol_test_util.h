@@ -111,6 +111,18 @@ static inline void scratch_dir(char *buf, size_t len, const char *tag)
     }
 }
 
+/* Creates DIR/TAG.zarr (its path in `path`) through the connector, or exits. */
+static inline hid_t create_store_in(const char *dir, const char *tag, char *path, size_t len)
+{
+    snprintf(path, len, "%s/%s.zarr", dir, tag);
+    hid_t f = H5Fcreate(path, H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
+    if (f < 0 || !is_nczarr(f)) {
+        fprintf(stderr, "cannot create %s through the nczarr connector\n", path);
+        exit(2);
+    }
+    return f;
+}
+
 /* A fresh copy of the store `src`, as DIR/TAG.zarr in `out`. */
 static inline void copy_store_to(const char *src, const char *dir, const char *tag, char *out, size_t len)
 {

@@ -12,13 +12,7 @@ static char dir[4096];
 
 static hid_t create_store(const char *tag, char *path, size_t len)
 {
-    snprintf(path, len, "%s/%s.zarr", dir, tag);
-    hid_t f = H5Fcreate(path, H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
-    if (f < 0 || !is_nczarr(f)) {
-        fprintf(stderr, "cannot create %s through the nczarr connector\n", path);
-        exit(2);
-    }
-    return f;
+    return create_store_in(dir, tag, path, len);
 }
 
 static H5O_token_t token_of(hid_t loc, const char *name)
