@@ -387,10 +387,32 @@ static char *child_key(const ncztr_obj *parent, const char *new_name)
     return k;
 }
 
+/* Moves o in the model under new_parent as *name (taken over: *name becomes NULL, or on
+ * failure stays the caller's). On failure o is back under its old parent with its old
+ * name: the old parent's child array still has the room. */
+static herr_t relink(ncztr_obj *o, ncztr_obj *new_parent, char **name)
+{
+    ncztr_obj *op = o->parent;
+    char *old_nm = o->name;
+    ncztr_obj_ref(o);
+    detach(o);
+    o->name = *name;
+    herr_t ret = ncztr_obj_attach(new_parent, o);
+    if (ret < 0) {
+        o->name = old_nm;
+        ncztr_obj_attach(op, o);
+    } else {
+        *name = NULL;
+        free(old_nm);
+    }
+    ncztr_obj_unref(o);
+    return ret;
+}
+
 herr_t ncztr_move(ncztr_obj *o, ncztr_obj *new_parent, const char *new_name)
 {
     herr_t ret = SUCCEED;
-    char *old_key = NULL, *new_key = NULL, *nm = NULL, *old_nm = NULL;
+    char *old_key = NULL, *new_key = NULL, *nm = NULL;
     nczm_map *map = o->file->map;
     if (!o->parent)
         NCZ_GOTO(FAIL, NCZ_E_ARGS, "cannot move the root group");
@@ -415,21 +437,8 @@ herr_t ncztr_move(ncztr_obj *o, ncztr_obj *new_parent, const char *new_name)
     NCZ_CHECK_ALLOC(nm, FAIL);
     if (o->kind == NCZTR_ALIAS) {
         /* an alias owns no keys: moving it changes only its groups' metadata */
-        ncztr_obj *ap = o->parent;
-        ncztr_obj_ref(o);
-        detach(o);
-        old_nm = o->name;
-        o->name = nm;
-        nm = NULL;
-        if (ncztr_obj_attach(new_parent, o) < 0) {
-            nm = o->name;
-            o->name = old_nm;
-            old_nm = NULL;
-            ncztr_obj_attach(ap, o);
-            ncztr_obj_unref(o);
+        if (relink(o, new_parent, &nm) < 0)
             NCZ_GOTO_QUIET(FAIL);
-        }
-        ncztr_obj_unref(o);
         new_parent->attrs_dirty = true;
         NCZ_GOTO_QUIET(SUCCEED);
     }
@@ -445,31 +454,18 @@ herr_t ncztr_move(ncztr_obj *o, ncztr_obj *new_parent, const char *new_name)
     if (nczm_rename_tree(map, old_key, new_key) != NCZM_OK)
         NCZ_GOTO(FAIL, NCZ_E_STORE, "cannot move \"%s\" to \"%s\": %s", old_key, new_key, nczm_errmsg(map));
     ncztr_obj *op = o->parent;
-    ncztr_obj_ref(o);
-    detach(o);
-    old_nm = o->name;
-    o->name = nm;
-    nm = NULL;
-    if (ncztr_obj_attach(new_parent, o) < 0) {
-        /* Back where it was: the old parent's child array still has the room. */
-        nm = o->name;
-        o->name = old_nm;
-        old_nm = NULL;
-        ncztr_obj_attach(op, o);
+    if (relink(o, new_parent, &nm) < 0) {
         if (nczm_rename_tree(map, new_key, old_key) != NCZM_OK)
             NCZ_PUSH(NCZ_E_STORE, "cannot move \"%s\" back to \"%s\": %s", new_key, old_key,
                      nczm_errmsg(map));
-        ncztr_obj_unref(o);
         NCZ_GOTO_QUIET(FAIL);
     }
-    ncztr_obj_unref(o);
     op->attrs_dirty = true;
     new_parent->attrs_dirty = true;
     /* Dimension references name paths: rewrite metadata of everything on save. */
     o->attrs_dirty = true;
 done:
     free(nm);
-    free(old_nm);
     free(old_key);
     free(new_key);
     return ret;
