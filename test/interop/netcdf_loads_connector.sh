@@ -10,8 +10,8 @@ set -euo pipefail
 # without the connector (p11-kit's destructor, loaded through libcurl): in the sanitizer
 # build, netcdf_program (built with the sanitizers, linked against the same netCDF-C) makes
 # the same calls instead; the normal build runs both.
-asan=0
-case "${LD_PRELOAD:-}" in *libasan*) asan=1 ;; esac
+asan=0 # any sanitizer build (ThreadSanitizer's plugin cannot load into them either)
+[ -n "${NCZARR_SANITIZER:-}" ] && asan=1
 prog=$NCZARR_BUILD/test/netcdf_program
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/nczarr-nc.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
