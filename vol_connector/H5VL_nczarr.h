@@ -10,7 +10,7 @@
 #include <H5PLextern.h>
 
 #include "ncztr_err.h"
-#include "ncztr_model.h"
+#include "ncztr_store.h"
 
 #define H5VL_NCZARR_NAME "nczarr"
 /* In HDF5's range for connectors under test (256-511); to be registered with The HDF

@@ -7,7 +7,7 @@
  * of the store stays readable and opening that array reports why. */
 #include "ncztr_array_internal.h"
 #include "ncztr_zmeta.h"
-#include "ncztr_model.h"
+#include "ncztr_store.h"
 
 #include <stdint.h>
 #include <stdlib.h>
@@ -689,10 +689,15 @@ static const char *base_name_noext(const char *loc, char *buf, size_t len)
     return buf;
 }
 
+static herr_t load_stub(ncztr_obj *o);
+
 herr_t ncztr_load_tree(ncztr_file *f)
 {
     herr_t ret = SUCCEED;
     loader L = {f, NULL};
+    /* Arrays listed by their group are stubs until first used; the model completes them
+     * through this hook, as it cannot call up into the loader. */
+    f->hooks.load_stub = load_stub;
     char *keys[4] = {".zmetadata", ".zgroup", ".zarray", ".zattrs"};
     json_t *js[4] = {NULL, NULL, NULL, NULL};
     char *errs[4] = {NULL, NULL, NULL, NULL};
@@ -765,13 +770,9 @@ done:
     return ret;
 }
 
-herr_t ncztr_obj_load(const ncztr_obj *co)
+/* f->hooks.load_stub: o is an array stub (ncztr_obj_load checked). */
+static herr_t load_stub(ncztr_obj *o)
 {
-    if (co->kind != NCZTR_ARRAY || !co->arr || !co->arr->stub)
-        return SUCCEED;
-    /* Reading what was put off changes nothing the caller can see but the cost of this
-     * call: a const node may be completed. */
-    ncztr_obj *o = (ncztr_obj *)co;
     herr_t ret = SUCCEED;
     loader L = {o->file, o->file->old_cons};
     char *keys[2] = {NULL, NULL}, *errs[2] = {NULL, NULL};
@@ -801,14 +802,4 @@ done:
     }
     free(key);
     return ret;
-}
-
-herr_t ncztr_tree_load(ncztr_obj *o)
-{
-    if (o->kind == NCZTR_ARRAY)
-        return ncztr_obj_load(o);
-    for (size_t i = 0; i < o->nchildren; i++)
-        if (ncztr_tree_load(o->children[i]) < 0)
-            return FAIL;
-    return SUCCEED;
 }
