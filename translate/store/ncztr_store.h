@@ -32,5 +32,10 @@ herr_t ncztr_copy(ncztr_obj *src, ncztr_obj *parent, const char *name, unsigned 
 /* Loading (ncztr_load.c) and saving (ncztr_save.c) the whole tree. */
 herr_t ncztr_load_tree(ncztr_file *f);
 herr_t ncztr_save_tree(ncztr_file *f);
+/* Internal to store/ (ncztr_loadattrs.c): an object's attributes from its .zattrs, and a
+ * group's dimensions from "_nczarr_group.dimensions"; key names the .zattrs / .zgroup for
+ * messages. */
+herr_t ncztr_load_attrs(ncztr_obj *o, json_t *zattrs, const char *key);
+herr_t ncztr_load_dims(ncztr_obj *g, json_t *dims, const char *key);
 
 #endif
