@@ -4,6 +4,7 @@
 #     and of zmap/ (below all of translate/); zmap/ includes no translate/ header.
 #  2. With the folders' static libraries given (lowest first), no library references an
 #     ncztr_* symbol that only a higher one defines.
+#  3. No C file of translate/ or zmap/ is over 800 lines (files are split by concern).
 # Usage: check_layers.sh SOURCE_DIR [LIB_base LIB_types ... LIB_store]
 src=$1
 shift
@@ -47,6 +48,14 @@ for f in "$src"/zmap/*.c "$src"/zmap/*.h; do
     fi
 done
 
+for f in "$src"/translate/*/*.[ch] "$src"/zmap/*.[ch]; do
+    n=$(wc -l <"$f")
+    if [ "$n" -gt 800 ]; then
+        echo "${f#$src/}: $n lines, over 800: split it by concern"
+        status=1
+    fi
+done
+
 if [ $# -gt 0 ]; then
     tmp=$(mktemp)
     i=0
@@ -67,5 +76,5 @@ if [ $# -gt 0 ]; then
     done
     rm -f "$tmp"
 fi
-[ $status -eq 0 ] && echo "translate/ layers: calls go down only"
+[ $status -eq 0 ] && echo "translate/ layers: calls go down only; no file over 800 lines"
 exit $status
