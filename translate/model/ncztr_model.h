@@ -2,7 +2,8 @@
  * shared dimensions. Built from the store on open (NCZarr lists, consolidated .zmetadata,
  * or listing for pure Zarr; the metadata of arrays NCZarr lists is read on first use,
  * ncztr_obj_load) and written back on flush/close, rewriting only dirty
- * metadata objects. The VOL connector works only through this API; it never sees keys
+ * metadata objects. The VOL connector works only through this API (with the data and
+ * store layers above it, translate/store/ncztr_store.h); it never sees keys
  * or JSON.
  *
  * Ownership: the file owns every node reachable from the root. Nodes and attributes are
