@@ -1,6 +1,7 @@
 /* Internal declarations of the nczarr VOL connector: the objects behind HDF5 ids and the
  * helpers every callback file shares. Callbacks never touch keys or JSON: they translate
- * HDF5 arguments into calls on the model (translate/ncztr_model.h). */
+ * HDF5 arguments into calls on the model (translate/model/ncztr_model.h, included with
+ * translate/store/ncztr_store.h). */
 #ifndef H5VL_NCZARR_H
 #define H5VL_NCZARR_H
 
@@ -10,7 +11,7 @@
 #include <H5PLextern.h>
 
 #include "ncztr_err.h"
-#include "ncztr_model.h"
+#include "ncztr_store.h"
 
 #define H5VL_NCZARR_NAME "nczarr"
 /* In HDF5's range for connectors under test (256-511); to be registered with The HDF

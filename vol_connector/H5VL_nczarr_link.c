@@ -1,5 +1,5 @@
 /* Link callbacks. NCZarr is a tree: every object has one name, its key. Further hard
- * links to an object are aliases (translate/ncztr_alias.c), members of their group that
+ * links to an object are aliases (translate/model/ncztr_alias.c), members of their group that
  * name the object; soft, external and user-defined links cannot be represented and fail
  * with a message saying so. Moving, deleting, querying and iterating work on the tree. */
 #include "H5VL_nczarr.h"

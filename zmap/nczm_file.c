@@ -8,7 +8,7 @@
  * symbolic link inside the store is followed, whether it points outside the store or
  * not: a key that is a link or passes through one is refused (NCZM_PERM). The root's own
  * path is the caller's and may contain links. */
-#include "nczm_impl.h"
+#include "nczm_file_internal.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -27,21 +27,14 @@
 #endif
 #endif
 
-typedef struct file_map {
-    nczm_map base; /* must stay first: the dispatcher frees the block through it */
-    int rootfd;    /* the root directory, open for the map's life: keys resolve below it */
-} file_map;
-
-#define FM(map) ((file_map *)(map))
-
 /* ---------------------------------------------------------------- helpers */
 
 /* Opens the directory that holds key's last segment, walking down from the root one
  * segment at a time with O_NOFOLLOW (mkdirs: creating missing directories). *leaf points
- * at the last segment inside key. Returns a descriptor to give back with put_dir (the
+ * at the last segment inside key. Returns a descriptor to give back with nczm_file_put_dir (the
  * root's own for a one-segment key) or -1 with errno set: ELOOP when a segment is a
  * symbolic link, ENOTDIR when it is an object. */
-static int open_parent(const file_map *fm, const char *key, int mkdirs, const char **leaf)
+int nczm_file_open_parent(const file_map *fm, const char *key, int mkdirs, const char **leaf)
 {
     int dfd = fm->rootfd;
     const char *seg = key, *slash;
@@ -83,7 +76,7 @@ fail:
     return -1;
 }
 
-static void put_dir(const file_map *fm, int dfd)
+void nczm_file_put_dir(const file_map *fm, int dfd)
 {
     if (dfd >= 0 && dfd != fm->rootfd)
         close(dfd);
@@ -91,7 +84,7 @@ static void put_dir(const file_map *fm, int dfd)
 
 /* Opens the key itself (O_NOFOLLOW added to flags), following no link on the way. One
  * openat2 call where the kernel has it, else the segment walk. */
-static int open_key(const file_map *fm, const char *key, int flags)
+int nczm_file_open_key(const file_map *fm, const char *key, int flags)
 {
 #ifdef HAVE_OPENAT2
     /* once the kernel (or a sandbox, or valgrind) has said no, stop asking */
@@ -109,27 +102,27 @@ static int open_key(const file_map *fm, const char *key, int flags)
     }
 #endif
     const char *leaf;
-    int dfd = open_parent(fm, key, 0, &leaf);
+    int dfd = nczm_file_open_parent(fm, key, 0, &leaf);
     if (dfd < 0)
         return -1;
     int fd = openat(dfd, leaf, flags | O_NOFOLLOW);
     int e = errno;
-    put_dir(fm, dfd);
+    nczm_file_put_dir(fm, dfd);
     errno = e;
     return fd;
 }
 
 /* lstat of a key below the root: 0, or -1 with errno (ELOOP when it passes through a
  * link; a link at the key itself is reported as S_ISLNK). */
-static int stat_key(const file_map *fm, const char *key, struct stat *sb)
+int nczm_file_stat_key(const file_map *fm, const char *key, struct stat *sb)
 {
     const char *leaf;
-    int dfd = open_parent(fm, key, 0, &leaf);
+    int dfd = nczm_file_open_parent(fm, key, 0, &leaf);
     if (dfd < 0)
         return -1;
     int r = fstatat(dfd, leaf, sb, AT_SYMLINK_NOFOLLOW);
     int e = errno;
-    put_dir(fm, dfd);
+    nczm_file_put_dir(fm, dfd);
     errno = e;
     return r;
 }
@@ -156,7 +149,7 @@ static int is_store_dir(const char *root)
 
 /* 1 empty, 0 not, -1 error (errno set), for the directory leaf in dfd. Inside a store a
  * link is not followed; the store's own path (dfd AT_FDCWD) may be one. */
-static int dir_is_empty_at(int dfd, const char *leaf)
+int nczm_file_dir_is_empty_at(int dfd, const char *leaf)
 {
     int fd = openat(dfd, leaf, O_RDONLY | O_DIRECTORY | O_CLOEXEC | (dfd == AT_FDCWD ? 0 : O_NOFOLLOW));
     DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
@@ -182,7 +175,7 @@ static int dir_is_empty_at(int dfd, const char *leaf)
 
 /* Removes everything inside the directory open as dfd (closing dfd). Returns 0 or errno.
  * Works on descriptors so a symlink inside the tree is removed, never followed. */
-static int empty_dir_fd(int dfd)
+int nczm_file_empty_dir_fd(int dfd)
 {
     DIR *d = fdopendir(dfd);
     if (!d) {
@@ -207,7 +200,7 @@ static int empty_dir_fd(int dfd)
             if (cfd < 0)
                 err = errno;
             else
-                err = empty_dir_fd(cfd);
+                err = nczm_file_empty_dir_fd(cfd);
             if (!err && unlinkat(dirfd(d), name, AT_REMOVEDIR) != 0)
                 err = errno;
         } else if (unlinkat(dirfd(d), name, 0) != 0) {
@@ -225,13 +218,13 @@ static int empty_dir_fd(int dfd)
 static int empty_dir(const char *path)
 {
     int fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    return fd < 0 ? errno : empty_dir_fd(fd);
+    return fd < 0 ? errno : nczm_file_empty_dir_fd(fd);
 }
 
 /* After a delete, drop the directories that held only the deleted key, so that a prefix
  * exists exactly while something is below it (as on S3). Stops at the first non-empty
  * directory; the store root itself is never removed. */
-static void prune_parents(const file_map *fm, const char *key)
+void nczm_file_prune_parents(const file_map *fm, const char *key)
 {
     char *k = strdup(key);
     if (!k)
@@ -242,18 +235,18 @@ static void prune_parents(const file_map *fm, const char *key)
             break;
         *slash = '\0';
         const char *leaf;
-        int dfd = open_parent(fm, k, 0, &leaf);
+        int dfd = nczm_file_open_parent(fm, k, 0, &leaf);
         if (dfd < 0)
             break;
         int r = unlinkat(dfd, leaf, AT_REMOVEDIR);
-        put_dir(fm, dfd);
+        nczm_file_put_dir(fm, dfd);
         if (r != 0)
             break;
     }
     free(k);
 }
 
-static nczm_status key_err(nczm_map *map, const char *op, const char *key, int e)
+nczm_status nczm_file_key_err(nczm_map *map, const char *op, const char *key, int e)
 {
     if (e == ELOOP)
         return nczm_seterr(
@@ -269,14 +262,14 @@ static nczm_status key_err(nczm_map *map, const char *op, const char *key, int e
 static nczm_status open_object(nczm_map *map, const char *op, const char *key, int *fdp, uint64_t *size)
 {
     /* O_NONBLOCK: opening a FIFO someone left in the tree must not hang. */
-    int fd = open_key(FM(map), key, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+    int fd = nczm_file_open_key(FM(map), key, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
     if (fd < 0)
-        return key_err(map, op, key, errno);
+        return nczm_file_key_err(map, op, key, errno);
     struct stat sb;
     if (fstat(fd, &sb) != 0) {
         int e = errno;
         close(fd);
-        return key_err(map, op, key, e);
+        return nczm_file_key_err(map, op, key, e);
     }
     if (!S_ISREG(sb.st_mode)) {
         close(fd);
@@ -297,7 +290,7 @@ static nczm_status pread_all(nczm_map *map, const char *key, int fd, void *buf, 
         if (r < 0) {
             if (errno == EINTR)
                 continue;
-            return key_err(map, "read", key, errno);
+            return nczm_file_key_err(map, "read", key, errno);
         }
         if (r == 0)
             return nczm_seterr(map, NCZM_IO, "%s: read \"%s\": object shrank while being read", map->location,
@@ -329,7 +322,7 @@ static nczm_status file_open(const nczm_url *url, unsigned flags, nczm_map **out
                 return nczm_fmterr(errmsg, NCZM_NOTSTORE,
                                    "%s: create: %s, not a directory store; refusing to replace it", root,
                                    S_ISREG(sb.st_mode) ? "is a regular file" : "exists");
-            int empty = dir_is_empty_at(AT_FDCWD, root);
+            int empty = nczm_file_dir_is_empty_at(AT_FDCWD, root);
             if (empty < 0) {
                 int e = errno;
                 return nczm_fmterr(errmsg, nczm_errno_status(e), "%s: create: %s", root, strerror(e));
@@ -430,10 +423,10 @@ static nczm_status file_close(nczm_map *map)
 static nczm_status file_exists(nczm_map *map, const char *key)
 {
     struct stat sb;
-    if (stat_key(FM(map), key, &sb) != 0)
-        return key_err(map, "exists", key, errno);
+    if (nczm_file_stat_key(FM(map), key, &sb) != 0)
+        return nczm_file_key_err(map, "exists", key, errno);
     if (S_ISLNK(sb.st_mode))
-        return key_err(map, "exists", key, ELOOP);
+        return nczm_file_key_err(map, "exists", key, ELOOP);
     if (!S_ISREG(sb.st_mode))
         return nczm_seterr(map, NCZM_NOTFOUND, "%s: exists \"%s\": is a prefix, not an object", map->location,
                            key);
@@ -443,10 +436,10 @@ static nczm_status file_exists(nczm_map *map, const char *key)
 static nczm_status file_len(nczm_map *map, const char *key, uint64_t *len)
 {
     struct stat sb;
-    if (stat_key(FM(map), key, &sb) != 0)
-        return key_err(map, "len", key, errno);
+    if (nczm_file_stat_key(FM(map), key, &sb) != 0)
+        return nczm_file_key_err(map, "len", key, errno);
     if (S_ISLNK(sb.st_mode))
-        return key_err(map, "len", key, ELOOP);
+        return nczm_file_key_err(map, "len", key, ELOOP);
     if (!S_ISREG(sb.st_mode))
         return nczm_seterr(map, NCZM_NOTFOUND, "%s: len \"%s\": is a prefix, not an object", map->location,
                            key);
@@ -524,339 +517,6 @@ static nczm_status file_get_into_many(nczm_map *map, size_t n, nczm_getinto *req
     return NCZM_OK;
 }
 
-/* Writes data to a new temporary file in the key's directory (made as needed). On success
- * *dfdp is the open directory (release with put_dir), *tmpp the temporary's name in it and
- * *leafp the key's last segment. */
-static nczm_status write_tmp(nczm_map *map, const char *key, const void *data, size_t len, int *dfdp,
-                             char **tmpp, const char **leafp)
-{
-    const file_map *fm = FM(map);
-    const char *leaf = NULL;
-    char *tmp = NULL;
-    int dfd = -1, fd = -1, e = 0;
-    *dfdp = -1;
-    *tmpp = NULL;
-    /* Directories are made as needed; retry in case a concurrent delete pruned one between
-     * making it and creating the file in it. */
-    for (int attempt = 0; attempt < 3; attempt++) {
-        dfd = open_parent(fm, key, 1, &leaf);
-        if (dfd >= 0) {
-            fd = nczm_open_tmp_at(dfd, NULL, &tmp);
-            if (fd < 0) {
-                e = errno;
-                put_dir(fm, dfd);
-                dfd = -1;
-                errno = e;
-            }
-        }
-        if (fd >= 0 || errno != ENOENT)
-            break;
-    }
-    if (fd < 0) {
-        e = errno;
-        if (e == ENOTDIR)
-            return nczm_seterr(map, NCZM_INVAL, "%s: write \"%s\": a prefix of the key is an object",
-                               map->location, key);
-        return key_err(map, "write", key, e);
-    }
-    const char *p = data;
-    size_t left = len;
-    e = 0;
-    while (left) {
-        ssize_t w = write(fd, p, left > ((size_t)1 << 30) ? (size_t)1 << 30 : left);
-        if (w < 0 && errno == EINTR)
-            continue;
-        if (w <= 0) {
-            e = w < 0 ? errno : EIO;
-            break;
-        }
-        p += w;
-        left -= (size_t)w;
-    }
-    if (close(fd) != 0 && !e)
-        e = errno;
-    if (e) {
-        unlinkat(dfd, tmp, 0);
-        put_dir(fm, dfd);
-        free(tmp);
-        return key_err(map, "write", key, e);
-    }
-    *dfdp = dfd;
-    *tmpp = tmp;
-    *leafp = leaf;
-    return NCZM_OK;
-}
-
-/* Renames the temporary tmp in dfd over the key's leaf (removing the temporary on failure). */
-static nczm_status rename_tmp(nczm_map *map, const char *key, int dfd, const char *tmp, const char *leaf)
-{
-    /* renameat replaces a link at the key itself, never what it points to */
-    if (renameat(dfd, tmp, dfd, leaf) == 0)
-        return NCZM_OK;
-    int e = errno;
-    unlinkat(dfd, tmp, 0);
-    if (e == EISDIR || e == ENOTEMPTY || e == EEXIST)
-        return nczm_seterr(map, NCZM_INVAL, "%s: write \"%s\": the key is a prefix (has objects below it)",
-                           map->location, key);
-    return key_err(map, "write", key, e);
-}
-
-static nczm_status file_write(nczm_map *map, const char *key, const void *data, size_t len)
-{
-    int dfd;
-    char *tmp;
-    const char *leaf;
-    nczm_status st = write_tmp(map, key, data, len, &dfd, &tmp, &leaf);
-    if (st == NCZM_OK)
-        st = rename_tmp(map, key, dfd, tmp, leaf);
-    put_dir(FM(map), dfd);
-    free(tmp);
-    return st;
-}
-
-/* Flushes the file system that holds the store. */
-static nczm_status sync_store(nczm_map *map)
-{
-    if (syncfs(FM(map)->rootfd) == 0)
-        return NCZM_OK;
-    int e = errno;
-    return nczm_seterr(map, nczm_errno_status(e), "%s: syncing metadata to disk: %s", map->location,
-                       strerror(e));
-}
-
-/* Metadata objects, durably: every object goes to a temporary beside its key, one syncfs
- * puts them (and the chunks written before them) on disk, each is renamed into place, and
- * one more syncfs makes the renames durable. A crash at any point leaves every object old
- * or new and whole, and no metadata names chunk data that is not on disk. Two syncs per
- * flush, not two fsyncs per object: a flush of 100000 arrays stays cheap. */
-static nczm_status file_commit_many(nczm_map *map, size_t n, nczm_put *reqs)
-{
-    const file_map *fm = FM(map);
-    nczm_first_err fe = {.have = 0};
-    char **tmps = calloc(n, sizeof *tmps);
-    if (!tmps)
-        return nczm_seterr(map, NCZM_NOMEM, "%s: out of memory writing metadata", map->location);
-    for (size_t i = 0; i < n; i++) {
-        if (reqs[i].status != NCZM_OK)
-            continue;
-        int dfd;
-        const char *leaf;
-        reqs[i].status = write_tmp(map, reqs[i].key, reqs[i].buf, reqs[i].len, &dfd, &tmps[i], &leaf);
-        put_dir(fm, dfd);
-        nczm_first_err_note(&fe, map, reqs[i].status != NCZM_OK);
-    }
-    nczm_status sync_st = sync_store(map);
-    nczm_first_err_note(&fe, map, sync_st != NCZM_OK);
-    for (size_t i = 0; i < n; i++) {
-        if (!tmps[i])
-            continue;
-        const char *leaf;
-        int dfd = open_parent(fm, reqs[i].key, 0, &leaf);
-        if (dfd < 0)
-            reqs[i].status = key_err(map, "write", reqs[i].key, errno);
-        else if (reqs[i].status == NCZM_OK && sync_st == NCZM_OK)
-            reqs[i].status = rename_tmp(map, reqs[i].key, dfd, tmps[i], leaf);
-        else {
-            /* not on disk: the old object stays */
-            unlinkat(dfd, tmps[i], 0);
-            if (reqs[i].status == NCZM_OK)
-                reqs[i].status = sync_st;
-        }
-        put_dir(fm, dfd);
-        free(tmps[i]);
-        nczm_first_err_note(&fe, map, reqs[i].status != NCZM_OK);
-    }
-    free(tmps);
-    if (sync_st == NCZM_OK)
-        sync_st = sync_store(map);
-    nczm_first_err_note(&fe, map, sync_st != NCZM_OK);
-    nczm_first_err_restore(&fe, map);
-    return sync_st;
-}
-
-static nczm_status file_delete(nczm_map *map, const char *key)
-{
-    const file_map *fm = FM(map);
-    const char *leaf;
-    int dfd = open_parent(fm, key, 0, &leaf);
-    if (dfd < 0)
-        return key_err(map, "delete", key, errno);
-    struct stat sb;
-    nczm_status st = NCZM_OK;
-    if (fstatat(dfd, leaf, &sb, AT_SYMLINK_NOFOLLOW) != 0)
-        st = key_err(map, "delete", key, errno);
-    else if (S_ISDIR(sb.st_mode))
-        st = nczm_seterr(map, NCZM_NOTFOUND, "%s: delete \"%s\": is a prefix, not an object", map->location,
-                         key);
-    else if (unlinkat(dfd, leaf, 0) != 0) /* a link is removed, never followed */
-        st = key_err(map, "delete", key, errno);
-    put_dir(fm, dfd);
-    if (st == NCZM_OK)
-        prune_parents(fm, key);
-    return st;
-}
-
-static nczm_status file_delete_tree(nczm_map *map, const char *prefix)
-{
-    const file_map *fm = FM(map);
-    const char *leaf;
-    struct stat sb;
-    int e = 0;
-    int dfd = open_parent(fm, prefix, 0, &leaf);
-    if (dfd < 0) {
-        e = errno;
-    } else if (fstatat(dfd, leaf, &sb, AT_SYMLINK_NOFOLLOW) != 0) {
-        e = errno;
-    } else if (S_ISDIR(sb.st_mode)) {
-        int cfd = openat(dfd, leaf, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-        e = cfd < 0 ? errno : empty_dir_fd(cfd);
-        if (!e && unlinkat(dfd, leaf, AT_REMOVEDIR) != 0)
-            e = errno;
-    } else if (unlinkat(dfd, leaf, 0) != 0) {
-        e = errno;
-    }
-    put_dir(fm, dfd);
-    if (e == ENOENT || e == ENOTDIR)
-        e = 0; /* nothing there is success */
-    if (e)
-        return key_err(map, "delete_tree", prefix, e);
-    prune_parents(fm, prefix);
-    return NCZM_OK;
-}
-
-static nczm_status file_search(nczm_map *map, const char *prefix, nczm_list *out)
-{
-    const file_map *fm = FM(map);
-    int fd = *prefix ? open_key(fm, prefix, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-                     : openat(fm->rootfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    int e = errno;
-    if (fd < 0 && e == ENOTDIR && *prefix) {
-        /* O_DIRECTORY|O_NOFOLLOW on a link says ENOTDIR: a link is refused, an object has no
-         * children */
-        struct stat sb;
-        if (stat_key(fm, prefix, &sb) == 0 && S_ISLNK(sb.st_mode))
-            e = ELOOP;
-    }
-    DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
-    if (!d) {
-        if (fd >= 0) {
-            e = errno;
-            close(fd);
-        }
-        if (e == ENOENT || e == ENOTDIR)
-            return NCZM_OK; /* no such prefix: no children, as on S3 */
-        return key_err(map, "search", prefix, e);
-    }
-    size_t cap = 0;
-    nczm_status st = NCZM_OK;
-    struct dirent *de;
-    while ((errno = 0, de = readdir(d)) != NULL) {
-        const char *name = de->d_name;
-        size_t n = strlen(name);
-        if (strncmp(name, NCZM_TMP_PREFIX, sizeof(NCZM_TMP_PREFIX) - 1) == 0 || !nczm_segment_ok(name, n))
-            continue; /* ".", "..", our temp files, and names no key could reach */
-        if ((st = nczm_list_append(out, &cap, name, n)) != NCZM_OK) {
-            st = nczm_seterr(map, st, "%s: search \"%s\": out of memory", map->location, prefix);
-            break;
-        }
-    }
-    if (st == NCZM_OK && errno)
-        st = key_err(map, "search", prefix, errno);
-    closedir(d);
-    if (st == NCZM_OK)
-        nczm_list_finish(out);
-    return st;
-}
-
-/* One rename(2) moves the whole subtree, however many chunks it holds: no data is copied. */
-static nczm_status file_rename_tree(nczm_map *map, const char *old_prefix, const char *new_prefix)
-{
-    const char *op = "rename_tree";
-    const file_map *fm = FM(map);
-    const char *sleaf, *dleaf;
-    nczm_status st = NCZM_OK;
-    struct stat sb;
-    int e, made = 0;
-    int sdfd = open_parent(fm, old_prefix, 0, &sleaf), ddfd = -1;
-    if (sdfd < 0) {
-        e = errno;
-        goto src_fail;
-    }
-    if (fstatat(sdfd, sleaf, &sb, AT_SYMLINK_NOFOLLOW) != 0) {
-        e = errno;
-        goto src_fail;
-    }
-    if (S_ISDIR(sb.st_mode)) {
-        /* An empty directory holds no key: there is nothing to move. */
-        int empty = dir_is_empty_at(sdfd, sleaf);
-        if (empty != 0) {
-            e = empty < 0 ? errno : ENOENT;
-            goto src_fail;
-        }
-    } else if (S_ISLNK(sb.st_mode)) {
-        e = ELOOP;
-        goto src_fail;
-    } else if (!S_ISREG(sb.st_mode)) {
-        e = ENOENT;
-        goto src_fail;
-    }
-    /* The destination's parents, made as needed (removed again on failure). */
-    if ((ddfd = open_parent(fm, new_prefix, 0, &dleaf)) < 0 && errno == ENOENT) {
-        ddfd = open_parent(fm, new_prefix, 1, &dleaf);
-        made = ddfd >= 0;
-    }
-    if (ddfd < 0) {
-        e = errno;
-        st = e == ENOTDIR ? nczm_seterr(map, NCZM_INVAL,
-                                        "%s: %s \"%s\" to \"%s\": a prefix of the destination is an object",
-                                        map->location, op, old_prefix, new_prefix)
-                          : key_err(map, op, new_prefix, e);
-        goto fail;
-    }
-    if (fstatat(ddfd, dleaf, &sb, AT_SYMLINK_NOFOLLOW) == 0) {
-        /* An empty directory is debris of an interrupted write, not a prefix: drop it. */
-        if (!S_ISDIR(sb.st_mode) || unlinkat(ddfd, dleaf, AT_REMOVEDIR) != 0) {
-            st = nczm_seterr(map, NCZM_EXISTS, "%s: %s \"%s\" to \"%s\": the destination exists",
-                             map->location, op, old_prefix, new_prefix);
-            goto fail;
-        }
-    } else if (errno != ENOENT) {
-        st = key_err(map, op, new_prefix, errno);
-        goto fail;
-    }
-    if (renameat(sdfd, sleaf, ddfd, dleaf) != 0) {
-        e = errno;
-        if (e == EXDEV) /* the tree spans file systems: the dispatcher copies instead */
-            st = NCZM_UNSUPPORTED;
-        else if (e == EEXIST || e == ENOTEMPTY || e == EISDIR)
-            st = nczm_seterr(map, NCZM_EXISTS, "%s: %s \"%s\" to \"%s\": the destination exists",
-                             map->location, op, old_prefix, new_prefix);
-        else if (e == ENOTDIR)
-            st = nczm_seterr(map, NCZM_INVAL,
-                             "%s: %s \"%s\" to \"%s\": a prefix of the destination is an object",
-                             map->location, op, old_prefix, new_prefix);
-        else
-            st = key_err(map, op, old_prefix, e);
-        goto fail;
-    }
-    put_dir(fm, sdfd);
-    put_dir(fm, ddfd);
-    prune_parents(fm, old_prefix);
-    return NCZM_OK;
-src_fail:
-    if (e == ENOENT || e == ENOTDIR)
-        st = nczm_seterr(map, NCZM_NOTFOUND, "%s: %s \"%s\": nothing at or below that key", map->location, op,
-                         old_prefix);
-    else
-        st = key_err(map, op, old_prefix, e);
-fail:
-    put_dir(fm, sdfd);
-    put_dir(fm, ddfd);
-    if (made)
-        prune_parents(fm, new_prefix); /* the directories made above, if still empty */
-    return st;
-}
-
 const nczm_driver nczm_file_driver = {
     .kind = NCZM_KIND_FILE,
     .name = "file",
@@ -870,14 +530,14 @@ const nczm_driver nczm_file_driver = {
     .len = file_len,
     .read = file_read,
     .read_all = file_read_all,
-    .write = file_write,
-    .delete_obj = file_delete,
-    .delete_tree = file_delete_tree,
-    .search = file_search,
+    .write = nczm_file_write,
+    .delete_obj = nczm_file_delete,
+    .delete_tree = nczm_file_delete_tree,
+    .search = nczm_file_search,
     .get_many = NULL,
     .put_many = NULL,
-    .commit_many = file_commit_many,
+    .commit_many = nczm_file_commit_many,
     .get_into_many = file_get_into_many,
-    .rename_tree = file_rename_tree,
+    .rename_tree = nczm_file_rename_tree,
     .copy_tree = NULL,
 };

@@ -9,7 +9,7 @@
  * then, and refuses to read back an entry it holds changes for. So the map keeps every
  * object written in this session in memory (pend[], indexed like the archive's entries):
  * the buffers stay alive for libzip and serve read-back of our own writes. */
-#include "nczm_impl.h"
+#include "nczm_zip_internal.h"
 #include "nczm_zipidx.h"
 
 #include <errno.h>
@@ -20,32 +20,15 @@
 #include <unistd.h>
 #include <zip.h>
 
-typedef struct pending {
-    char *data; /* non-NULL when this entry's content was written in this session */
-    size_t len;
-} pending;
-
-typedef struct zip_map {
-    nczm_map base; /* must stay first: the dispatcher frees the block through it */
-    zip_t *za;
-    char *folder; /* "name/" for the folder layout, "" for the root layout */
-    size_t folderlen;
-    pending *pend;
-    size_t npend;
-    nczm_zxindex ix; /* the entries under folder, by path segment */
-} zip_map;
-
-#define ZM(map) ((zip_map *)(map))
-
 /* ---------------------------------------------------------------- helpers */
 
-static const char *zerr(zip_t *za)
+const char *nczm_zip_zerr(zip_t *za)
 {
     return zip_error_strerror(zip_get_error(za));
 }
 
 /* folder + key + suffix, malloc'ed. */
-static char *entry_name(const zip_map *zm, const char *key, const char *suffix)
+char *nczm_zip_entry_name(const zip_map *zm, const char *key, const char *suffix)
 {
     size_t k = strlen(key), s = strlen(suffix);
     char *n = malloc(zm->folderlen + k + s + 1);
@@ -206,7 +189,7 @@ static nczm_status check_writable(const char *path, int exists, char errmsg[NCZM
     return st;
 }
 
-static int ensure_pend(zip_map *zm, zip_uint64_t idx)
+int nczm_zip_ensure_pend(zip_map *zm, zip_uint64_t idx)
 {
     if (idx < zm->npend)
         return 0;
@@ -222,7 +205,7 @@ static int ensure_pend(zip_map *zm, zip_uint64_t idx)
     return 0;
 }
 
-static void drop_pend(zip_map *zm, zip_uint64_t idx)
+void nczm_zip_drop_pend(zip_map *zm, zip_uint64_t idx)
 {
     if (idx < zm->npend) {
         free(zm->pend[idx].data);
@@ -323,7 +306,7 @@ static nczm_status zip_store_open(const nczm_url *url, unsigned flags, nczm_map 
         }
         /* netCDF-C's reader expects the folder's own directory entry. */
         if (*folder && zip_dir_add(za, folder, ZIP_FL_ENC_UTF_8) < 0) {
-            st = nczm_fmterr(errmsg, NCZM_IO, "%s: create: %s", path, zerr(za));
+            st = nczm_fmterr(errmsg, NCZM_IO, "%s: create: %s", path, nczm_zip_zerr(za));
             zip_discard(za);
             free(folder);
             return st;
@@ -386,7 +369,7 @@ static nczm_status zip_store_close(nczm_map *map)
     if (map->readonly) {
         zip_discard(zm->za);
     } else if (zip_close(zm->za) != 0) {
-        st = nczm_seterr(map, NCZM_IO, "%s: writing the archive: %s", map->location, zerr(zm->za));
+        st = nczm_seterr(map, NCZM_IO, "%s: writing the archive: %s", map->location, nczm_zip_zerr(zm->za));
         zip_discard(zm->za);
     }
     /* Only now, with libzip done with its sources, may the buffers go. */
@@ -401,9 +384,9 @@ static nczm_status zip_store_close(nczm_map *map)
 /* ---------------------------------------------------------------- object operations */
 
 /* The index of key's entry, or NCZM_NOTFOUND with the message set. */
-static nczm_status find(zip_map *zm, const char *op, const char *key, zip_uint64_t *idx)
+nczm_status nczm_zip_find(zip_map *zm, const char *op, const char *key, zip_uint64_t *idx)
 {
-    char *name = entry_name(zm, key, "");
+    char *name = nczm_zip_entry_name(zm, key, "");
     if (!name)
         return nczm_seterr(&zm->base, NCZM_NOMEM, "%s: %s \"%s\": out of memory", zm->base.location, op, key);
     zip_int64_t i = locate(zm->za, name);
@@ -424,7 +407,8 @@ static nczm_status entry_size(zip_map *zm, const char *op, const char *key, zip_
     }
     zip_stat_t zs;
     if (zip_stat_index(zm->za, idx, 0, &zs) != 0 || !(zs.valid & ZIP_STAT_SIZE))
-        return nczm_seterr(&zm->base, NCZM_IO, "%s: %s \"%s\": %s", zm->base.location, op, key, zerr(zm->za));
+        return nczm_seterr(&zm->base, NCZM_IO, "%s: %s \"%s\": %s", zm->base.location, op, key,
+                           nczm_zip_zerr(zm->za));
     *size = zs.size;
     return NCZM_OK;
 }
@@ -432,13 +416,13 @@ static nczm_status entry_size(zip_map *zm, const char *op, const char *key, zip_
 static nczm_status zip_store_exists(nczm_map *map, const char *key)
 {
     zip_uint64_t idx;
-    return find(ZM(map), "exists", key, &idx);
+    return nczm_zip_find(ZM(map), "exists", key, &idx);
 }
 
 static nczm_status zip_store_len(nczm_map *map, const char *key, uint64_t *len)
 {
     zip_uint64_t idx;
-    nczm_status st = find(ZM(map), "len", key, &idx);
+    nczm_status st = nczm_zip_find(ZM(map), "len", key, &idx);
     return st ? st : entry_size(ZM(map), "len", key, idx, len);
 }
 
@@ -515,7 +499,8 @@ static nczm_status read_entry(zip_map *zm, const char *key, zip_uint64_t idx, ui
 {
     zip_file_t *zf = zip_fopen_index(zm->za, idx, 0);
     if (!zf)
-        return nczm_seterr(&zm->base, NCZM_IO, "%s: read \"%s\": %s", zm->base.location, key, zerr(zm->za));
+        return nczm_seterr(&zm->base, NCZM_IO, "%s: read \"%s\": %s", zm->base.location, key,
+                           nczm_zip_zerr(zm->za));
     uint64_t got = 0;
     char scratch[8192];
     while (got < start + count) {
@@ -555,7 +540,7 @@ static nczm_status read_whole(zip_map *zm, const char *key, zip_uint64_t idx, ui
     if (!zf) {
         free(buf);
         return buf ? nczm_seterr(&zm->base, NCZM_IO, "%s: read \"%s\": %s", zm->base.location, key,
-                                 zerr(zm->za))
+                                 nczm_zip_zerr(zm->za))
                    : nczm_seterr(&zm->base, NCZM_NOMEM, "%s: read \"%s\": out of memory for %llu bytes",
                                  zm->base.location, key, (unsigned long long)cap);
     }
@@ -598,7 +583,7 @@ static nczm_status zip_store_read(nczm_map *map, const char *key, uint64_t start
     zip_map *zm = ZM(map);
     zip_uint64_t idx;
     uint64_t size;
-    nczm_status st = find(zm, "read", key, &idx);
+    nczm_status st = nczm_zip_find(zm, "read", key, &idx);
     if (!st)
         st = entry_size(zm, "read", key, idx, &size);
     if (st)
@@ -622,7 +607,7 @@ static nczm_status zip_store_read_all(nczm_map *map, const char *key, void **buf
     zip_map *zm = ZM(map);
     zip_uint64_t idx;
     uint64_t size;
-    nczm_status st = find(zm, "read", key, &idx);
+    nczm_status st = nczm_zip_find(zm, "read", key, &idx);
     if (!st)
         st = entry_size(zm, "read", key, idx, &size);
     if (st)
@@ -654,7 +639,7 @@ static nczm_status zip_store_get_into_many(nczm_map *map, size_t n, nczm_getinto
             continue;
         zip_uint64_t idx;
         uint64_t size = 0;
-        nczm_status st = find(zm, "read", r->key, &idx);
+        nczm_status st = nczm_zip_find(zm, "read", r->key, &idx);
         if (!st)
             st = entry_size(zm, "read", r->key, idx, &size);
         if (!st) {
@@ -674,336 +659,6 @@ static nczm_status zip_store_get_into_many(nczm_map *map, size_t n, nczm_getinto
     return NCZM_OK;
 }
 
-/* Adds netCDF-C's directory entries for the folders above key (folder layout only). */
-static nczm_status add_dirs(zip_map *zm, const char *key)
-{
-    if (!zm->folderlen)
-        return NCZM_OK;
-    char *name = entry_name(zm, key, "");
-    if (!name)
-        return nczm_seterr(&zm->base, NCZM_NOMEM, "%s: write \"%s\": out of memory", zm->base.location, key);
-    nczm_status st = NCZM_OK;
-    nczm_zxnode *n = zm->ix.root, *made = NULL;
-    for (char *seg = name + zm->folderlen, *p; (p = strchr(seg, '/')) != NULL; seg = p + 1) {
-        nczm_zxnode *c = nczm_zx_child(&zm->ix, n, seg, (size_t)(p - seg));
-        if (!c) {
-            if (!(c = nczm_zx_make_child(&zm->ix, n, seg, (size_t)(p - seg)))) {
-                st = nczm_seterr(&zm->base, NCZM_NOMEM, "%s: write \"%s\": out of memory", zm->base.location,
-                                 key);
-                break;
-            }
-            if (!made)
-                made = c;
-        }
-        if (c->dir < 0) {
-            char save = p[1];
-            p[1] = '\0';
-            zip_int64_t i = zip_dir_add(zm->za, name, ZIP_FL_ENC_UTF_8);
-            if (i < 0)
-                st = nczm_seterr(&zm->base, NCZM_IO, "%s: write \"%s\": adding folder \"%s\": %s",
-                                 zm->base.location, key, name, zerr(zm->za));
-            p[1] = save;
-            if (st)
-                break;
-            c->dir = i;
-        }
-        n = c;
-    }
-    if (st && made)
-        nczm_zx_sweep(&zm->ix, made); /* no folder node without an entry */
-    free(name);
-    return st;
-}
-
-/* After a delete below the folder node p: drop the directory entries of folders left
- * empty, from p up, so that a prefix exists exactly while something is below it (as in the
- * directory store), and the index nodes left with nothing. The top folder stays. */
-static void prune_up(zip_map *zm, nczm_zxnode *p)
-{
-    while (p != zm->ix.root && !p->first) {
-        if (zm->folderlen && p->dir >= 0) {
-            if (zip_delete(zm->za, (zip_uint64_t)p->dir) != 0)
-                break;
-            p->dir = -1;
-        }
-        if (p->obj >= 0 || p->dir >= 0)
-            break;
-        p = nczm_zx_drop_if_empty(&zm->ix, p);
-    }
-}
-
-/* The same after a delete at key, which may have left no node of its own. */
-static void prune_dirs(zip_map *zm, const char *key)
-{
-    nczm_zxnode *n = nczm_zx_find(&zm->ix, key, strlen(key), 0);
-    prune_up(zm, n ? nczm_zx_drop_if_empty(&zm->ix, n) : nczm_zx_deepest_parent(&zm->ix, key));
-}
-
-/* Drops n and its ancestors while they have nothing: index nodes made for a write that
- * failed (the folders' directory entries stay, as they would without the index). */
-static void drop_empty_up(zip_map *zm, nczm_zxnode *n)
-{
-    while (n && n != zm->ix.root && n->obj < 0 && n->dir < 0 && !n->first)
-        n = nczm_zx_drop_if_empty(&zm->ix, n);
-}
-
-/* A zip can hold "a" and "a/b" side by side; a directory tree cannot. Refuse here too so
- * both stores agree on what a valid set of keys is. */
-static nczm_status check_conflicts(zip_map *zm, const char *key)
-{
-    nczm_zxnode *n = nczm_zx_find(&zm->ix, key, strlen(key), 0);
-    if (n && n->first)
-        return nczm_seterr(&zm->base, NCZM_INVAL,
-                           "%s: write \"%s\": the key is a prefix (has objects below it)", zm->base.location,
-                           key);
-    /* An emptied folder's leftover directory entry would shadow the object. */
-    if (n && n->dir >= 0 && zip_delete(zm->za, (zip_uint64_t)n->dir) == 0)
-        n->dir = -1;
-    n = zm->ix.root;
-    for (const char *seg = key, *p; n && (p = strchr(seg, '/')) != NULL; seg = p + 1)
-        if ((n = nczm_zx_child(&zm->ix, n, seg, (size_t)(p - seg))) && n->obj >= 0)
-            return nczm_seterr(&zm->base, NCZM_INVAL, "%s: write \"%s\": a prefix of the key is an object",
-                               zm->base.location, key);
-    return NCZM_OK;
-}
-
-static nczm_status zip_store_write(nczm_map *map, const char *key, const void *data, size_t len)
-{
-    zip_map *zm = ZM(map);
-    nczm_status st = check_conflicts(zm, key);
-    if (!st)
-        st = add_dirs(zm, key);
-    if (st)
-        return st;
-    char *name = entry_name(zm, key, "");
-    char *copy = malloc(len ? len : 1);
-    zip_int64_t nent = zip_get_num_entries(zm->za, 0);
-    /* Room for the entry's slot and its index node before adding, so nothing can fail
-     * after libzip holds the buffer (an existing name keeps its index; a new one is
-     * appended). */
-    nczm_zxnode *node = nczm_zx_find(&zm->ix, key, strlen(key), 1);
-    if (!name || !copy || nent < 0 || !node || ensure_pend(zm, (zip_uint64_t)nent) != 0) {
-        free(name);
-        free(copy);
-        drop_empty_up(zm, node);
-        return nczm_seterr(map, NCZM_NOMEM, "%s: write \"%s\": out of memory", map->location, key);
-    }
-    memcpy(copy, data, len);
-    zip_source_t *src = zip_source_buffer(zm->za, copy, len, 0);
-    zip_int64_t idx = src ? zip_file_add(zm->za, name, src, ZIP_FL_OVERWRITE | ZIP_FL_ENC_UTF_8) : -1;
-    free(name);
-    if (idx < 0) {
-        st = nczm_seterr(map, NCZM_IO, "%s: write \"%s\": %s", map->location, key, zerr(zm->za));
-        if (src)
-            zip_source_free(src);
-        free(copy);
-        drop_empty_up(zm, node);
-        return st;
-    }
-    node->obj = idx;
-    /* Replacing freed the old entry's source, so its buffer is no longer referenced. */
-    drop_pend(zm, (zip_uint64_t)idx);
-    zm->pend[idx].data = copy;
-    zm->pend[idx].len = len;
-    if (zip_set_file_compression(zm->za, (zip_uint64_t)idx, ZIP_CM_STORE, 0) != 0)
-        return nczm_seterr(map, NCZM_IO, "%s: write \"%s\": %s", map->location, key, zerr(zm->za));
-    return NCZM_OK;
-}
-
-static nczm_status zip_store_delete(nczm_map *map, const char *key)
-{
-    zip_map *zm = ZM(map);
-    zip_uint64_t idx;
-    nczm_status st = find(zm, "delete", key, &idx);
-    if (st)
-        return st;
-    if (zip_delete(zm->za, idx) != 0)
-        return nczm_seterr(map, NCZM_IO, "%s: delete \"%s\": %s", map->location, key, zerr(zm->za));
-    drop_pend(zm, idx);
-    nczm_zxnode *n = nczm_zx_find(&zm->ix, key, strlen(key), 0);
-    if (n)
-        n->obj = -1;
-    prune_dirs(zm, key);
-    return NCZM_OK;
-}
-
-static nczm_status zip_store_delete_tree(nczm_map *map, const char *prefix)
-{
-    zip_map *zm = ZM(map);
-    nczm_status st = NCZM_OK;
-    nczm_zxnode *top = nczm_zx_find(&zm->ix, prefix, strlen(prefix), 0);
-    if (!top) {
-        prune_dirs(zm, prefix);
-        return NCZM_OK;
-    }
-    /* The object at prefix, its directory entry and everything under it. */
-    for (nczm_zxnode *n = top; n && !st; n = nczm_zx_next(top, n))
-        for (int d = 0; d < 2 && !st; d++) {
-            int64_t *e = d ? &n->dir : &n->obj;
-            if (*e < 0)
-                continue;
-            if (zip_delete(zm->za, (zip_uint64_t)*e) != 0) {
-                st = nczm_seterr(map, NCZM_IO, "%s: delete_tree \"%s\": %s", map->location, prefix,
-                                 zerr(zm->za));
-            } else {
-                drop_pend(zm, (zip_uint64_t)*e);
-                *e = -1;
-            }
-        }
-    nczm_zxnode *parent = top->parent;
-    nczm_zx_sweep(&zm->ix, top);
-    if (!st)
-        prune_up(zm, parent);
-    return st;
-}
-
-static nczm_status zip_store_search(nczm_map *map, const char *prefix, nczm_list *out)
-{
-    zip_map *zm = ZM(map);
-    size_t cap = 0;
-    nczm_zxnode *n = nczm_zx_find(&zm->ix, prefix, strlen(prefix), 0);
-    /* Children come from entry names: "p/a" gives "a", "p/b/c" gives "b" whether or not
-     * "p/b/" has a directory entry of its own. */
-    for (nczm_zxnode *c = n ? n->first : NULL; c; c = c->next)
-        if (nczm_segment_ok(c->seg, c->seglen) && nczm_list_append(out, &cap, c->seg, c->seglen) != NCZM_OK)
-            return nczm_seterr(map, NCZM_NOMEM, "%s: search \"%s\": out of memory", map->location, prefix);
-    nczm_list_finish(out);
-    return NCZM_OK;
-}
-
-/* Puts the entries renamed so far back under their old names (best effort: this only runs
- * when something already failed). */
-static void undo_renames(zip_map *zm, const zip_uint64_t *moved, size_t n, const char *from, size_t tolen)
-{
-    while (n--) {
-        const char *cur = zip_get_name(zm->za, moved[n], 0);
-        char *back = cur ? malloc(strlen(from) + strlen(cur + tolen) + 1) : NULL;
-        if (back) {
-            strcat(strcpy(back, from), cur + tolen);
-            zip_file_rename(zm->za, moved[n], back, ZIP_FL_ENC_UTF_8);
-        }
-        free(back);
-    }
-}
-
-/* Entries (objects, and directories when dirs) in the subtree of top. */
-static size_t count_entries(const nczm_zxnode *top, int dirs)
-{
-    size_t k = 0;
-    for (const nczm_zxnode *n = top; n; n = nczm_zx_next(top, n))
-        k += (n->obj >= 0) + (dirs && n->dir >= 0);
-    return k;
-}
-
-/* zip_file_rename changes an entry's name in place: its data, and the pending buffer kept
- * under its index, stay where they are, so no object is read or copied. In the index the
- * subtree changes parent. */
-static nczm_status zip_store_rename_tree(nczm_map *map, const char *old_prefix, const char *new_prefix)
-{
-    zip_map *zm = ZM(map);
-    const char *op = "rename_tree";
-    char *from = entry_name(zm, old_prefix, ""), *to = entry_name(zm, new_prefix, ""), *nn = NULL,
-         *leaf = NULL;
-    zip_uint64_t *moved = NULL, *todo = NULL;
-    size_t nmoved = 0, ntodo = 0;
-    nczm_status st = NCZM_OK;
-    nczm_zxnode *src = nczm_zx_find(&zm->ix, old_prefix, strlen(old_prefix), 0);
-    nczm_zxnode *dst = nczm_zx_find(&zm->ix, new_prefix, strlen(new_prefix), 0), *dparent = NULL;
-    if (!from || !to)
-        goto nomem;
-    size_t fl = strlen(from), tl = strlen(to);
-    if (!src || !count_entries(src, 0)) {
-        st = nczm_seterr(map, NCZM_NOTFOUND, "%s: %s \"%s\": nothing at or below that key", map->location, op,
-                         old_prefix);
-        goto done;
-    }
-    if (dst && count_entries(dst, 0)) {
-        st = nczm_seterr(map, NCZM_EXISTS, "%s: %s \"%s\" to \"%s\": the destination exists", map->location,
-                         op, old_prefix, new_prefix);
-        goto done;
-    }
-    nczm_zxnode *n = zm->ix.root;
-    for (const char *seg = new_prefix, *p; n && (p = strchr(seg, '/')) != NULL; seg = p + 1)
-        if ((n = nczm_zx_child(&zm->ix, n, seg, (size_t)(p - seg))) && n->obj >= 0) {
-            st = nczm_seterr(map, NCZM_INVAL,
-                             "%s: %s \"%s\" to \"%s\": a prefix of the destination is an object",
-                             map->location, op, old_prefix, new_prefix);
-            goto done;
-        }
-    ntodo = count_entries(src, 1);
-    const char *slash = strrchr(new_prefix, '/');
-    const char *lname = slash ? slash + 1 : new_prefix;
-    if (!(moved = malloc(ntodo * sizeof *moved)) || !(todo = malloc(ntodo * sizeof *todo)) ||
-        !(leaf = strdup(lname)))
-        goto nomem;
-    ntodo = 0;
-    for (nczm_zxnode *m = src; m; m = nczm_zx_next(src, m)) {
-        if (m->obj >= 0)
-            todo[ntodo++] = (zip_uint64_t)m->obj;
-        if (m->dir >= 0)
-            todo[ntodo++] = (zip_uint64_t)m->dir;
-    }
-    /* Directory entries of an emptied folder at the destination would collide. */
-    if (dst) {
-        for (nczm_zxnode *m = dst; m; m = nczm_zx_next(dst, m))
-            if (m->dir >= 0) {
-                if (zip_delete(zm->za, (zip_uint64_t)m->dir) != 0)
-                    goto zfail;
-                m->dir = -1;
-            }
-        nczm_zx_drop_tree(&zm->ix, dst);
-        dst = NULL;
-    }
-    if ((st = add_dirs(zm, new_prefix)) != NCZM_OK)
-        goto done;
-    /* The destination's parent node, made now so that nothing can fail after the renames. */
-    if (!(dparent = nczm_zx_find(&zm->ix, new_prefix, (size_t)(lname - new_prefix) - (slash ? 1 : 0), 1)))
-        goto nomem;
-    for (size_t i = 0; i < ntodo; i++) {
-        const char *e = zip_get_name(zm->za, todo[i], 0);
-        if (!e)
-            goto zfail;
-        free(nn);
-        if (!(nn = malloc(tl + strlen(e + fl) + 1)))
-            goto nomem;
-        strcat(strcpy(nn, to), e + fl);
-        if (strlen(nn) - zm->folderlen > nczm_key_max(map)) {
-            st = nczm_seterr(map, NCZM_BADKEY,
-                             "%s: %s \"%s\" to \"%s\": a moved key would be longer than the %zu bytes a zip "
-                             "store allows",
-                             map->location, op, old_prefix, new_prefix, nczm_key_max(map));
-            goto undo;
-        }
-        if (zip_file_rename(zm->za, todo[i], nn, ZIP_FL_ENC_UTF_8) != 0)
-            goto zfail;
-        moved[nmoved++] = todo[i];
-    }
-    nczm_zxnode *oparent = src->parent;
-    nczm_zx_move(&zm->ix, src, dparent, leaf, strlen(leaf));
-    leaf = NULL;
-    prune_up(zm, oparent);
-    goto done;
-zfail:
-    st = nczm_seterr(map, NCZM_IO, "%s: %s \"%s\" to \"%s\": %s", map->location, op, old_prefix, new_prefix,
-                     zerr(zm->za));
-    goto undo;
-nomem:
-    st = nczm_seterr(map, NCZM_NOMEM, "%s: %s \"%s\": out of memory", map->location, op, old_prefix);
-undo:
-    if (from && to) {
-        undo_renames(zm, moved, nmoved, from, strlen(to));
-        prune_dirs(zm, new_prefix);
-    }
-done:
-    free(nn);
-    free(leaf);
-    free(moved);
-    free(todo);
-    free(from);
-    free(to);
-    return st;
-}
-
 const nczm_driver nczm_zip_driver = {
     .kind = NCZM_KIND_ZIP,
     .name = "zip",
@@ -1016,13 +671,13 @@ const nczm_driver nczm_zip_driver = {
     .len = zip_store_len,
     .read = zip_store_read,
     .read_all = zip_store_read_all,
-    .write = zip_store_write,
-    .delete_obj = zip_store_delete,
-    .delete_tree = zip_store_delete_tree,
-    .search = zip_store_search,
+    .write = nczm_zip_write,
+    .delete_obj = nczm_zip_delete,
+    .delete_tree = nczm_zip_delete_tree,
+    .search = nczm_zip_search,
     .get_many = NULL,
     .put_many = NULL,
     .get_into_many = zip_store_get_into_many,
-    .rename_tree = zip_store_rename_tree,
+    .rename_tree = nczm_zip_rename_tree,
     .copy_tree = NULL,
 };

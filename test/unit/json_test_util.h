@@ -4,7 +4,7 @@
 
 #include "ncz_test.h"
 #include "ncztr_err.h"
-#include "ncztr_json.h"
+#include "ncztr_zarray.h"
 
 #include <ftw.h>
 #include <stdlib.h>

@@ -1,4 +1,4 @@
-/* Unit tests for the dataset data path (translate/ncztr_chunkio.c, ncztr_codec.c), driven
+/* Unit tests for the dataset data path (translate/data/ncztr_chunkio.c, ncztr_codec.c), driven
  * through the model API with plain HDF5 types, dataspaces and property lists (no VOL):
  * every kind of selection, type conversion, edge chunks, read-modify-write through the
  * chunk cache, missing and damaged chunks, variable-length strings, Fortran order, scalar
@@ -6,7 +6,7 @@
  * computed here from a reference array. */
 #include "ncz_test.h"
 #include "ncztr_chunkio.h"
-#include "ncztr_model.h"
+#include "ncztr_store.h"
 
 #include <ftw.h>
 #include <stdint.h>

@@ -1,4 +1,4 @@
-/* translate/ncztr_ctype.c: HDF5 enum, compound and array types <-> Zarr structured dtypes,
+/* translate/types/ncztr_ctype.c: HDF5 enum, compound and array types <-> Zarr structured dtypes,
  * packing, kept HDF5 types, and their attribute JSON. */
 #include "json_test_util.h"
 

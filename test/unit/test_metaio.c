@@ -4,7 +4,7 @@
  * name their key (a damaged array fails alone; a damaged root fails the open). */
 #include "json_test_util.h"
 #include "ncz_test.h"
-#include "ncztr_model.h"
+#include "ncztr_store.h"
 
 #include <stdio.h>
 #include <stdlib.h>

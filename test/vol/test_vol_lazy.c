@@ -1,5 +1,5 @@
 /* Arrays listed by an NCZarr group have their .zarray/.zattrs read when first used, not on
- * open (translate/ncztr_load.c, ncztr_obj_load). Nothing of that may show: a walk sees
+ * open (translate/store/ncztr_load.c, ncztr_obj_load). Nothing of that may show: a walk sees
  * every listed array; an array whose metadata is damaged or missing reports that when it
  * is opened and the rest stays readable; with .zmetadata the metadata comes from it as on
  * open; and every operation on an array never opened (rename, copy, attribute delete,

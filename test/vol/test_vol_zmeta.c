@@ -1,4 +1,4 @@
-/* Consolidated metadata as the loader reads it (translate/ncztr_zmeta.c scans .zmetadata and
+/* Consolidated metadata as the loader reads it (translate/meta/ncztr_zmeta.c scans .zmetadata and
  * parses each entry when it is needed): escaped and repeated keys read as jansson reads
  * them, an entry that does not parse is read from the store instead, an entry that is not
  * an object is that object's error only, a .zmetadata that cannot be used at all is

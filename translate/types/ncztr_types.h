@@ -1,10 +1,14 @@
-/* The JSON half of translate/: Zarr dtypes <-> HDF5 types, NCZarr's JSON attribute
- * convention, fill values, and .zarray parse/emit. Pure functions: no store access.
+/* translate/types: Zarr dtypes <-> HDF5 types, NCZarr's JSON attribute convention,
+ * fill values, structured dtypes. Pure functions: no store access.
  * All failures push a message on the HDF5 error stack (ncztr_err.h) naming the
  * key/attribute/dtype involved, and return FAIL (or NULL).
  */
-#ifndef NCZTR_JSON_H
-#define NCZTR_JSON_H
+#ifndef NCZTR_TYPES_H
+#define NCZTR_TYPES_H
+
+#include "ncztr_b64.h"
+#include "ncztr_err.h"
+#include "ncztr_jsontext.h"
 
 #include <hdf5.h>
 #include <jansson.h>
@@ -129,78 +133,12 @@ json_t *ncztr_fill_to_json(const ncztr_dtype *dt, const void *fill);
 herr_t ncztr_fill_from_json(const ncztr_dtype *dt, json_t *value, const char *what, void *fill_out,
                             int *has_fill);
 
-/* ---- .zarray ------------------------------------------------------------------------ */
-typedef struct ncztr_zarray {
-    int rank; /* >= 1 (Zarr v2 scalars are shape [] -> rank 0 is
-                 accepted on read: then shape/chunks are empty) */
-    uint64_t shape[NCZTR_MAX_RANK];
-    uint64_t chunks[NCZTR_MAX_RANK];
-    ncztr_dtype dtype;
-    int has_fill;
-    unsigned char *fill;   /* malloc'ed dtype.size bytes when has_fill */
-    char order;            /* 'C' or 'F' */
-    char dimsep;           /* '.' or '/' */
-    json_t *compressor;    /* NULL (json null) or the codec object (owned ref) */
-    json_t *filters;       /* NULL or the array of codec objects (owned ref) */
-    json_t *structured;    /* dtype.tclass == NCZTR_T_STRUCT: the dtype list (owned) */
-    ncztr_dtype vlen_base; /* dtype.tclass == NCZTR_T_VLEN: the numbers of each sequence */
-} ncztr_zarray;
-
-/* Parses and validates .zarray text. `key` is used in messages. Checks: valid JSON object;
- * zarr_format == 2; shape/chunks present, arrays of non-negative integers of equal
- * length (chunks >= 1; shape 0 allowed), rank <= NCZTR_MAX_RANK; product of chunks times
- * dtype size fits in 2^62 bytes and each dimension's chunk count fits in uint64; dtype
- * parses; fill_value decodes; order is "C" or "F"; dimension_separator absent, "." or
- * "/"; compressor null or object with a string "id"; filters null or array of such.
- * dtype "|O" (an object array) is read when its first filter is numcodecs' "vlen-array"
- * with a number dtype (NCZTR_T_VLEN); its fill_value is ignored (unwritten elements are
- * empty sequences). */
-herr_t ncztr_zarray_parse(const char *key, const char *text, size_t len, ncztr_zarray *out);
-/* The same checks on .zarray already parsed (with ncztr_json_parse_object, so that large
- * uint64 literals are marked); root stays the caller's. */
-herr_t ncztr_zarray_from_json(const char *key, json_t *root, ncztr_zarray *out);
-/* Emits .zarray: keys in the order zarr_format, shape, dtype, chunks, fill_value, order,
- * compressor, filters, then dimension_separator only when it is not '.'. Returns
- * malloc'ed text (free with free()) or NULL after pushing an error. */
-char *ncztr_zarray_dump(const ncztr_zarray *za);
-void ncztr_zarray_clear(ncztr_zarray *za);
-
-/* ---- misc --------------------------------------------------------------------------- */
-/* Parses JSON text with a message naming `key` on failure (line/column from jansson).
- * Returns a new reference or NULL. Requires the top level to be an object. */
-json_t *ncztr_json_parse_object(const char *key, const char *text, size_t len);
-/* Dumps in insertion order, malloc'ed (free()). Spacing follows netCDF-C exactly
- * (`{"a": 1, "b": [1,2]}`: ", " and ": " in objects, "," in arrays) so that our objects
- * diff cleanly against netCDF-C's. Reals are printed in the shortest form that reads back
- * as the same double (jansson's own dump always uses %.17g: 0.1 -> 0.10000000000000001).
- * Any JSON value may be dumped, not only objects. */
-char *ncztr_json_dump(const json_t *j);
-
-/* ---- helpers shared by the JSON files ---------------------------------------------- */
-/* jansson holds integers as int64, so a literal above INT64_MAX (netCDF-C's default uint64
- * fill 18446744073709551614, uint64 attribute values) makes json_loads fail. The parse
- * functions here rewrite such literals into a private marker string and ncztr_json_dump
- * prints the marker back as the bare integer, so these values round-trip exactly. Trees
- * made or read by this module must therefore be dumped with ncztr_json_dump (json_dumps
- * would write the marker string). */
-json_t *ncztr_json_uint64(uint64_t v);
-/* Returns 1 and sets *v if j is a non-negative JSON integer or a large uint64 as above. */
-int ncztr_json_get_uint64(const json_t *j, uint64_t *v);
-/* A float value as JSON: NaN/+-inf -> "NaN"/"Infinity"/"-Infinity", else a real. With
- * single != 0 the real is the shortest decimal that reads back as the same float (0.1f ->
- * 0.1, not 0.10000000149011612). */
-json_t *ncztr_json_real(double v, int single);
 /* One numeric element <-> JSON. elem is dt->size bytes in dt's byte order; dt is INT, UINT
  * (|b1 -> true/false) or FLOAT. to_elem accepts integers, reals with an integral value for
  * integer dtypes, true/false, and for floats "NaN"/"Infinity"/"-Infinity"; a value out of
  * the dtype's range fails naming `what`. */
 json_t *ncztr_json_from_elem(const ncztr_dtype *dt, const void *elem, const char *what);
 herr_t ncztr_json_to_elem(const ncztr_dtype *dt, const json_t *j, const char *what, void *elem);
-
-/* Standard Base64 with padding. encode: malloc'ed NUL-terminated text (NULL when out of
- * memory). decode: the decoded length, or -1 if s is not Base64 or longer than cap. */
-char *ncztr_b64_encode(const void *data, size_t n);
-long ncztr_b64_decode(const char *s, size_t n, void *out, size_t cap);
 
 /* ---- structured dtypes and exact HDF5 types (ncztr_ctype.c) ---------------------------
  * HDF5 compound and array types are stored as Zarr v2 structured dtypes: a JSON list of

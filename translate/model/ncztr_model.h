@@ -2,7 +2,8 @@
  * shared dimensions. Built from the store on open (NCZarr lists, consolidated .zmetadata,
  * or listing for pure Zarr; the metadata of arrays NCZarr lists is read on first use,
  * ncztr_obj_load) and written back on flush/close, rewriting only dirty
- * metadata objects. The VOL connector works only through this API; it never sees keys
+ * metadata objects. The VOL connector works only through this API (with the data and
+ * store layers above it, translate/store/ncztr_store.h); it never sees keys
  * or JSON.
  *
  * Ownership: the file owns every node reachable from the root. Nodes and attributes are
@@ -13,7 +14,7 @@
 #define NCZTR_MODEL_H
 
 #include "ncztr_err.h"
-#include "ncztr_json.h"
+#include "ncztr_zarray.h"
 #include "nczm.h"
 #include "nczm_hash.h"
 
@@ -77,6 +78,9 @@ struct ncztr_array {
     bool nc_hidden;   /* listed in "_nczarr_group.hdf5_arrays", not "arrays": netCDF-C 4.9.3
                        * cannot read structured dtypes and fails on the whole store */
     ncztr_chunkcache *cache;
+    /* Frees cache: set by the data layer (translate/data), which makes the cache, since the
+     * model below it cannot name its functions. */
+    void (*cache_free)(ncztr_chunkcache *c);
     size_t cache_bytes; /* chunk cache budget (H5Pset_chunk_cache) */
 };
 
@@ -143,19 +147,14 @@ struct ncztr_file {
         hid_t type;
     } types[16];
     size_t ntypes;
+    /* Hooks the layers above the model fill in (translate/CMakeLists.txt: calls go down
+     * only). load_stub: reads the .zarray/.zattrs of an array the loader (translate/store)
+     * put off; set by the loader when it makes such stubs, so ncztr_obj_load can complete
+     * them from below. */
+    struct {
+        herr_t (*load_stub)(ncztr_obj *o);
+    } hooks;
 };
-
-/* ---- files ---- */
-/* flags: NCZM_CREATE|NCZM_TRUNC|NCZM_EXCL or NCZM_READONLY. */
-herr_t ncztr_file_create(const char *name, unsigned flags, const ncztr_opts *opts, ncztr_file **out);
-herr_t ncztr_file_open(const char *name, bool readonly, const ncztr_opts *opts, ncztr_file **out);
-herr_t ncztr_file_flush(ncztr_file *f);
-/* Flushes (unless read-only) and frees everything; returns FAIL if the flush failed
- * (the file is still freed). */
-herr_t ncztr_file_close(ncztr_file *f);
-/* Quiet check: is `name` an existing store of ours? */
-bool ncztr_is_store(const char *name);
-herr_t ncztr_delete_store(const char *name);
 
 /* ---- nodes ---- */
 void ncztr_obj_ref(ncztr_obj *o);
@@ -210,13 +209,8 @@ const char *ncztr_array_load_error(const ncztr_obj *o);
 /* The chunk cache budget of an array (H5Pset_chunk_cache's bytes). */
 size_t ncztr_array_cache_bytes(const ncztr_obj *o);
 void ncztr_array_set_cache_bytes(ncztr_obj *o, size_t nbytes);
-/* The last handle of a dataset closes: its dirty chunks reach the store (as with HDF5's
- * cache), unless the array is deleted, anonymous, unusable or the store read-only. */
-herr_t ncztr_array_close_flush(ncztr_obj *o);
 /* Removes a link and, on the next flush, the object's keys. */
 herr_t ncztr_unlink(ncztr_obj *o);
-/* Moves/renames a node (identity kept). */
-herr_t ncztr_move(ncztr_obj *o, ncztr_obj *new_parent, const char *new_name);
 bool ncztr_is_ancestor(const ncztr_obj *a, const ncztr_obj *b);
 /* An anonymous group: no link, nothing in the store; freed with its last handle unless
  * ncztr_link_anon gives it its (one) name. Objects cannot be created inside it. */
@@ -224,13 +218,6 @@ herr_t ncztr_group_create_anon(ncztr_file *f, ncztr_obj **out);
 herr_t ncztr_link_anon(ncztr_obj *o, ncztr_obj *parent, const char *name);
 /* True for nodes that are not reachable from the root (deleted or anonymous). */
 bool ncztr_obj_unlinked(const ncztr_obj *o);
-/* H5Ocopy within one store: copies src (a group with its subtree, or an array with its
- * chunks) as `name` in parent, with attributes unless NCZTR_COPY_NO_ATTRS; a shallow
- * copy of a group copies its members but not theirs. *out (may be NULL) gets a new
- * reference to the copy. */
-#define NCZTR_COPY_SHALLOW  1u
-#define NCZTR_COPY_NO_ATTRS 2u
-herr_t ncztr_copy(ncztr_obj *src, ncztr_obj *parent, const char *name, unsigned flags, ncztr_obj **out);
 /* HDF5 settings kept in .zattrs as "_nczarr_attr": {"hdf5": {key: value}} (netCDF-C hides
  * "_nczarr_attr" and reads only its "types"). get: NULL when absent. set:
  * value NULL removes the key. */
@@ -307,24 +294,12 @@ size_t ncztr_array_key_extra(int rank);
 hid_t ncztr_array_space(const ncztr_obj *o);
 hid_t ncztr_array_type(const ncztr_obj *o);
 hid_t ncztr_array_dcpl(const ncztr_obj *o);
-herr_t ncztr_array_set_extent(ncztr_obj *o, const hsize_t *size);
-/* Bytes of chunk objects present in the store. */
-herr_t ncztr_array_storage_size(ncztr_obj *o, hsize_t *size);
-/* Dataset I/O (ncztr_chunkio.c). Spaces are already resolved (no H5S_ALL/BLOCK). */
-herr_t ncztr_array_read(ncztr_obj *o, hid_t mem_type, hid_t mem_space, hid_t file_space, void *buf);
-herr_t ncztr_array_write(ncztr_obj *o, hid_t mem_type, hid_t mem_space, hid_t file_space, const void *buf);
-/* Writes cached dirty chunks. */
-herr_t ncztr_array_flush(ncztr_obj *o);
-/* Arrays of variable-length sequences ("vlen-array" object arrays) have chunks of no fixed
- * size: ncztr_array_read/write hand them to ncztr_vlen_io (ncztr_vlen.c), which stores a
- * write's chunks before it returns. dxpl: a read allocates the sequences it returns with
- * the plist's H5Pset_vlen_mem_manager allocator (H5P_DEFAULT: malloc). */
+/* Arrays of variable-length sequences ("vlen-array" object arrays): chunks of no fixed size
+ * (see ncztr_vlen_io). */
 static inline bool ncztr_array_is_vlen(const ncztr_obj *o)
 {
     return o->arr && o->arr->za.dtype.tclass == NCZTR_T_VLEN;
 }
-herr_t ncztr_vlen_io(ncztr_obj *o, hid_t mem_type, hid_t mem_space, hid_t file_space, void *buf, bool write,
-                     hid_t dxpl);
 void ncztr_array_free(ncztr_array *a);
 
 /* Converts n values between HDF5 types, including variable-length <-> fixed-length
@@ -358,7 +333,9 @@ void ncztr_index_attr_added(ncztr_obj *o, ncztr_attr *a);
 void ncztr_index_attr_removed(ncztr_obj *o, ncztr_attr *a);
 void ncztr_index_tree_changed(ncztr_file *f);
 void ncztr_index_obj_free(ncztr_obj *o);
-herr_t ncztr_load_tree(ncztr_file *f);
-herr_t ncztr_save_tree(ncztr_file *f);
+/* Model changes that must reach the store first (o's keys are moved or copied there). */
+void ncztr_obj_detach(ncztr_obj *o);
+/* ncztr_check_name, for the name of an alias too when keyless (no length limit). */
+herr_t ncztr_check_link_name(const char *name, const char *what, bool keyless);
 
 #endif

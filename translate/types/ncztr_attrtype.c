@@ -1,9 +1,8 @@
 /* An attribute's entry in "_nczarr_attr.types" checked against its .zattrs value before
- * the value is decoded with it (see ncztr_attr_decode in ncztr_json.h for the rules).
+ * the value is decoded with it (see ncztr_attr_decode in ncztr_types.h for the rules).
  * Zarr tools that do not know NCZarr edit values and leave "types" as it was, and damaged
  * stores exist: the type must never silently turn into another one. */
-#include "ncztr_err.h"
-#include "ncztr_json.h"
+#include "ncztr_types.h"
 
 #include <stdarg.h>
 #include <stdio.h>

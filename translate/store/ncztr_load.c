@@ -7,7 +7,7 @@
  * of the store stays readable and opening that array reports why. */
 #include "ncztr_array_internal.h"
 #include "ncztr_zmeta.h"
-#include "ncztr_model.h"
+#include "ncztr_store.h"
 
 #include <stdint.h>
 #include <stdlib.h>
@@ -155,209 +155,6 @@ done:
     return ret;
 }
 
-/* Applies what the connector kept beside an attribute (see ncztr_save.c): the shape of a
- * rank > 1 attribute, stored flattened, or of a 1-D one without elements (which [] alone
- * reads as H5S_NULL), and the character encoding of its name. Anything that does not fit
- * the value (edited by another tool) is ignored: the value stays as [] or a list reads. */
-static void attr_extras(ncztr_attr *a, json_t *ashapes, json_t *acsets)
-{
-    json_t *cs = json_is_object(acsets) ? json_object_get(acsets, a->name) : NULL;
-    if (json_is_integer(cs) && json_integer_value(cs) == H5T_CSET_UTF8)
-        a->name_cset = H5T_CSET_UTF8;
-    json_t *sh = json_is_object(ashapes) ? json_object_get(ashapes, a->name) : NULL;
-    size_t rank = json_is_array(sh) ? json_array_size(sh) : 0;
-    if (rank < 1 || rank > H5S_MAX_RANK || (rank == 1 && a->val.nelem != 0))
-        return;
-    hsize_t dims[H5S_MAX_RANK];
-    uint64_t n = 1;
-    for (size_t k = 0; k < rank; k++) {
-        json_t *d = json_array_get(sh, k);
-        if (!json_is_integer(d) || json_integer_value(d) < 0)
-            return;
-        dims[k] = (hsize_t)json_integer_value(d);
-        if (dims[k] && n > UINT64_MAX / dims[k])
-            return;
-        n *= dims[k];
-    }
-    if (n != a->val.nelem)
-        return;
-    hid_t s = H5Screate_simple((int)rank, dims, NULL);
-    if (s < 0) {
-        H5Eclear2(H5E_DEFAULT);
-        return;
-    }
-    if (a->val.space >= 0)
-        H5Sclose(a->val.space);
-    a->val.space = s;
-}
-
-/* What the store has for an attribute that cannot be read, to write it back unchanged
- * (see ncztr_attr.raw). */
-static herr_t unreadable_raw(ncztr_attr *a, json_t *val, json_t *type, json_t *ashapes, json_t *atype)
-{
-    json_t *shape = json_is_object(ashapes) ? json_object_get(ashapes, a->name) : NULL;
-    /* copies: the .zattrs tree they come from is not ours to share */
-    if (!(a->raw = json_object()) || json_object_set_new(a->raw, "value", json_deep_copy(val)) < 0 ||
-        (type && json_object_set_new(a->raw, "type", json_deep_copy(type)) < 0) ||
-        (shape && json_object_set_new(a->raw, "ashape", json_deep_copy(shape)) < 0) ||
-        (atype && json_object_set_new(a->raw, "atype", json_deep_copy(atype)) < 0))
-        return FAIL;
-    return SUCCEED;
-}
-
-/* Adds the user attributes of a .zattrs object to a node (skipping NCZarr's own keys).
- * types = the _nczarr_attr.types object or NULL. */
-static herr_t load_attrs(ncztr_obj *o, json_t *zattrs, const char *key)
-{
-    herr_t ret = SUCCEED;
-    if (!zattrs)
-        return SUCCEED;
-    json_t *types = NULL, *atypes = NULL, *ashapes = NULL, *acsets = NULL;
-    json_t *na = json_object_get(zattrs, "_nczarr_attr");
-    if (na) {
-        if (!json_is_object(na))
-            NCZ_GOTO(FAIL, NCZ_E_FORMAT, "%s: \"_nczarr_attr\" must be a JSON object", key);
-        types = json_object_get(na, "types");
-        if (types && !json_is_object(types))
-            NCZ_GOTO(FAIL, NCZ_E_FORMAT, "%s: \"_nczarr_attr.types\" must be a JSON object", key);
-        /* HDF5 settings NCZarr has no place for (kept by the connector, opaque here) */
-        json_t *h5 = json_object_get(na, "hdf5");
-        atypes = json_is_object(h5) ? json_object_get(h5, "atypes") : NULL;
-        if (!json_is_object(atypes))
-            atypes = NULL;
-        ashapes = json_is_object(h5) ? json_object_get(h5, "ashapes") : NULL;
-        acsets = json_is_object(h5) ? json_object_get(h5, "acsets") : NULL;
-        if (json_is_object(h5)) {
-            json_decref(o->hdf5);
-            o->hdf5 = json_deep_copy(h5);
-        }
-    }
-    const char *name;
-    json_t *val;
-    json_object_foreach(zattrs, name, val)
-    {
-        if (strcmp(name, "_NCProperties") == 0 && !o->parent) {
-            if (json_is_string(val)) {
-                free(o->file->ncproperties);
-                o->file->ncproperties = strdup(json_string_value(val));
-            }
-            continue;
-        }
-        if (strcmp(name, "_nczarr_maxstrlen") == 0 && o->arr) {
-            if (json_is_integer(val) && json_integer_value(val) > 0)
-                o->arr->maxstrlen = (size_t)json_integer_value(val);
-            continue;
-        }
-        if (strcmp(name, "_nczarr_default_maxstrlen") == 0 && !o->parent) {
-            if (json_is_integer(val) && json_integer_value(val) > 0)
-                o->file->default_maxstrlen = (size_t)json_integer_value(val);
-            continue;
-        }
-        if (ncztr_attr_is_reserved(name))
-            continue;
-        json_t *type = types ? json_object_get(types, name) : NULL;
-        ncztr_attr *a = calloc(1, sizeof *a);
-        NCZ_CHECK_ALLOC(a, FAIL);
-        a->refcount = 1;
-        a->val.type = a->val.space = H5I_INVALID_HID;
-        a->name = strdup(name);
-        if (!a->name) {
-            free(a);
-            NCZ_GOTO(FAIL, NCZ_E_NOMEM, "out of memory");
-        }
-        herr_t got = FAIL;
-        json_t *kt = atypes ? json_object_get(atypes, name) : NULL;
-        if (json_is_string(kt)) {
-            /* an enum/compound/array attribute: its exact HDF5 type was kept */
-            hid_t t = ncztr_type_decode(json_string_value(kt), name);
-            if (t >= 0 && ncztr_cattr_is_special(t))
-                got = ncztr_cattr_from_json(name, val, t, &a->val);
-            if (t >= 0)
-                H5Tclose(t);
-            if (got < 0)
-                H5Eclear2(H5E_DEFAULT); /* read as if the type had not been kept */
-        }
-        size_t mark = ncz_err_mark();
-        if (got < 0 && ncztr_attr_decode(name, val, type, &a->val, &a->load_warning) < 0) {
-            /* One unreadable attribute must not make the object unreadable: it is kept with
-             * its message (opening it fails with it) and written back as it was. */
-            a->load_error = ncz_err_take_messages(mark);
-            if (!a->load_error)
-                a->load_error = strdup("its value does not fit its type");
-            if (!a->load_error || unreadable_raw(a, val, type, ashapes, kt) < 0) {
-                free(a->load_error);
-                json_decref(a->raw);
-                free(a->name);
-                free(a);
-                NCZ_GOTO(FAIL, NCZ_E_NOMEM, "out of memory");
-            }
-        }
-        attr_extras(a, a->load_error ? NULL : ashapes, acsets);
-        if (ncztr_attr_append(o, a) < 0) {
-            ncztr_attrval_clear(&a->val);
-            free(a->load_error);
-            free(a->load_warning);
-            json_decref(a->raw);
-            free(a->name);
-            free(a);
-            NCZ_GOTO_QUIET(FAIL);
-        }
-    }
-done:
-    return ret;
-}
-
-/* Parses `_nczarr_group.dimensions`: {"x": 4, "t": {"size": 3, "unlimited": 1}}. Older
- * writers used a list of {"name":..,"size":..} objects; accept both. */
-static herr_t load_dims(ncztr_obj *g, json_t *dims, const char *key)
-{
-    herr_t ret = SUCCEED;
-    if (!dims)
-        return SUCCEED;
-    size_t n = json_is_object(dims)  ? json_object_size(dims)
-               : json_is_array(dims) ? json_array_size(dims)
-                                     : 0;
-    if (!json_is_object(dims) && !json_is_array(dims))
-        NCZ_GOTO(FAIL, NCZ_E_FORMAT, "%s: \"_nczarr_group.dimensions\" must be an object", key);
-    g->dims = calloc(n ? n : 1, sizeof *g->dims);
-    NCZ_CHECK_ALLOC(g->dims, FAIL);
-    g->dims_cap = n ? n : 1;
-    const char *name;
-    json_t *v;
-    size_t i = 0;
-    if (json_is_object(dims)) {
-        json_object_foreach(dims, name, v)
-        {
-            json_t *sz = v, *un = NULL;
-            if (json_is_object(v)) {
-                sz = json_object_get(v, "size");
-                un = json_object_get(v, "unlimited");
-            }
-            if (!json_is_integer(sz) || json_integer_value(sz) < 0)
-                NCZ_GOTO(FAIL, NCZ_E_FORMAT, "%s: dimension \"%s\" has no valid size", key, name);
-            g->dims[i].name = strdup(name);
-            NCZ_CHECK_ALLOC(g->dims[i].name, FAIL);
-            g->dims[i].size = (uint64_t)json_integer_value(sz);
-            g->dims[i].unlimited =
-                un && ((json_is_integer(un) && json_integer_value(un)) || json_is_true(un));
-            g->ndims = ++i;
-        }
-    } else {
-        json_array_foreach(dims, i, v)
-        {
-            json_t *nm = json_object_get(v, "name"), *sz = json_object_get(v, "size");
-            if (!json_is_string(nm) || !json_is_integer(sz) || json_integer_value(sz) < 0)
-                NCZ_GOTO(FAIL, NCZ_E_FORMAT, "%s: dimension entry %zu is malformed", key, i);
-            g->dims[i].name = strdup(json_string_value(nm));
-            NCZ_CHECK_ALLOC(g->dims[i].name, FAIL);
-            g->dims[i].size = (uint64_t)json_integer_value(sz);
-            g->ndims = i + 1;
-        }
-    }
-done:
-    return ret;
-}
-
 static herr_t load_group(loader *L, ncztr_obj *g, json_t *zattrs, const char *key, bool absent);
 
 static herr_t new_array(ncztr_obj *o)
@@ -386,7 +183,7 @@ static herr_t load_array(ncztr_obj *o, json_t *za, json_t *zattrs, const char *k
         NCZ_PUSH(NCZ_E_FORMAT, "array \"%s\" has no %s", o->name, zkey);
     } else if (ncztr_zarray_from_json(zkey, za, &o->arr->za) == SUCCEED) {
         json_t *nca = zattrs ? json_object_get(zattrs, "_nczarr_array") : NULL;
-        if (load_attrs(o, zattrs, atkey) == SUCCEED &&
+        if (ncztr_load_attrs(o, zattrs, atkey) == SUCCEED &&
             ncztr_array_setup_loaded(o, nca, zattrs, atkey, zkey) == SUCCEED)
             NCZ_GOTO_QUIET(SUCCEED);
     }
@@ -635,7 +432,7 @@ static herr_t load_group(loader *L, ncztr_obj *g, json_t *zattrs, const char *ke
         json_t *dims = json_object_get(ng_obj, "dimensions");
         if (!dims)
             dims = json_object_get(ng_obj, "dims");
-        if (load_dims(g, dims, zkey) < 0)
+        if (ncztr_load_dims(g, dims, zkey) < 0)
             NCZ_GOTO_QUIET(FAIL);
         json_t *ja = json_object_get(ng_obj, "arrays");
         if (!ja)
@@ -654,7 +451,7 @@ static herr_t load_group(loader *L, ncztr_obj *g, json_t *zattrs, const char *ke
             na += nh;
         }
     }
-    if (load_attrs(g, zattrs, zkey) < 0)
+    if (ncztr_load_attrs(g, zattrs, zkey) < 0)
         NCZ_GOTO_QUIET(FAIL);
     if (!(pure && absent) && load_children(L, g, key, na, arrays, ng, groups, pure) < 0)
         NCZ_GOTO_QUIET(FAIL);
@@ -689,10 +486,15 @@ static const char *base_name_noext(const char *loc, char *buf, size_t len)
     return buf;
 }
 
+static herr_t load_stub(ncztr_obj *o);
+
 herr_t ncztr_load_tree(ncztr_file *f)
 {
     herr_t ret = SUCCEED;
     loader L = {f, NULL};
+    /* Arrays listed by their group are stubs until first used; the model completes them
+     * through this hook, as it cannot call up into the loader. */
+    f->hooks.load_stub = load_stub;
     char *keys[4] = {".zmetadata", ".zgroup", ".zarray", ".zattrs"};
     json_t *js[4] = {NULL, NULL, NULL, NULL};
     char *errs[4] = {NULL, NULL, NULL, NULL};
@@ -765,13 +567,9 @@ done:
     return ret;
 }
 
-herr_t ncztr_obj_load(const ncztr_obj *co)
+/* f->hooks.load_stub: o is an array stub (ncztr_obj_load checked). */
+static herr_t load_stub(ncztr_obj *o)
 {
-    if (co->kind != NCZTR_ARRAY || !co->arr || !co->arr->stub)
-        return SUCCEED;
-    /* Reading what was put off changes nothing the caller can see but the cost of this
-     * call: a const node may be completed. */
-    ncztr_obj *o = (ncztr_obj *)co;
     herr_t ret = SUCCEED;
     loader L = {o->file, o->file->old_cons};
     char *keys[2] = {NULL, NULL}, *errs[2] = {NULL, NULL};
@@ -801,14 +599,4 @@ done:
     }
     free(key);
     return ret;
-}
-
-herr_t ncztr_tree_load(ncztr_obj *o)
-{
-    if (o->kind == NCZTR_ARRAY)
-        return ncztr_obj_load(o);
-    for (size_t i = 0; i < o->nchildren; i++)
-        if (ncztr_tree_load(o->children[i]) < 0)
-            return FAIL;
-    return SUCCEED;
 }

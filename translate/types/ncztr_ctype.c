@@ -1,7 +1,6 @@
 /* HDF5 enum, compound and array types: Zarr v2 structured dtypes <-> HDF5 types, exact
  * HDF5 types kept as Base64 of H5Tencode, and attribute values of those types as JSON. */
-#include "ncztr_err.h"
-#include "ncztr_json.h"
+#include "ncztr_types.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -3,7 +3,7 @@
  * written in one batch. With consolidation on (or when the store had .zmetadata, which
  * would otherwise go stale) .zmetadata is rebuilt from the whole model. */
 #include "ncztr_array_internal.h"
-#include "ncztr_chunkio.h"
+#include "ncztr_store.h"
 #include "ncztr_zmeta.h"
 
 #include <inttypes.h>

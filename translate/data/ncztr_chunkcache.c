@@ -192,6 +192,7 @@ ncztr_chunkcache *ncztr_cc_get(ncztr_obj *o, const ncztr_cgeom *g)
     c->rank = g->rank;
     c->chunk_bytes = g->chunk_bytes;
     o->arr->cache = c;
+    o->arr->cache_free = ncztr_chunkcache_free;
     return c;
 }
 

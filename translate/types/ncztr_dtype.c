@@ -1,6 +1,5 @@
 /* Zarr v2 dtype strings <-> ncztr_dtype <-> HDF5 datatypes. */
-#include "ncztr_err.h"
-#include "ncztr_json.h"
+#include "ncztr_types.h"
 
 #include <errno.h>
 #include <stdio.h>

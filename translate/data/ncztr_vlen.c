@@ -367,41 +367,6 @@ static void seqit_end(seqit *s)
     s->it = H5I_INVALID_HID;
 }
 
-/* ---------------------------------------------------------------- the dtype */
-
-/* A variable-length sequence type of numbers as an object dtype with the "vlen-array"
- * filter. Sequences of anything else (strings, compounds, sequences) have no Zarr form. */
-herr_t ncztr_vlen_from_hdf5(hid_t type, const char *name, ncztr_zarray *za)
-{
-    herr_t ret = SUCCEED;
-    hid_t base = H5Tget_super(type);
-    H5T_class_t bc = base >= 0 ? H5Tget_class(base) : H5T_NO_CLASS;
-    json_t *f = NULL, *fl = NULL;
-    if (bc != H5T_INTEGER && bc != H5T_FLOAT)
-        NCZ_GOTO(FAIL, NCZ_E_NOTREPR,
-                 "dataset \"%s\": variable-length sequences of anything but numbers are not representable "
-                 "in NCZarr",
-                 name);
-    if (ncztr_is_half_float(base) || ncztr_dtype_from_hdf5(base, 0, name, &za->vlen_base) < 0)
-        NCZ_GOTO(FAIL, NCZ_E_NOTREPR,
-                 "dataset \"%s\": the numbers of its variable-length sequences have no Zarr dtype", name);
-    if (!(f = json_object()) || !(fl = json_array()) ||
-        json_object_set_new(f, "id", json_string("vlen-array")) ||
-        json_object_set_new(f, "dtype", json_string(za->vlen_base.zarr)) || json_array_append(fl, f))
-        NCZ_GOTO(FAIL, NCZ_E_NOMEM, "out of memory");
-    za->filters = fl;
-    fl = NULL;
-    za->dtype.tclass = NCZTR_T_VLEN;
-    za->dtype.size = sizeof(hvl_t);
-    snprintf(za->dtype.zarr, sizeof za->dtype.zarr, "|O");
-done:
-    json_decref(f);
-    json_decref(fl);
-    if (base >= 0)
-        H5Tclose(base);
-    return ret;
-}
-
 /* ---------------------------------------------------------------- the call */
 
 /* A read that failed: the sequences of the first n elements it returned are freed (with

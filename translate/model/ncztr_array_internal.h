@@ -21,8 +21,11 @@ bool ncztr_is_half_float(hid_t type);
 
 /* A variable-length sequence type of numbers as zarr-python's object dtype with the
  * "vlen-array" filter (za's dtype, vlen_base and filters); NOTREPR for sequences of
- * anything else. ncztr_vlen.c. */
+ * anything else. */
 herr_t ncztr_vlen_from_hdf5(hid_t type, const char *name, ncztr_zarray *za);
+
+/* The array's own creation plist (not a copy), built when missing. */
+hid_t ncztr_array_own_dcpl(const ncztr_obj *o);
 
 /* Finds a dimension by its fully qualified name; *owner = the defining group. */
 ncztr_dim *ncztr_find_dim(ncztr_file *f, const char *fqn, ncztr_obj **owner);

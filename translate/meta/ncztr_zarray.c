@@ -1,6 +1,5 @@
 /* .zarray parse/validate and emit (Zarr v2 array metadata). */
-#include "ncztr_err.h"
-#include "ncztr_json.h"
+#include "ncztr_zarray.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -217,4 +217,36 @@ hid_t ncztr_chunk_fsel(ncztr_ioctx *x, const uint64_t *coord, size_t *vol);
  * the memory space itself (not to be closed). Not for element mode. */
 hid_t ncztr_chunk_msel(ncztr_ioctx *x, const uint64_t *coord, bool *borrowed);
 
+/* ---- one call's chunks (ncztr_chunkio.c) and their bytes (ncztr_chunkcopy.c) ---- */
+/* One touched chunk of a call. */
+typedef struct ncztr_cjob {
+    uint64_t coord[NCZTR_MAX_RANK];
+    char *key;
+    unsigned char *data; /* raw C-order chunk */
+    bool own;            /* data is ours (to free or hand to the cache) */
+    ncztr_cc_entry *ent; /* data belongs to this cache entry */
+    bool whole;          /* write: every in-bounds element is written */
+    hid_t fsel;
+    size_t eb, ee; /* element mode: the chunk's elements in x->el */
+} ncztr_cjob;
+
+/* Chunk shape as "10x10", for messages. */
+void ncztr_io_shape_str(const ncztr_cgeom *g, char *buf, size_t cap);
+/* Frees what a call set up in x. */
+void ncztr_io_clear(ncztr_ioctx *x);
+
+/* Resolves the spaces and checks them against the array. *nsel = selected elements. */
+herr_t ncztr_io_setup_spaces(ncztr_ioctx *x, hid_t mem_space, hid_t file_space, hssize_t *nsel);
+
+/* Checks up front that the memory type converts to/from the stored one, so that a bad
+ * type fails before any chunk is touched. */
+herr_t ncztr_io_setup_types(ncztr_ioctx *x, hid_t mem_type);
+
+/* Before writing variable-length strings into fixed-size storage: any string too long is
+ * an error, found before a single chunk changes (never truncate silently). */
+herr_t ncztr_io_check_strings(ncztr_ioctx *x);
+
+/* Moves the selected elements of one chunk between its buffer and the user's buffer. */
+herr_t ncztr_io_copy_chunk(ncztr_ioctx *x, const ncztr_cjob *jb);
+
 #endif

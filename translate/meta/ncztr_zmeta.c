@@ -4,7 +4,7 @@
 #include "ncztr_zmeta.h"
 
 #include "nczm_hash.h"
-#include "ncztr_json.h"
+#include "ncztr_jsontext.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -1,0 +1,80 @@
+#!/bin/sh
+# style.layers: translate/ is layered (translate/CMakeLists.txt), calls going down only.
+#  1. A file in folder X of translate/ includes only headers of X, of the folders below X,
+#     and of zmap/ (below all of translate/); zmap/ includes no translate/ header.
+#  2. With the folders' static libraries given (lowest first), no library references an
+#     ncztr_* symbol that only a higher one defines.
+#  3. No C file of translate/ or zmap/ is over 800 lines (files are split by concern).
+# Usage: check_layers.sh SOURCE_DIR [LIB_base LIB_types ... LIB_store]
+src=$1
+shift
+layers="base types meta model data store"
+status=0
+
+rank() { # the position of a folder in $layers, or nothing
+    i=0
+    for l in $layers; do
+        [ "$l" = "$1" ] && echo $i && return
+        i=$((i + 1))
+    done
+}
+
+for dir in $layers; do
+    r=$(rank "$dir")
+    for f in "$src"/translate/"$dir"/*.c "$src"/translate/"$dir"/*.h; do
+        [ -e "$f" ] || continue
+        for h in $(sed -n 's/^#include "\([^"]*\)".*/\1/p' "$f"); do
+            if [ -e "$src/zmap/$h" ]; then
+                continue
+            fi
+            owner=""
+            for l in $layers; do
+                [ -e "$src/translate/$l/$h" ] && owner=$l
+            done
+            if [ -z "$owner" ]; then
+                echo "${f#$src/}: includes \"$h\", found in no folder of translate/ or zmap/"
+                status=1
+            elif [ "$(rank "$owner")" -gt "$r" ]; then
+                echo "${f#$src/}: includes \"$h\" of translate/$owner, above translate/$dir"
+                status=1
+            fi
+        done
+    done
+done
+for f in "$src"/zmap/*.c "$src"/zmap/*.h; do
+    if grep -n '^#include "ncztr_' "$f"; then
+        echo "${f#$src/}: zmap/ includes a translate/ header"
+        status=1
+    fi
+done
+
+for f in "$src"/translate/*/*.[ch] "$src"/zmap/*.[ch]; do
+    n=$(wc -l <"$f")
+    if [ "$n" -gt 800 ]; then
+        echo "${f#$src/}: $n lines, over 800: split it by concern"
+        status=1
+    fi
+done
+
+if [ $# -gt 0 ]; then
+    tmp=$(mktemp)
+    i=0
+    for lib in "$@"; do
+        nm -g --defined-only "$lib" | awk -v i=$i 'NF == 3 && $3 ~ /^ncztr_/ {print i, $3}' >>"$tmp"
+        i=$((i + 1))
+    done
+    i=0
+    for lib in "$@"; do
+        for s in $(nm -u "$lib" | awk '$2 ~ /^ncztr_/ {print $2}' | sort -u); do
+            d=$(awk -v s="$s" '$2 == s {print $1; exit}' "$tmp")
+            if [ -n "$d" ] && [ "$d" -gt $i ]; then
+                echo "$(basename "$lib") uses $s, defined only in the higher $(basename "$(eval echo \${$((d + 1))})")"
+                status=1
+            fi
+        done
+        i=$((i + 1))
+    done
+    rm -f "$tmp"
+fi
+[ $status -eq 0 ] && echo "translate/ layers: calls go down only; no file over 800 lines"
+exit $status

@@ -1,0 +1,414 @@
+/* The JSON text layer every translate/ folder uses: parsing (with uint64 literals jansson
+ * cannot hold), dumping (netCDF-C spacing, shortest round-trip reals) and float <-> JSON.
+ * Knows nothing of dtypes or HDF5 types. */
+#include "ncztr_err.h"
+#include "ncztr_jsontext.h"
+
+#include <errno.h>
+#include <float.h>
+#include <inttypes.h>
+#include <locale.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ====================================================================================== */
+/* Large uint64 values                                                                    */
+/* ====================================================================================== */
+
+/* A JSON string value starting with U+0001 cannot come from any sane metadata, so it is a
+ * safe private spelling for "the integer that follows" (see ncztr_jsontext.h). */
+#define U64_MARK     "\001u64:"
+#define U64_MARK_LEN 5
+/* The same marker as JSON text, used when rewriting input. */
+#define U64_MARK_JSON "\"\\u0001u64:"
+
+json_t *ncztr_json_uint64(uint64_t v)
+{
+    char buf[U64_MARK_LEN + 24];
+
+    if (v <= (uint64_t)INT64_MAX)
+        return json_integer((json_int_t)v);
+    snprintf(buf, sizeof buf, U64_MARK "%" PRIu64, v);
+    return json_string(buf);
+}
+
+/* 1 if j is the marker string, with *v its value. */
+int ncztr_json_marked_u64(const json_t *j, uint64_t *v)
+{
+    const char *s, *d;
+    uint64_t x = 0;
+
+    if (!json_is_string(j))
+        return 0;
+    s = json_string_value(j);
+    if (json_string_length(j) <= U64_MARK_LEN || memcmp(s, U64_MARK, U64_MARK_LEN) != 0)
+        return 0;
+    for (d = s + U64_MARK_LEN; *d; d++) {
+        if (*d < '0' || *d > '9')
+            return 0;
+        if (x > (UINT64_MAX - (uint64_t)(*d - '0')) / 10)
+            return 0;
+        x = x * 10 + (uint64_t)(*d - '0');
+    }
+    if (v)
+        *v = x;
+    return 1;
+}
+
+int ncztr_json_get_uint64(const json_t *j, uint64_t *v)
+{
+    if (json_is_integer(j)) {
+        json_int_t i = json_integer_value(j);
+        if (i < 0)
+            return 0;
+        if (v)
+            *v = (uint64_t)i;
+        return 1;
+    }
+    return ncztr_json_marked_u64(j, v);
+}
+
+/* ====================================================================================== */
+/* Parsing                                                                                */
+/* ====================================================================================== */
+
+/* Scans JSON text for integer literals in (INT64_MAX, UINT64_MAX] outside strings. With
+ * out != NULL, writes the text with each such literal replaced by the marker string.
+ * Returns how many were found. Anything malformed is left for jansson to report. */
+static size_t rewrite_big_ints(const char *text, size_t len, char *out, size_t *outlen)
+{
+    size_t i = 0, from = 0, o = 0, found = 0;
+    int in_str = 0;
+
+    while (i < len) {
+        char c = text[i];
+        if (in_str) {
+            if (c == '\\')
+                i += 2;
+            else {
+                if (c == '"')
+                    in_str = 0;
+                i++;
+            }
+            continue;
+        }
+        if (c == '"') {
+            in_str = 1;
+            i++;
+            continue;
+        }
+        if (c == '-' || (c >= '0' && c <= '9')) {
+            size_t start = i, d, nd;
+            int plain = c != '-';
+            if (c == '-')
+                i++;
+            d = i;
+            while (i < len && text[i] >= '0' && text[i] <= '9')
+                i++;
+            nd = i - d;
+            while (i < len && (text[i] == '.' || text[i] == 'e' || text[i] == 'E' || text[i] == '+' ||
+                               text[i] == '-' || (text[i] >= '0' && text[i] <= '9'))) {
+                plain = 0;
+                i++;
+            }
+            /* INT64_MAX has 19 digits, UINT64_MAX 20. */
+            if (plain && (nd == 19 || nd == 20) && text[d] != '0') {
+                char digits[21];
+                unsigned long long v;
+                memcpy(digits, text + d, nd);
+                digits[nd] = '\0';
+                errno = 0;
+                v = strtoull(digits, NULL, 10);
+                if (errno == 0 && v > (unsigned long long)INT64_MAX) {
+                    found++;
+                    if (out) {
+                        memcpy(out + o, text + from, start - from);
+                        o += start - from;
+                        memcpy(out + o, U64_MARK_JSON, sizeof U64_MARK_JSON - 1);
+                        o += sizeof U64_MARK_JSON - 1;
+                        memcpy(out + o, digits, nd);
+                        o += nd;
+                        out[o++] = '"';
+                        from = i;
+                    }
+                }
+            }
+            continue;
+        }
+        i++;
+    }
+    if (out) {
+        memcpy(out + o, text + from, len - from);
+        o += len - from;
+        *outlen = o;
+    }
+    return found;
+}
+
+/* json_loadb, after rewriting large uint64 literals. On failure returns NULL with err set
+ * (err->text is "out of memory" for an allocation failure). */
+json_t *ncztr_json_parse_text(const char *text, size_t len, size_t flags, json_error_t *err)
+{
+    size_t n = rewrite_big_ints(text, len, NULL, NULL);
+    char *buf;
+    size_t blen = 0;
+    json_t *j;
+
+    if (n == 0)
+        return json_loadb(text, len, flags, err);
+    /* Each literal (at most 20 chars) grows by the marker's quotes and prefix. */
+    buf = malloc(len + n * (sizeof U64_MARK_JSON + 1) + 1);
+    if (!buf) {
+        memset(err, 0, sizeof *err);
+        snprintf(err->text, sizeof err->text, "out of memory");
+        return NULL;
+    }
+    rewrite_big_ints(text, len, buf, &blen);
+    j = json_loadb(buf, blen, flags, err);
+    free(buf);
+    return j;
+}
+
+json_t *ncztr_json_parse_object(const char *key, const char *text, size_t len)
+{
+    json_t *ret = NULL;
+    json_t *j = NULL;
+    json_error_t err;
+
+    if (!key)
+        key = "(JSON)";
+    if (!text)
+        NCZ_GOTO(NULL, NCZ_E_ARGS, "%s: no JSON text", key);
+    /* Without JSON_DECODE_ANY jansson accepts only an object or array at the top. */
+    if (!(j = ncztr_json_parse_text(text, len, 0, &err))) {
+        if (len == 0)
+            NCZ_GOTO(NULL, NCZ_E_FORMAT, "%s: empty file, expected a JSON object", key);
+        NCZ_GOTO(NULL, NCZ_E_FORMAT, "%s: invalid JSON at line %d column %d: %s", key, err.line, err.column,
+                 err.text);
+    }
+    if (!json_is_object(j))
+        NCZ_GOTO(NULL, NCZ_E_FORMAT, "%s: top-level JSON value must be an object", key);
+    ret = j;
+    j = NULL;
+done:
+    json_decref(j);
+    return ret;
+}
+
+/* ====================================================================================== */
+/* Dumping                                                                                */
+/* ====================================================================================== */
+
+typedef struct dbuf {
+    char *p;
+    size_t len, cap;
+    int oom;
+} dbuf;
+
+static void db_put(dbuf *b, const char *s, size_t n)
+{
+    if (b->oom)
+        return;
+    if (b->len + n + 1 > b->cap) {
+        size_t cap = b->cap ? b->cap : 256;
+        char *np;
+        while (cap < b->len + n + 1)
+            cap *= 2;
+        if (!(np = realloc(b->p, cap))) {
+            b->oom = 1;
+            return;
+        }
+        b->p = np;
+        b->cap = cap;
+    }
+    memcpy(b->p + b->len, s, n);
+    b->len += n;
+    b->p[b->len] = '\0';
+}
+
+static void db_puts(dbuf *b, const char *s)
+{
+    db_put(b, s, strlen(s));
+}
+
+static void dump_string(dbuf *b, const char *s, size_t n)
+{
+    size_t i, from = 0;
+    char esc[8];
+
+    db_put(b, "\"", 1);
+    for (i = 0; i < n; i++) {
+        unsigned char c = (unsigned char)s[i];
+        const char *e = NULL;
+        if (c == '"')
+            e = "\\\"";
+        else if (c == '\\')
+            e = "\\\\";
+        else if (c == '\n')
+            e = "\\n";
+        else if (c == '\r')
+            e = "\\r";
+        else if (c == '\t')
+            e = "\\t";
+        else if (c == '\b')
+            e = "\\b";
+        else if (c == '\f')
+            e = "\\f";
+        else if (c < 0x20) {
+            snprintf(esc, sizeof esc, "\\u%04x", c);
+            e = esc;
+        }
+        if (e) {
+            db_put(b, s + from, i - from);
+            db_puts(b, e);
+            from = i + 1;
+        }
+    }
+    db_put(b, s + from, n - from);
+    db_put(b, "\"", 1);
+}
+
+/* Formats a finite double in the shortest %.*g form that reads back exactly, with '.' as
+ * the decimal point whatever the locale, and ".0" added when it would read as an integer. */
+static void format_real(double v, char *buf, size_t size)
+{
+    const char *dp = localeconv()->decimal_point;
+    char *q;
+    int prec;
+
+    for (prec = 15; prec <= 17; prec++) {
+        snprintf(buf, size, "%.*g", prec, v);
+        if (strtod(buf, NULL) == v)
+            break;
+    }
+    if (dp && strcmp(dp, ".") != 0 && dp[0] && (q = strstr(buf, dp)) != NULL) {
+        size_t dl = strlen(dp);
+        *q = '.';
+        memmove(q + 1, q + dl, strlen(q + dl) + 1);
+    }
+    if (!strpbrk(buf, ".eEnN")) /* nN: "nan"/"inf" cannot occur, jansson refuses them */
+        strncat(buf, ".0", size - strlen(buf) - 1);
+}
+
+/* Depth limit: jansson's parser stops at 2048 too; this only guards hand-made trees. */
+#define DUMP_MAX_DEPTH 2048
+
+static int dump_value(dbuf *b, const json_t *j, int depth)
+{
+    char num[64];
+    uint64_t u;
+
+    if (depth > DUMP_MAX_DEPTH)
+        return -1;
+    switch (json_typeof(j)) {
+    case JSON_OBJECT: {
+        const char *k;
+        json_t *v;
+        int first = 1;
+        db_put(b, "{", 1);
+        /* jansson >= 2.8 iterates objects in insertion order (JSON_PRESERVE_ORDER is
+         * implied), which is what keeps .zarray keys in the order we set them. */
+        json_object_foreach((json_t *)j, k, v)
+        {
+            if (!first)
+                db_put(b, ", ", 2);
+            first = 0;
+            dump_string(b, k, strlen(k));
+            db_put(b, ": ", 2);
+            if (dump_value(b, v, depth + 1) < 0)
+                return -1;
+        }
+        db_put(b, "}", 1);
+        break;
+    }
+    case JSON_ARRAY: {
+        size_t i;
+        db_put(b, "[", 1);
+        for (i = 0; i < json_array_size(j); i++) {
+            if (i)
+                db_put(b, ",", 1);
+            if (dump_value(b, json_array_get(j, i), depth + 1) < 0)
+                return -1;
+        }
+        db_put(b, "]", 1);
+        break;
+    }
+    case JSON_STRING:
+        if (ncztr_json_marked_u64(j, &u)) {
+            snprintf(num, sizeof num, "%" PRIu64, u);
+            db_puts(b, num);
+        } else {
+            dump_string(b, json_string_value(j), json_string_length(j));
+        }
+        break;
+    case JSON_INTEGER:
+        snprintf(num, sizeof num, "%" JSON_INTEGER_FORMAT, json_integer_value(j));
+        db_puts(b, num);
+        break;
+    case JSON_REAL:
+        format_real(json_real_value(j), num, sizeof num);
+        db_puts(b, num);
+        break;
+    case JSON_TRUE:
+        db_puts(b, "true");
+        break;
+    case JSON_FALSE:
+        db_puts(b, "false");
+        break;
+    case JSON_NULL:
+        db_puts(b, "null");
+        break;
+    default:
+        return -1;
+    }
+    return 0;
+}
+
+char *ncztr_json_dump(const json_t *j)
+{
+    char *ret = NULL;
+    dbuf b = {NULL, 0, 0, 0};
+
+    if (!j)
+        NCZ_GOTO(NULL, NCZ_E_ARGS, "no JSON value to dump");
+    if (dump_value(&b, j, 0) < 0)
+        NCZ_GOTO(NULL, NCZ_E_INTERNAL, "JSON value nested deeper than %d levels", DUMP_MAX_DEPTH);
+    if (b.oom)
+        NCZ_GOTO(NULL, NCZ_E_NOMEM, "out of memory dumping JSON");
+    ret = b.p;
+    b.p = NULL;
+done:
+    free(b.p);
+    return ret;
+}
+
+/* ====================================================================================== */
+/* Reals                                                                                  */
+/* ====================================================================================== */
+
+json_t *ncztr_json_real(double v, int single)
+{
+    if (isnan(v))
+        return json_string("NaN");
+    if (isinf(v))
+        return json_string(v > 0 ? "Infinity" : "-Infinity");
+    if (single && fabs(v) <= FLT_MAX) {
+        /* The shortest decimal that reads back as this float, held as the double nearest
+         * to it, so that the dump prints those few digits. Converting that double back to
+         * float is checked too (double rounding), falling back to the exact widening. */
+        float f = (float)v;
+        char buf[48];
+        int prec;
+        for (prec = 6; prec <= 9; prec++) {
+            double d;
+            snprintf(buf, sizeof buf, "%.*g", prec, (double)f);
+            d = strtod(buf, NULL);
+            if (strtof(buf, NULL) == f && (float)d == f)
+                return json_real(d);
+        }
+        return json_real((double)f);
+    }
+    return json_real(v);
+}

@@ -1,0 +1,397 @@
+/* Dataset I/O: maps an HDF5 file selection onto the Zarr chunk grid, moves the bytes of
+ * each touched chunk between the chunk buffer and the application's buffer, and keeps a
+ * per-array LRU cache of chunks for partial writes and repeated reads.
+ *
+ * Per call: the touched chunks are enumerated (ncztr_chunksel.c), then processed in
+ * batches so that one store call fetches (nczm_get_many) or stores (nczm_put_many) many
+ * chunks at once, which is what a remote store overlaps. Each chunk gets a chunk-local
+ * file selection and the matching memory selection; bytes move run by run along HDF5's
+ * sequence lists, so a chunk-aligned write with equal types costs one memcpy per
+ * contiguous run. Point selections go element by element instead (element mode).
+ *
+ * Working chunk buffers are always raw, C-ordered, in the stored byte order; Fortran
+ * order and codecs are applied only when talking to the store. The chunk cache and the
+ * write queue live in ncztr_chunkcache.c.
+ */
+#include "ncztr_array_internal.h"
+#include "ncztr_chunkio_internal.h"
+#include "ncztr_codec.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define RMAX NCZTR_MAX_RANK
+
+/* ===================================================================================== */
+/* Batches.                                                                              */
+
+static void job_release(ncztr_ioctx *x, ncztr_cjob *j)
+{
+    if (j->own)
+        ncztr_pool_give(&x->pool, j->data);
+    free(j->key);
+    if (j->fsel >= 0)
+        H5Sclose(j->fsel);
+    j->data = NULL;
+    j->key = NULL;
+    j->own = false;
+    j->ent = NULL;
+    j->fsel = H5I_INVALID_HID;
+}
+
+/* A missing chunk is all fill: a write gets its own buffer to change, a read shares one. */
+static herr_t missing_chunk(ncztr_ioctx *x, ncztr_cjob *jb)
+{
+    const char *path = x->g.path;
+    if (x->write) {
+        if (!(jb->data = ncztr_pool_take(&x->pool, x->g.chunk_bytes)))
+            return NCZ_PUSH(NCZ_E_NOMEM, "dataset \"%s\": out of memory for chunk \"%s\"", path, jb->key);
+        jb->own = true;
+        ncztr_fill_elems(&x->a->za, jb->data, x->g.chunk_elems);
+        return SUCCEED;
+    }
+    if (!x->fillbuf) {
+        if (!(x->fillbuf = malloc(x->g.chunk_bytes)))
+            return NCZ_PUSH(NCZ_E_NOMEM, "dataset \"%s\": out of memory for chunk \"%s\"", path, jb->key);
+        ncztr_fill_elems(&x->a->za, x->fillbuf, x->g.chunk_elems);
+    }
+    jb->data = x->fillbuf;
+    return SUCCEED;
+}
+
+/* Adopts a fetched raw chunk (owned, whatever the outcome): checks its size, and brings a
+ * Fortran-ordered one into C order. */
+static herr_t adopt_chunk(ncztr_ioctx *x, ncztr_cjob *jb, unsigned char *raw, size_t rawlen)
+{
+    const char *path = x->g.path;
+    if (rawlen != x->g.chunk_bytes) {
+        char shp[256];
+        ncztr_io_shape_str(&x->g, shp, sizeof shp);
+        free(raw); /* maybe smaller than a chunk: not for the pool */
+        return NCZ_PUSH(NCZ_E_FORMAT,
+                        "dataset \"%s\": chunk \"%s\" holds %zu bytes, expected %zu (a %s chunk of %zu-byte "
+                        "elements); the chunk object is damaged or was written with another shape",
+                        path, jb->key, rawlen, x->g.chunk_bytes, shp, x->g.esz);
+    }
+    if (x->g.transpose) {
+        unsigned char *c = ncztr_pool_take(&x->pool, x->g.chunk_bytes);
+        if (!c) {
+            ncztr_pool_give(&x->pool, raw);
+            return NCZ_PUSH(NCZ_E_NOMEM, "dataset \"%s\": out of memory for chunk \"%s\"", path, jb->key);
+        }
+        ncztr_transpose(&x->g, raw, c, false);
+        ncztr_pool_give(&x->pool, raw);
+        raw = c;
+    }
+    jb->data = raw;
+    jb->own = true;
+    return SUCCEED;
+}
+
+/* Uncompressed chunks have a known size: they are read straight into pooled buffers.
+ * Asking for exactly chunk_bytes still tells a short or long object (a damaged chunk). */
+static herr_t fetch_raw(ncztr_ioctx *x, ncztr_cjob *jobs, const size_t *which, size_t n)
+{
+    herr_t ret = SUCCEED;
+    nczm_map *map = x->o->file->map;
+    const char *path = x->g.path;
+    nczm_getinto *gets = calloc(n, sizeof *gets);
+    NCZ_CHECK_ALLOC(gets, FAIL);
+    for (size_t i = 0; i < n; i++) {
+        ncztr_cjob *jb = &jobs[which[i]];
+        gets[i].key = jb->key;
+        gets[i].cap = x->g.chunk_bytes;
+        if (!(gets[i].buf = ncztr_pool_take(&x->pool, x->g.chunk_bytes)))
+            NCZ_GOTO(FAIL, NCZ_E_NOMEM, "dataset \"%s\": out of memory for chunk \"%s\"", path, jb->key);
+    }
+    nczm_get_into_many(map, n, gets); /* per-request statuses are examined below */
+    for (size_t i = 0; i < n && ret == SUCCEED; i++) {
+        ncztr_cjob *jb = &jobs[which[i]];
+        if (gets[i].status == NCZM_NOTFOUND) {
+            ret = missing_chunk(x, jb);
+        } else if (gets[i].status == NCZM_OK || gets[i].status == NCZM_LONG) {
+            unsigned char *raw = gets[i].buf;
+            gets[i].buf = NULL;
+            ret = adopt_chunk(x, jb, raw, gets[i].len);
+        } else {
+            NCZ_GOTO(FAIL, NCZ_E_STORE, "dataset \"%s\": cannot read chunk \"%s\": %s", path, jb->key,
+                     nczm_errmsg(map));
+        }
+    }
+done:
+    for (size_t i = 0; i < n; i++)
+        ncztr_pool_give(&x->pool, gets[i].buf);
+    free(gets);
+    return ret;
+}
+
+/* Fetches every job without data in one store call. Missing chunks are all fill. */
+static herr_t fetch_chunks(ncztr_ioctx *x, ncztr_cjob *jobs, size_t njobs)
+{
+    herr_t ret = SUCCEED;
+    nczm_map *map = x->o->file->map;
+    const char *path = x->g.path;
+    nczm_get *gets = NULL;
+    size_t *which = NULL, n = 0;
+    for (size_t j = 0; j < njobs; j++)
+        n += jobs[j].data == NULL;
+    if (n == 0)
+        return SUCCEED;
+    which = calloc(n, sizeof *which);
+    NCZ_CHECK_ALLOC(which, FAIL);
+    n = 0;
+    for (size_t j = 0; j < njobs; j++)
+        if (!jobs[j].data)
+            which[n++] = j;
+    if (ncztr_codec_is_null(x->a)) {
+        ret = fetch_raw(x, jobs, which, n);
+        goto done;
+    }
+    gets = calloc(n, sizeof *gets);
+    NCZ_CHECK_ALLOC(gets, FAIL);
+    for (size_t i = 0; i < n; i++)
+        gets[i].key = jobs[which[i]].key;
+    nczm_get_many(map, n, gets); /* per-request statuses are examined below */
+    for (size_t i = 0; i < n && ret == SUCCEED; i++) {
+        ncztr_cjob *jb = &jobs[which[i]];
+        if (gets[i].status == NCZM_NOTFOUND) {
+            ret = missing_chunk(x, jb);
+            continue;
+        }
+        if (gets[i].status != NCZM_OK)
+            NCZ_GOTO(FAIL, NCZ_E_STORE, "dataset \"%s\": cannot read chunk \"%s\": %s", path, jb->key,
+                     nczm_errmsg(map));
+        void *raw = NULL;
+        size_t rawlen = 0;
+        void *in = gets[i].buf;
+        gets[i].buf = NULL;
+        if (ncztr_codec_decode(x->o, jb->key, in, gets[i].len, &raw, &rawlen) < 0)
+            NCZ_GOTO_QUIET(FAIL);
+        ret = adopt_chunk(x, jb, raw, rawlen);
+    }
+done:
+    if (gets)
+        for (size_t i = 0; i < n; i++)
+            free(gets[i].buf);
+    free(gets);
+    free(which);
+    return ret;
+}
+
+static herr_t read_batch(ncztr_ioctx *x, ncztr_cjob *jobs, size_t n, ncztr_putlist *pl)
+{
+    ncztr_chunkcache *c = x->a->cache;
+    size_t hits = 0;
+    for (size_t j = 0; j < n; j++) {
+        if (!(jobs[j].key = ncztr_chunk_key(&x->g, jobs[j].coord)))
+            return FAIL;
+        if ((jobs[j].ent = ncztr_cc_find(c, jobs[j].coord))) {
+            jobs[j].data = jobs[j].ent->data;
+            ncztr_cc_touch(c, jobs[j].ent);
+            hits++;
+        }
+    }
+    /* The hits are now the most recently used entries: kept. */
+    if (hits < n && ncztr_cc_make_room(x->o, &x->g, pl, (n - hits) * x->g.chunk_bytes, hits) < 0)
+        return FAIL;
+    if (fetch_chunks(x, jobs, n) < 0)
+        return FAIL;
+    for (size_t j = 0; j < n; j++) {
+        size_t vol = 0;
+        if (!x->elem && (jobs[j].fsel = ncztr_chunk_fsel(x, jobs[j].coord, &vol)) < 0)
+            return NCZ_PUSH(NCZ_E_HDF5, "dataset \"%s\": cannot select within chunk \"%s\"", x->g.path,
+                            jobs[j].key);
+        if (ncztr_io_copy_chunk(x, &jobs[j]) < 0)
+            return FAIL;
+    }
+    /* Keep what was fetched: repeated small reads of one chunk then hit memory. */
+    for (size_t j = 0; j < n; j++) {
+        if (!jobs[j].own)
+            continue;
+        if (!(c = ncztr_cc_get(x->o, &x->g)))
+            return FAIL;
+        if (ncztr_cc_insert(c, jobs[j].coord, jobs[j].data, false)) {
+            jobs[j].own = false;
+            jobs[j].data = NULL;
+        }
+    }
+    if (ncztr_cc_trim(x->o, &x->g, pl) < 0)
+        return FAIL;
+    return ncztr_pl_run(x->o, &x->g, pl);
+}
+
+static herr_t write_batch(ncztr_ioctx *x, ncztr_cjob *jobs, size_t n, ncztr_putlist *pl)
+{
+    const char *path = x->g.path;
+    ncztr_chunkcache *c = x->a->cache;
+    for (size_t j = 0; j < n; j++) {
+        ncztr_cjob *jb = &jobs[j];
+        size_t vol = 0;
+        if (!(jb->key = ncztr_chunk_key(&x->g, jb->coord)))
+            return FAIL;
+        if (x->elem) {
+            jb->whole = false; /* points: always read-modify-write */
+        } else {
+            if ((jb->fsel = ncztr_chunk_fsel(x, jb->coord, &vol)) < 0)
+                return NCZ_PUSH(NCZ_E_HDF5, "dataset \"%s\": cannot select within chunk \"%s\"", path,
+                                jb->key);
+            hssize_t np = H5Sget_select_npoints(jb->fsel);
+            /* A partial compound write keeps the other members: never a whole overwrite. */
+            jb->whole = np >= 0 && (size_t)np == vol && !x->bkg;
+        }
+        ncztr_cc_entry *e = ncztr_cc_find(c, jb->coord);
+        if (jb->whole) {
+            /* Overwritten whole: the old content is never read, and any cached copy is stale. */
+            if (e) {
+                ncztr_cc_remove(c, e);
+                ncztr_pool_give(&x->pool, e->data);
+                free(e);
+            }
+            if (!(jb->data = ncztr_pool_take(&x->pool, x->g.chunk_bytes)))
+                return NCZ_PUSH(NCZ_E_NOMEM, "dataset \"%s\": out of memory for chunk \"%s\"", path, jb->key);
+            jb->own = true;
+            if (vol != x->g.chunk_elems) /* edge chunk: the overhang is stored too */
+                ncztr_fill_elems(&x->a->za, jb->data, x->g.chunk_elems);
+        } else if (e) {
+            jb->ent = e;
+            jb->data = e->data;
+            e->dirty = true; /* set before copying: a failed copy may have changed it already */
+            ncztr_cc_touch(c, e);
+        }
+    }
+    if (fetch_chunks(x, jobs, n) < 0)
+        return FAIL;
+    for (size_t j = 0; j < n; j++)
+        if (ncztr_io_copy_chunk(x, &jobs[j]) < 0)
+            return FAIL;
+    for (size_t j = 0; j < n; j++) {
+        ncztr_cjob *jb = &jobs[j];
+        if (jb->ent || !jb->own)
+            continue;
+        if (!jb->whole) {
+            if (!(c = ncztr_cc_get(x->o, &x->g)))
+                return FAIL;
+            if (ncztr_cc_insert(c, jb->coord, jb->data, true)) {
+                jb->own = false;
+                jb->data = NULL;
+                continue;
+            }
+            /* no memory for an entry: write through */
+        }
+        bool own = jb->own;
+        jb->own = false;
+        herr_t r = ncztr_pl_add(x->o, &x->g, pl, jb->key, jb->data, own, NULL);
+        jb->key = NULL;
+        jb->data = NULL;
+        if (r < 0)
+            return FAIL;
+    }
+    if (ncztr_cc_trim(x->o, &x->g, pl) < 0)
+        return FAIL;
+    return ncztr_pl_run(x->o, &x->g, pl);
+}
+
+/* ===================================================================================== */
+
+static herr_t do_io(ncztr_obj *o, hid_t mem_type, hid_t mem_space, hid_t file_space, void *buf, bool write)
+{
+    herr_t ret = SUCCEED;
+    ncztr_ioctx *x = NULL;
+    ncztr_cjob *jobs = NULL;
+    size_t njobs = 0;
+    ncztr_chunk_enum en = {0};
+    ncztr_putlist pl = {0};
+    hssize_t nsel = 0;
+    if (!o || o->kind != NCZTR_ARRAY || !o->arr)
+        NCZ_GOTO(FAIL, NCZ_E_ARGS, "not a dataset");
+    if (o->deleted)
+        NCZ_GOTO(FAIL, NCZ_E_NOTFOUND, "dataset \"%s\" has been deleted", o->name);
+    if (ncztr_obj_load(o) < 0)
+        NCZ_GOTO_QUIET(FAIL);
+    if (o->arr->load_error)
+        NCZ_GOTO(FAIL, NCZ_E_FORMAT, "dataset \"%s\" cannot be used: %s", o->name, o->arr->load_error);
+    x = calloc(1, sizeof *x);
+    NCZ_CHECK_ALLOC(x, FAIL);
+    x->own[0] = x->own[1] = x->block = x->st = H5I_INVALID_HID;
+    x->fw.iter = x->mw.iter = H5I_INVALID_HID;
+    x->o = o;
+    x->a = o->arr;
+    x->write = write;
+    x->ubuf = buf;
+    if (ncztr_geom_init(o, &x->g) < 0)
+        NCZ_GOTO_QUIET(FAIL);
+    ncztr_pool_init(&x->pool, x->g.chunk_bytes);
+    pl.pool = &x->pool;
+    if (write && o->file->readonly)
+        NCZ_GOTO(FAIL, NCZ_E_ARGS, "cannot write dataset \"%s\": the store is open read-only", x->g.path);
+    for (int k = 0; k < x->g.rank; k++)
+        x->shape[k] = x->a->za.rank > 0 ? x->a->za.shape[k] : 1;
+    if (ncztr_io_setup_spaces(x, mem_space, file_space, &nsel) < 0)
+        NCZ_GOTO_QUIET(FAIL);
+    if (nsel == 0)
+        NCZ_GOTO_QUIET(SUCCEED);
+    if (!buf)
+        NCZ_GOTO(FAIL, NCZ_E_ARGS, "dataset \"%s\": no buffer for %lld elements", x->g.path, (long long)nsel);
+    if (ncztr_io_setup_types(x, mem_type) < 0)
+        NCZ_GOTO_QUIET(FAIL);
+    if (write && H5Tget_class(x->st) == H5T_STRING && H5Tis_variable_str(mem_type) > 0 &&
+        ncztr_io_check_strings(x) < 0)
+        NCZ_GOTO_QUIET(FAIL);
+    if (ncztr_enum_init(x, &en, (size_t)nsel) < 0)
+        NCZ_GOTO_QUIET(FAIL);
+    size_t jcap = ncztr_enum_bound(&en, NCZTR_BATCH_CHUNKS);
+    jobs = calloc(jcap, sizeof *jobs);
+    NCZ_CHECK_ALLOC(jobs, FAIL);
+    for (;;) {
+        jobs[njobs].fsel = H5I_INVALID_HID;
+        int r = ncztr_enum_next(x, &en, jobs[njobs].coord, &jobs[njobs].eb, &jobs[njobs].ee);
+        if (r < 0)
+            NCZ_GOTO_QUIET(FAIL);
+        njobs += r > 0;
+        if (njobs && (r == 0 || njobs == jcap || njobs * x->g.chunk_bytes >= NCZTR_BATCH_BYTES)) {
+            herr_t br = write ? write_batch(x, jobs, njobs, &pl) : read_batch(x, jobs, njobs, &pl);
+            if (br < 0)
+                NCZ_GOTO_QUIET(FAIL); /* the jobs are released below */
+            for (size_t j = 0; j < njobs; j++)
+                job_release(x, &jobs[j]);
+            njobs = 0;
+        }
+        if (r == 0)
+            break;
+    }
+done:;
+    hid_t es = ncztr_err_hold(ret);
+    if (jobs)
+        for (size_t j = 0; j < njobs; j++)
+            job_release(x, &jobs[j]);
+    free(jobs);
+    ncztr_enum_clear(&en);
+    ncztr_pl_clear(&pl);
+    if (x) {
+        ncztr_io_clear(x);
+        free(x);
+    }
+    ncztr_err_restore(es);
+    return ret;
+}
+
+herr_t ncztr_array_read(ncztr_obj *o, hid_t mem_type, hid_t mem_space, hid_t file_space, void *buf)
+{
+    if (ncztr_array_check_stored(o) < 0)
+        return FAIL;
+    if (ncztr_array_is_vlen(o))
+        return ncztr_vlen_io(o, mem_type, mem_space, file_space, buf, false, H5P_DEFAULT);
+    return do_io(o, mem_type, mem_space, file_space, buf, false);
+}
+
+herr_t ncztr_array_write(ncztr_obj *o, hid_t mem_type, hid_t mem_space, hid_t file_space, const void *buf)
+{
+    if (ncztr_array_check_stored(o) < 0)
+        return FAIL;
+    /* The buffer is only read from on this path. */
+    if (ncztr_array_is_vlen(o))
+        return ncztr_vlen_io(o, mem_type, mem_space, file_space, (void *)(uintptr_t)buf, true, H5P_DEFAULT);
+    return do_io(o, mem_type, mem_space, file_space, (void *)(uintptr_t)buf, true);
+}

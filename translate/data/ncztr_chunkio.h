@@ -1,0 +1,37 @@
+/* translate/data: the chunk path of datasets (ncztr_chunkio.c), the per-array chunk cache,
+ * extent changes and storage size (ncztr_extent.c), variable-length sequences (ncztr_vlen.c). */
+#ifndef NCZTR_CHUNKIO_H
+#define NCZTR_CHUNKIO_H
+
+#include "ncztr_model.h"
+
+/* Frees a chunk cache and every chunk in it. Dirty chunks are discarded: call
+ * ncztr_array_flush first when they must reach the store. NULL is allowed. */
+void ncztr_chunkcache_free(ncztr_chunkcache *c);
+
+/* Writes the array's dirty chunks and then empties its cache. For use after chunk objects
+ * were deleted or rewritten behind the cache's back (shrinking the extent, moving). */
+herr_t ncztr_array_cache_evict(ncztr_obj *o);
+
+/* Dataset I/O (ncztr_chunkio.c). Spaces are already resolved (no H5S_ALL/BLOCK). */
+herr_t ncztr_array_read(ncztr_obj *o, hid_t mem_type, hid_t mem_space, hid_t file_space, void *buf);
+herr_t ncztr_array_write(ncztr_obj *o, hid_t mem_type, hid_t mem_space, hid_t file_space, const void *buf);
+/* Writes cached dirty chunks. */
+herr_t ncztr_array_flush(ncztr_obj *o);
+
+herr_t ncztr_array_set_extent(ncztr_obj *o, const hsize_t *size);
+/* Bytes of chunk objects present in the store. */
+herr_t ncztr_array_storage_size(ncztr_obj *o, hsize_t *size);
+
+/* The last handle of a dataset closes: its dirty chunks reach the store (as with HDF5's
+ * cache), unless the array is deleted, anonymous, unusable or the store read-only. */
+herr_t ncztr_array_close_flush(ncztr_obj *o);
+
+/* Arrays of variable-length sequences ("vlen-array" object arrays) have chunks of no fixed
+ * size: ncztr_array_read/write hand them to ncztr_vlen_io (ncztr_vlen.c), which stores a
+ * write's chunks before it returns. dxpl: a read allocates the sequences it returns with
+ * the plist's H5Pset_vlen_mem_manager allocator (H5P_DEFAULT: malloc). */
+herr_t ncztr_vlen_io(ncztr_obj *o, hid_t mem_type, hid_t mem_space, hid_t file_space, void *buf, bool write,
+                     hid_t dxpl);
+
+#endif

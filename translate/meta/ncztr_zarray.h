@@ -1,0 +1,43 @@
+/* .zarray parse/emit (ncztr_zarray.c): the metadata object of one array. */
+#ifndef NCZTR_ZARRAY_H
+#define NCZTR_ZARRAY_H
+
+#include "ncztr_types.h"
+
+/* ---- .zarray ------------------------------------------------------------------------ */
+typedef struct ncztr_zarray {
+    int rank; /* >= 1 (Zarr v2 scalars are shape [] -> rank 0 is
+                 accepted on read: then shape/chunks are empty) */
+    uint64_t shape[NCZTR_MAX_RANK];
+    uint64_t chunks[NCZTR_MAX_RANK];
+    ncztr_dtype dtype;
+    int has_fill;
+    unsigned char *fill;   /* malloc'ed dtype.size bytes when has_fill */
+    char order;            /* 'C' or 'F' */
+    char dimsep;           /* '.' or '/' */
+    json_t *compressor;    /* NULL (json null) or the codec object (owned ref) */
+    json_t *filters;       /* NULL or the array of codec objects (owned ref) */
+    json_t *structured;    /* dtype.tclass == NCZTR_T_STRUCT: the dtype list (owned) */
+    ncztr_dtype vlen_base; /* dtype.tclass == NCZTR_T_VLEN: the numbers of each sequence */
+} ncztr_zarray;
+
+/* Parses and validates .zarray text. `key` is used in messages. Checks: valid JSON object;
+ * zarr_format == 2; shape/chunks present, arrays of non-negative integers of equal
+ * length (chunks >= 1; shape 0 allowed), rank <= NCZTR_MAX_RANK; product of chunks times
+ * dtype size fits in 2^62 bytes and each dimension's chunk count fits in uint64; dtype
+ * parses; fill_value decodes; order is "C" or "F"; dimension_separator absent, "." or
+ * "/"; compressor null or object with a string "id"; filters null or array of such.
+ * dtype "|O" (an object array) is read when its first filter is numcodecs' "vlen-array"
+ * with a number dtype (NCZTR_T_VLEN); its fill_value is ignored (unwritten elements are
+ * empty sequences). */
+herr_t ncztr_zarray_parse(const char *key, const char *text, size_t len, ncztr_zarray *out);
+/* The same checks on .zarray already parsed (with ncztr_json_parse_object, so that large
+ * uint64 literals are marked); root stays the caller's. */
+herr_t ncztr_zarray_from_json(const char *key, json_t *root, ncztr_zarray *out);
+/* Emits .zarray: keys in the order zarr_format, shape, dtype, chunks, fill_value, order,
+ * compressor, filters, then dimension_separator only when it is not '.'. Returns
+ * malloc'ed text (free with free()) or NULL after pushing an error. */
+char *ncztr_zarray_dump(const ncztr_zarray *za);
+void ncztr_zarray_clear(ncztr_zarray *za);
+
+#endif

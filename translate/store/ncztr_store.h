@@ -1,0 +1,41 @@
+/* translate/store, the top of translate/: files (open, create, flush, close), loading and
+ * saving the model, and the model changes that must reach the store first (move, copy).
+ * The VOL connector includes this header: everything below comes with it. */
+#ifndef NCZTR_STORE_H
+#define NCZTR_STORE_H
+
+#include "ncztr_chunkio.h"
+
+/* ---- files ---- */
+/* flags: NCZM_CREATE|NCZM_TRUNC|NCZM_EXCL or NCZM_READONLY. */
+herr_t ncztr_file_create(const char *name, unsigned flags, const ncztr_opts *opts, ncztr_file **out);
+herr_t ncztr_file_open(const char *name, bool readonly, const ncztr_opts *opts, ncztr_file **out);
+herr_t ncztr_file_flush(ncztr_file *f);
+/* Flushes (unless read-only) and frees everything; returns FAIL if the flush failed
+ * (the file is still freed). */
+herr_t ncztr_file_close(ncztr_file *f);
+/* Quiet check: is `name` an existing store of ours? */
+bool ncztr_is_store(const char *name);
+herr_t ncztr_delete_store(const char *name);
+
+/* Moves/renames a node (identity kept). */
+herr_t ncztr_move(ncztr_obj *o, ncztr_obj *new_parent, const char *new_name);
+
+/* H5Ocopy within one store: copies src (a group with its subtree, or an array with its
+ * chunks) as `name` in parent, with attributes unless NCZTR_COPY_NO_ATTRS; a shallow
+ * copy of a group copies its members but not theirs. *out (may be NULL) gets a new
+ * reference to the copy. */
+#define NCZTR_COPY_SHALLOW  1u
+#define NCZTR_COPY_NO_ATTRS 2u
+herr_t ncztr_copy(ncztr_obj *src, ncztr_obj *parent, const char *name, unsigned flags, ncztr_obj **out);
+
+/* Loading (ncztr_load.c) and saving (ncztr_save.c) the whole tree. */
+herr_t ncztr_load_tree(ncztr_file *f);
+herr_t ncztr_save_tree(ncztr_file *f);
+/* Internal to store/ (ncztr_loadattrs.c): an object's attributes from its .zattrs, and a
+ * group's dimensions from "_nczarr_group.dimensions"; key names the .zattrs / .zgroup for
+ * messages. */
+herr_t ncztr_load_attrs(ncztr_obj *o, json_t *zattrs, const char *key);
+herr_t ncztr_load_dims(ncztr_obj *g, json_t *dims, const char *key);
+
+#endif

@@ -1,0 +1,74 @@
+/* The directory store's map, shared by nczm_file.c (open, read) and nczm_filewrite.c
+ * (write, delete, list, rename). Internal to zmap/. */
+#ifndef NCZM_FILE_INTERNAL_H
+#define NCZM_FILE_INTERNAL_H
+
+#include "nczm_impl.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+typedef struct file_map {
+    nczm_map base; /* must stay first: the dispatcher frees the block through it */
+    int rootfd;    /* the root directory, open for the map's life: keys resolve below it */
+} file_map;
+
+#define FM(map) ((file_map *)(map))
+
+nczm_status nczm_file_write(nczm_map *map, const char *key, const void *data, size_t len);
+
+/* Metadata objects, durably: every object goes to a temporary beside its key, one syncfs
+ * puts them (and the chunks written before them) on disk, each is renamed into place, and
+ * one more syncfs makes the renames durable. A crash at any point leaves every object old
+ * or new and whole, and no metadata names chunk data that is not on disk. Two syncs per
+ * flush, not two fsyncs per object: a flush of 100000 arrays stays cheap. */
+nczm_status nczm_file_commit_many(nczm_map *map, size_t n, nczm_put *reqs);
+
+nczm_status nczm_file_delete(nczm_map *map, const char *key);
+
+nczm_status nczm_file_delete_tree(nczm_map *map, const char *prefix);
+
+nczm_status nczm_file_search(nczm_map *map, const char *prefix, nczm_list *out);
+
+/* One rename(2) moves the whole subtree, however many chunks it holds: no data is copied. */
+nczm_status nczm_file_rename_tree(nczm_map *map, const char *old_prefix, const char *new_prefix);
+
+/* Opens the directory that holds key's last segment, walking down from the root one
+ * segment at a time with O_NOFOLLOW (mkdirs: creating missing directories). *leaf points
+ * at the last segment inside key. Returns a descriptor to give back with put_dir (the
+ * root's own for a one-segment key) or -1 with errno set: ELOOP when a segment is a
+ * symbolic link, ENOTDIR when it is an object. */
+int nczm_file_open_parent(const file_map *fm, const char *key, int mkdirs, const char **leaf);
+
+void nczm_file_put_dir(const file_map *fm, int dfd);
+
+/* Opens the key itself (O_NOFOLLOW added to flags), following no link on the way. One
+ * openat2 call where the kernel has it, else the segment walk. */
+int nczm_file_open_key(const file_map *fm, const char *key, int flags);
+
+/* lstat of a key below the root: 0, or -1 with errno (ELOOP when it passes through a
+ * link; a link at the key itself is reported as S_ISLNK). */
+int nczm_file_stat_key(const file_map *fm, const char *key, struct stat *sb);
+
+/* 1 empty, 0 not, -1 error (errno set), for the directory leaf in dfd. Inside a store a
+ * link is not followed; the store's own path (dfd AT_FDCWD) may be one. */
+int nczm_file_dir_is_empty_at(int dfd, const char *leaf);
+
+/* Removes everything inside the directory open as dfd (closing dfd). Returns 0 or errno.
+ * Works on descriptors so a symlink inside the tree is removed, never followed. */
+int nczm_file_empty_dir_fd(int dfd);
+
+/* After a delete, drop the directories that held only the deleted key, so that a prefix
+ * exists exactly while something is below it (as on S3). Stops at the first non-empty
+ * directory; the store root itself is never removed. */
+void nczm_file_prune_parents(const file_map *fm, const char *key);
+
+nczm_status nczm_file_key_err(nczm_map *map, const char *op, const char *key, int e);
+
+#endif

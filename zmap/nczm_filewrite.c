@@ -1,0 +1,346 @@
+/* The directory store's changes: crash-safe writes (a temporary file renamed over the key),
+ * commits of many objects, deletes, listing and renaming subtrees. Opening and reading:
+ * nczm_file.c. */
+#include "nczm_file_internal.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+/* Writes data to a new temporary file in the key's directory (made as needed). On success
+ * *dfdp is the open directory (release with nczm_file_put_dir), *tmpp the temporary's name in it and
+ * *leafp the key's last segment. */
+static nczm_status write_tmp(nczm_map *map, const char *key, const void *data, size_t len, int *dfdp,
+                             char **tmpp, const char **leafp)
+{
+    const file_map *fm = FM(map);
+    const char *leaf = NULL;
+    char *tmp = NULL;
+    int dfd = -1, fd = -1, e = 0;
+    *dfdp = -1;
+    *tmpp = NULL;
+    /* Directories are made as needed; retry in case a concurrent delete pruned one between
+     * making it and creating the file in it. */
+    for (int attempt = 0; attempt < 3; attempt++) {
+        dfd = nczm_file_open_parent(fm, key, 1, &leaf);
+        if (dfd >= 0) {
+            fd = nczm_open_tmp_at(dfd, NULL, &tmp);
+            if (fd < 0) {
+                e = errno;
+                nczm_file_put_dir(fm, dfd);
+                dfd = -1;
+                errno = e;
+            }
+        }
+        if (fd >= 0 || errno != ENOENT)
+            break;
+    }
+    if (fd < 0) {
+        e = errno;
+        if (e == ENOTDIR)
+            return nczm_seterr(map, NCZM_INVAL, "%s: write \"%s\": a prefix of the key is an object",
+                               map->location, key);
+        return nczm_file_key_err(map, "write", key, e);
+    }
+    const char *p = data;
+    size_t left = len;
+    e = 0;
+    while (left) {
+        ssize_t w = write(fd, p, left > ((size_t)1 << 30) ? (size_t)1 << 30 : left);
+        if (w < 0 && errno == EINTR)
+            continue;
+        if (w <= 0) {
+            e = w < 0 ? errno : EIO;
+            break;
+        }
+        p += w;
+        left -= (size_t)w;
+    }
+    if (close(fd) != 0 && !e)
+        e = errno;
+    if (e) {
+        unlinkat(dfd, tmp, 0);
+        nczm_file_put_dir(fm, dfd);
+        free(tmp);
+        return nczm_file_key_err(map, "write", key, e);
+    }
+    *dfdp = dfd;
+    *tmpp = tmp;
+    *leafp = leaf;
+    return NCZM_OK;
+}
+
+/* Renames the temporary tmp in dfd over the key's leaf (removing the temporary on failure). */
+static nczm_status rename_tmp(nczm_map *map, const char *key, int dfd, const char *tmp, const char *leaf)
+{
+    /* renameat replaces a link at the key itself, never what it points to */
+    if (renameat(dfd, tmp, dfd, leaf) == 0)
+        return NCZM_OK;
+    int e = errno;
+    unlinkat(dfd, tmp, 0);
+    if (e == EISDIR || e == ENOTEMPTY || e == EEXIST)
+        return nczm_seterr(map, NCZM_INVAL, "%s: write \"%s\": the key is a prefix (has objects below it)",
+                           map->location, key);
+    return nczm_file_key_err(map, "write", key, e);
+}
+
+nczm_status nczm_file_write(nczm_map *map, const char *key, const void *data, size_t len)
+{
+    int dfd;
+    char *tmp;
+    const char *leaf;
+    nczm_status st = write_tmp(map, key, data, len, &dfd, &tmp, &leaf);
+    if (st == NCZM_OK)
+        st = rename_tmp(map, key, dfd, tmp, leaf);
+    nczm_file_put_dir(FM(map), dfd);
+    free(tmp);
+    return st;
+}
+
+/* Flushes the file system that holds the store. */
+static nczm_status sync_store(nczm_map *map)
+{
+    if (syncfs(FM(map)->rootfd) == 0)
+        return NCZM_OK;
+    int e = errno;
+    return nczm_seterr(map, nczm_errno_status(e), "%s: syncing metadata to disk: %s", map->location,
+                       strerror(e));
+}
+
+/* Metadata objects, durably: every object goes to a temporary beside its key, one syncfs
+ * puts them (and the chunks written before them) on disk, each is renamed into place, and
+ * one more syncfs makes the renames durable. A crash at any point leaves every object old
+ * or new and whole, and no metadata names chunk data that is not on disk. Two syncs per
+ * flush, not two fsyncs per object: a flush of 100000 arrays stays cheap. */
+nczm_status nczm_file_commit_many(nczm_map *map, size_t n, nczm_put *reqs)
+{
+    const file_map *fm = FM(map);
+    nczm_first_err fe = {.have = 0};
+    char **tmps = calloc(n, sizeof *tmps);
+    if (!tmps)
+        return nczm_seterr(map, NCZM_NOMEM, "%s: out of memory writing metadata", map->location);
+    for (size_t i = 0; i < n; i++) {
+        if (reqs[i].status != NCZM_OK)
+            continue;
+        int dfd;
+        const char *leaf;
+        reqs[i].status = write_tmp(map, reqs[i].key, reqs[i].buf, reqs[i].len, &dfd, &tmps[i], &leaf);
+        nczm_file_put_dir(fm, dfd);
+        nczm_first_err_note(&fe, map, reqs[i].status != NCZM_OK);
+    }
+    nczm_status sync_st = sync_store(map);
+    nczm_first_err_note(&fe, map, sync_st != NCZM_OK);
+    for (size_t i = 0; i < n; i++) {
+        if (!tmps[i])
+            continue;
+        const char *leaf;
+        int dfd = nczm_file_open_parent(fm, reqs[i].key, 0, &leaf);
+        if (dfd < 0)
+            reqs[i].status = nczm_file_key_err(map, "write", reqs[i].key, errno);
+        else if (reqs[i].status == NCZM_OK && sync_st == NCZM_OK)
+            reqs[i].status = rename_tmp(map, reqs[i].key, dfd, tmps[i], leaf);
+        else {
+            /* not on disk: the old object stays */
+            unlinkat(dfd, tmps[i], 0);
+            if (reqs[i].status == NCZM_OK)
+                reqs[i].status = sync_st;
+        }
+        nczm_file_put_dir(fm, dfd);
+        free(tmps[i]);
+        nczm_first_err_note(&fe, map, reqs[i].status != NCZM_OK);
+    }
+    free(tmps);
+    if (sync_st == NCZM_OK)
+        sync_st = sync_store(map);
+    nczm_first_err_note(&fe, map, sync_st != NCZM_OK);
+    nczm_first_err_restore(&fe, map);
+    return sync_st;
+}
+
+nczm_status nczm_file_delete(nczm_map *map, const char *key)
+{
+    const file_map *fm = FM(map);
+    const char *leaf;
+    int dfd = nczm_file_open_parent(fm, key, 0, &leaf);
+    if (dfd < 0)
+        return nczm_file_key_err(map, "delete", key, errno);
+    struct stat sb;
+    nczm_status st = NCZM_OK;
+    if (fstatat(dfd, leaf, &sb, AT_SYMLINK_NOFOLLOW) != 0)
+        st = nczm_file_key_err(map, "delete", key, errno);
+    else if (S_ISDIR(sb.st_mode))
+        st = nczm_seterr(map, NCZM_NOTFOUND, "%s: delete \"%s\": is a prefix, not an object", map->location,
+                         key);
+    else if (unlinkat(dfd, leaf, 0) != 0) /* a link is removed, never followed */
+        st = nczm_file_key_err(map, "delete", key, errno);
+    nczm_file_put_dir(fm, dfd);
+    if (st == NCZM_OK)
+        nczm_file_prune_parents(fm, key);
+    return st;
+}
+
+nczm_status nczm_file_delete_tree(nczm_map *map, const char *prefix)
+{
+    const file_map *fm = FM(map);
+    const char *leaf;
+    struct stat sb;
+    int e = 0;
+    int dfd = nczm_file_open_parent(fm, prefix, 0, &leaf);
+    if (dfd < 0) {
+        e = errno;
+    } else if (fstatat(dfd, leaf, &sb, AT_SYMLINK_NOFOLLOW) != 0) {
+        e = errno;
+    } else if (S_ISDIR(sb.st_mode)) {
+        int cfd = openat(dfd, leaf, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+        e = cfd < 0 ? errno : nczm_file_empty_dir_fd(cfd);
+        if (!e && unlinkat(dfd, leaf, AT_REMOVEDIR) != 0)
+            e = errno;
+    } else if (unlinkat(dfd, leaf, 0) != 0) {
+        e = errno;
+    }
+    nczm_file_put_dir(fm, dfd);
+    if (e == ENOENT || e == ENOTDIR)
+        e = 0; /* nothing there is success */
+    if (e)
+        return nczm_file_key_err(map, "delete_tree", prefix, e);
+    nczm_file_prune_parents(fm, prefix);
+    return NCZM_OK;
+}
+
+nczm_status nczm_file_search(nczm_map *map, const char *prefix, nczm_list *out)
+{
+    const file_map *fm = FM(map);
+    int fd = *prefix ? nczm_file_open_key(fm, prefix, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+                     : openat(fm->rootfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    int e = errno;
+    if (fd < 0 && e == ENOTDIR && *prefix) {
+        /* O_DIRECTORY|O_NOFOLLOW on a link says ENOTDIR: a link is refused, an object has no
+         * children */
+        struct stat sb;
+        if (nczm_file_stat_key(fm, prefix, &sb) == 0 && S_ISLNK(sb.st_mode))
+            e = ELOOP;
+    }
+    DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
+    if (!d) {
+        if (fd >= 0) {
+            e = errno;
+            close(fd);
+        }
+        if (e == ENOENT || e == ENOTDIR)
+            return NCZM_OK; /* no such prefix: no children, as on S3 */
+        return nczm_file_key_err(map, "search", prefix, e);
+    }
+    size_t cap = 0;
+    nczm_status st = NCZM_OK;
+    struct dirent *de;
+    while ((errno = 0, de = readdir(d)) != NULL) {
+        const char *name = de->d_name;
+        size_t n = strlen(name);
+        if (strncmp(name, NCZM_TMP_PREFIX, sizeof(NCZM_TMP_PREFIX) - 1) == 0 || !nczm_segment_ok(name, n))
+            continue; /* ".", "..", our temp files, and names no key could reach */
+        if ((st = nczm_list_append(out, &cap, name, n)) != NCZM_OK) {
+            st = nczm_seterr(map, st, "%s: search \"%s\": out of memory", map->location, prefix);
+            break;
+        }
+    }
+    if (st == NCZM_OK && errno)
+        st = nczm_file_key_err(map, "search", prefix, errno);
+    closedir(d);
+    if (st == NCZM_OK)
+        nczm_list_finish(out);
+    return st;
+}
+
+/* One rename(2) moves the whole subtree, however many chunks it holds: no data is copied. */
+nczm_status nczm_file_rename_tree(nczm_map *map, const char *old_prefix, const char *new_prefix)
+{
+    const char *op = "rename_tree";
+    const file_map *fm = FM(map);
+    const char *sleaf, *dleaf;
+    nczm_status st = NCZM_OK;
+    struct stat sb;
+    int e, made = 0;
+    int sdfd = nczm_file_open_parent(fm, old_prefix, 0, &sleaf), ddfd = -1;
+    if (sdfd < 0) {
+        e = errno;
+        goto src_fail;
+    }
+    if (fstatat(sdfd, sleaf, &sb, AT_SYMLINK_NOFOLLOW) != 0) {
+        e = errno;
+        goto src_fail;
+    }
+    if (S_ISDIR(sb.st_mode)) {
+        /* An empty directory holds no key: there is nothing to move. */
+        int empty = nczm_file_dir_is_empty_at(sdfd, sleaf);
+        if (empty != 0) {
+            e = empty < 0 ? errno : ENOENT;
+            goto src_fail;
+        }
+    } else if (S_ISLNK(sb.st_mode)) {
+        e = ELOOP;
+        goto src_fail;
+    } else if (!S_ISREG(sb.st_mode)) {
+        e = ENOENT;
+        goto src_fail;
+    }
+    /* The destination's parents, made as needed (removed again on failure). */
+    if ((ddfd = nczm_file_open_parent(fm, new_prefix, 0, &dleaf)) < 0 && errno == ENOENT) {
+        ddfd = nczm_file_open_parent(fm, new_prefix, 1, &dleaf);
+        made = ddfd >= 0;
+    }
+    if (ddfd < 0) {
+        e = errno;
+        st = e == ENOTDIR ? nczm_seterr(map, NCZM_INVAL,
+                                        "%s: %s \"%s\" to \"%s\": a prefix of the destination is an object",
+                                        map->location, op, old_prefix, new_prefix)
+                          : nczm_file_key_err(map, op, new_prefix, e);
+        goto fail;
+    }
+    if (fstatat(ddfd, dleaf, &sb, AT_SYMLINK_NOFOLLOW) == 0) {
+        /* An empty directory is debris of an interrupted write, not a prefix: drop it. */
+        if (!S_ISDIR(sb.st_mode) || unlinkat(ddfd, dleaf, AT_REMOVEDIR) != 0) {
+            st = nczm_seterr(map, NCZM_EXISTS, "%s: %s \"%s\" to \"%s\": the destination exists",
+                             map->location, op, old_prefix, new_prefix);
+            goto fail;
+        }
+    } else if (errno != ENOENT) {
+        st = nczm_file_key_err(map, op, new_prefix, errno);
+        goto fail;
+    }
+    if (renameat(sdfd, sleaf, ddfd, dleaf) != 0) {
+        e = errno;
+        if (e == EXDEV) /* the tree spans file systems: the dispatcher copies instead */
+            st = NCZM_UNSUPPORTED;
+        else if (e == EEXIST || e == ENOTEMPTY || e == EISDIR)
+            st = nczm_seterr(map, NCZM_EXISTS, "%s: %s \"%s\" to \"%s\": the destination exists",
+                             map->location, op, old_prefix, new_prefix);
+        else if (e == ENOTDIR)
+            st = nczm_seterr(map, NCZM_INVAL,
+                             "%s: %s \"%s\" to \"%s\": a prefix of the destination is an object",
+                             map->location, op, old_prefix, new_prefix);
+        else
+            st = nczm_file_key_err(map, op, old_prefix, e);
+        goto fail;
+    }
+    nczm_file_put_dir(fm, sdfd);
+    nczm_file_put_dir(fm, ddfd);
+    nczm_file_prune_parents(fm, old_prefix);
+    return NCZM_OK;
+src_fail:
+    if (e == ENOENT || e == ENOTDIR)
+        st = nczm_seterr(map, NCZM_NOTFOUND, "%s: %s \"%s\": nothing at or below that key", map->location, op,
+                         old_prefix);
+    else
+        st = nczm_file_key_err(map, op, old_prefix, e);
+fail:
+    nczm_file_put_dir(fm, sdfd);
+    nczm_file_put_dir(fm, ddfd);
+    if (made)
+        nczm_file_prune_parents(fm, new_prefix); /* the directories made above, if still empty */
+    return st;
+}
