@@ -12,11 +12,11 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-/* Writes data to a new temporary file in the key's directory (made as needed). On success
- * *dfdp is the open directory (release with nczm_file_put_dir), *tmpp the temporary's name in it and
- * *leafp the key's last segment. */
-static nczm_status write_tmp(nczm_map *map, const char *key, const void *data, size_t len, int *dfdp,
-                             char **tmpp, const char **leafp)
+/* Writes data to a new temporary file in the key's directory (made as needed), on disk
+ * before it returns when sync. On success *dfdp is the open directory (release with
+ * nczm_file_put_dir), *tmpp the temporary's name in it and *leafp the key's last segment. */
+static nczm_status write_tmp(nczm_map *map, const char *key, const void *data, size_t len, int sync,
+                             int *dfdp, char **tmpp, const char **leafp)
 {
     const file_map *fm = FM(map);
     const char *leaf = NULL;
@@ -61,6 +61,8 @@ static nczm_status write_tmp(nczm_map *map, const char *key, const void *data, s
         p += w;
         left -= (size_t)w;
     }
+    if (!e && sync && fdatasync(fd) != 0)
+        e = errno;
     if (close(fd) != 0 && !e)
         e = errno;
     if (e) {
@@ -94,7 +96,7 @@ nczm_status nczm_file_write(nczm_map *map, const char *key, const void *data, si
     int dfd;
     char *tmp;
     const char *leaf;
-    nczm_status st = write_tmp(map, key, data, len, &dfd, &tmp, &leaf);
+    nczm_status st = write_tmp(map, key, data, len, 0, &dfd, &tmp, &leaf);
     if (st == NCZM_OK)
         st = rename_tmp(map, key, dfd, tmp, leaf);
     nczm_file_put_dir(FM(map), dfd);
@@ -112,15 +114,39 @@ static nczm_status sync_store(nczm_map *map)
                        strerror(e));
 }
 
-/* Metadata objects, durably: every object goes to a temporary beside its key, one syncfs
- * puts them (and the chunks written before them) on disk, each is renamed into place, and
- * one more syncfs makes the renames durable. A crash at any point leaves every object old
- * or new and whole, and no metadata names chunk data that is not on disk. Two syncs per
- * flush, not two fsyncs per object: a flush of 100000 arrays stays cheap. */
+/* Up to this many objects, a commit syncs each temporary (fdatasync) and each directory it
+ * renames into (fsync), leaving the chunk data written before to the kernel's write-back as
+ * native HDF5 does: a flush of a few objects never waits for gigabytes of data. Beyond it
+ * one syncfs before and one after the renames cost less than two syncs per object. */
+#define NCZM_SYNC_EACH_MAX 64
+
+/* fsyncs the directory dfd unless one of the n directories in seen[] (dev, inode pairs) is
+ * the same; adds it to seen. */
+static int sync_dir_once(int dfd, dev_t *sdev, ino_t *sino, size_t *n)
+{
+    struct stat sb;
+    if (fstat(dfd, &sb) != 0)
+        return -1;
+    for (size_t i = 0; i < *n; i++)
+        if (sdev[i] == sb.st_dev && sino[i] == sb.st_ino)
+            return 0;
+    sdev[*n] = sb.st_dev;
+    sino[(*n)++] = sb.st_ino;
+    return fsync(dfd);
+}
+
+/* Metadata objects, durably: every object goes to a temporary beside its key and reaches
+ * the disk, then each is renamed into place and the renames reach the disk (per object and
+ * directory for a few objects, by two syncfs for many: NCZM_SYNC_EACH_MAX). A crash at any
+ * point leaves every object old or new, and whole. */
 nczm_status nczm_file_commit_many(nczm_map *map, size_t n, nczm_put *reqs)
 {
     const file_map *fm = FM(map);
     nczm_first_err fe = {.have = 0};
+    int each = n <= NCZM_SYNC_EACH_MAX;
+    dev_t sdev[NCZM_SYNC_EACH_MAX];
+    ino_t sino[NCZM_SYNC_EACH_MAX];
+    size_t nseen = 0;
     char **tmps = calloc(n, sizeof *tmps);
     if (!tmps)
         return nczm_seterr(map, NCZM_NOMEM, "%s: out of memory writing metadata", map->location);
@@ -129,11 +155,11 @@ nczm_status nczm_file_commit_many(nczm_map *map, size_t n, nczm_put *reqs)
             continue;
         int dfd;
         const char *leaf;
-        reqs[i].status = write_tmp(map, reqs[i].key, reqs[i].buf, reqs[i].len, &dfd, &tmps[i], &leaf);
+        reqs[i].status = write_tmp(map, reqs[i].key, reqs[i].buf, reqs[i].len, each, &dfd, &tmps[i], &leaf);
         nczm_file_put_dir(fm, dfd);
         nczm_first_err_note(&fe, map, reqs[i].status != NCZM_OK);
     }
-    nczm_status sync_st = sync_store(map);
+    nczm_status sync_st = each ? NCZM_OK : sync_store(map);
     nczm_first_err_note(&fe, map, sync_st != NCZM_OK);
     for (size_t i = 0; i < n; i++) {
         if (!tmps[i])
@@ -142,9 +168,11 @@ nczm_status nczm_file_commit_many(nczm_map *map, size_t n, nczm_put *reqs)
         int dfd = nczm_file_open_parent(fm, reqs[i].key, 0, &leaf);
         if (dfd < 0)
             reqs[i].status = nczm_file_key_err(map, "write", reqs[i].key, errno);
-        else if (reqs[i].status == NCZM_OK && sync_st == NCZM_OK)
+        else if (reqs[i].status == NCZM_OK && sync_st == NCZM_OK) {
             reqs[i].status = rename_tmp(map, reqs[i].key, dfd, tmps[i], leaf);
-        else {
+            if (reqs[i].status == NCZM_OK && each && sync_dir_once(dfd, sdev, sino, &nseen) != 0)
+                reqs[i].status = nczm_file_key_err(map, "write", reqs[i].key, errno);
+        } else {
             /* not on disk: the old object stays */
             unlinkat(dfd, tmps[i], 0);
             if (reqs[i].status == NCZM_OK)
@@ -155,7 +183,7 @@ nczm_status nczm_file_commit_many(nczm_map *map, size_t n, nczm_put *reqs)
         nczm_first_err_note(&fe, map, reqs[i].status != NCZM_OK);
     }
     free(tmps);
-    if (sync_st == NCZM_OK)
+    if (sync_st == NCZM_OK && !each)
         sync_st = sync_store(map);
     nczm_first_err_note(&fe, map, sync_st != NCZM_OK);
     nczm_first_err_restore(&fe, map);

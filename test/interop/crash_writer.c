@@ -2,14 +2,15 @@
  * and again, until it is killed (crash_flush.sh kills it with SIGKILL at random moments).
  * Generation g: every group and dataset gets attribute "gen" = g and a long text attribute
  * naming g, so each flush rewrites every .zattrs. After each complete flush it prints g.
- *   crash_writer STORE [max_generations]
- * A store that exists is opened and continued from its root's "gen". */
+ *   crash_writer STORE [max_generations [ngroups]]
+ * A store that exists is opened and continued from its root's "gen". ngroups (default 20)
+ * groups of 10 datasets: 221 objects per flush, or few enough (2: 23) for the directory
+ * store's per-object syncs instead of its whole-file-system ones. */
 #include <hdf5.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#define NGROUPS 20
 #define NARRAYS 10
 
 static int set_gen(hid_t obj, int g)
@@ -41,10 +42,11 @@ static int set_gen(hid_t obj, int g)
 int main(int argc, char **argv)
 {
     if (argc < 2) {
-        fprintf(stderr, "usage: crash_writer STORE [max_generations]\n");
+        fprintf(stderr, "usage: crash_writer STORE [max_generations [ngroups]]\n");
         return 2;
     }
     int max = argc > 2 ? atoi(argv[2]) : 1000000;
+    int ngroups = argc > 3 ? atoi(argv[3]) : 20;
     hid_t f = H5Fopen(argv[1], H5F_ACC_RDWR, H5P_DEFAULT);
     int g = 0;
     if (f < 0) {
@@ -53,7 +55,7 @@ int main(int argc, char **argv)
             return 1;
         hsize_t d = 4;
         hid_t sp = H5Screate_simple(1, &d, NULL);
-        for (int i = 0; i < NGROUPS; i++) {
+        for (int i = 0; i < ngroups; i++) {
             char name[32];
             snprintf(name, sizeof name, "g%02d", i);
             hid_t gr = H5Gcreate2(f, name, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
@@ -75,7 +77,7 @@ int main(int argc, char **argv)
         g++;
         if (set_gen(f, g) < 0)
             return 1;
-        for (int i = 0; i < NGROUPS; i++) {
+        for (int i = 0; i < ngroups; i++) {
             char name[32];
             snprintf(name, sizeof name, "g%02d", i);
             hid_t gr = H5Gopen2(f, name, H5P_DEFAULT);
