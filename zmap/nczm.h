@@ -89,6 +89,9 @@ int nczm_probe(const nczm_url *url);
  * segment, no control characters or backslash. The length limit depends on the store
  * (nczm_key_max). */
 nczm_status nczm_key_validate(const char *key);
+/* The key of `name` below `prefix` ("" = the root: name itself), malloc'ed; NULL when out
+ * of memory. The one place keys are joined. */
+char *nczm_key_join(const char *prefix, const char *name);
 
 /* Object operations. Keys as above. */
 nczm_status nczm_exists(nczm_map *map, const char *key); /* NCZM_OK or NCZM_NOTFOUND */

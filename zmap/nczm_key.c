@@ -141,6 +141,11 @@ void nczm_list_clear(nczm_list *list)
     list->count = 0;
 }
 
+char *nczm_key_join(const char *prefix, const char *name)
+{
+    return *prefix ? nczm_join(prefix, name) : strdup(name);
+}
+
 char *nczm_join(const char *dir, const char *name)
 {
     size_t a = strlen(dir), b = strlen(name);

@@ -47,18 +47,9 @@ herr_t ncztr_geom_init(const ncztr_obj *o, ncztr_cgeom *g)
  * the single chunk index [0], hence the key "0". */
 char *ncztr_chunk_key(const ncztr_cgeom *g, const uint64_t *coord)
 {
-    size_t cap = strlen(g->prefix) + 2 + (size_t)g->rank * 22;
-    char *s = malloc(cap);
-    if (!s) {
+    char *s = ncztr_chunk_key_at(g->prefix, g->rank, g->dimsep, coord);
+    if (!s)
         NCZ_PUSH(NCZ_E_NOMEM, "out of memory building a chunk key of \"%s\"", g->path);
-        return NULL;
-    }
-    size_t n = *g->prefix ? (size_t)snprintf(s, cap, "%s/", g->prefix) : 0;
-    for (int k = 0; k < g->rank; k++) {
-        if (k)
-            s[n++] = g->dimsep;
-        n += (size_t)snprintf(s + n, cap - n, "%" PRIu64, coord[k]);
-    }
     return s;
 }
 

@@ -16,25 +16,9 @@ static herr_t chunk_key(const ncztr_obj *o, const uint64_t *idx, char **out)
 {
     const ncztr_zarray *za = &o->arr->za;
     char *key = ncztr_obj_key(o);
-    if (!key)
-        return NCZ_PUSH(NCZ_E_NOMEM, "out of memory");
-    size_t cap = strlen(key) + 2 + (size_t)(za->rank ? za->rank : 1) * 21;
-    char *s = malloc(cap);
-    if (!s) {
-        free(key);
-        return NCZ_PUSH(NCZ_E_NOMEM, "out of memory");
-    }
-    size_t n = (size_t)snprintf(s, cap, "%s%s", key, *key ? "/" : "");
-    if (za->rank == 0)
-        snprintf(s + n, cap - n, "0");
-    for (int k = 0; k < za->rank; k++) {
-        if (k)
-            s[n++] = za->dimsep;
-        n += (size_t)snprintf(s + n, cap - n, "%llu", (unsigned long long)idx[k]);
-    }
+    *out = key ? ncztr_chunk_key_at(key, za->rank, za->dimsep, idx) : NULL;
     free(key);
-    *out = s;
-    return SUCCEED;
+    return *out ? SUCCEED : NCZ_PUSH(NCZ_E_NOMEM, "out of memory");
 }
 
 static herr_t for_chunks(ncztr_obj *o, const uint64_t *lim, chunk_fn fn, void *ud)

@@ -2,6 +2,7 @@
 #include "ncztr_zarray.h"
 
 #include <stdio.h>
+#include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -334,4 +335,21 @@ done:
     json_decref(chunks);
     json_decref(root);
     return ret;
+}
+
+char *ncztr_chunk_key_at(const char *prefix, int rank, char dimsep, const uint64_t *idx)
+{
+    size_t cap = strlen(prefix) + 2 + (size_t)(rank ? rank : 1) * 21;
+    char *s = malloc(cap);
+    if (!s)
+        return NULL;
+    size_t n = *prefix ? (size_t)snprintf(s, cap, "%s/", prefix) : 0;
+    if (rank == 0)
+        snprintf(s + n, cap - n, "0");
+    for (int k = 0; k < rank; k++) {
+        if (k)
+            s[n++] = dimsep;
+        n += (size_t)snprintf(s + n, cap - n, "%" PRIu64, idx[k]);
+    }
+    return s;
 }

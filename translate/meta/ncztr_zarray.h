@@ -38,6 +38,10 @@ herr_t ncztr_zarray_from_json(const char *key, json_t *root, ncztr_zarray *out);
  * compressor, filters, then dimension_separator only when it is not '.'. Returns
  * malloc'ed text (free with free()) or NULL after pushing an error. */
 char *ncztr_zarray_dump(const ncztr_zarray *za);
+/* The key of chunk idx of an array whose key is prefix ("" at the store root):
+ * "prefix/i.j.k" with the array's dimension separator; a rank-0 array's one chunk is "0".
+ * malloc'ed, NULL when out of memory. The one place chunk keys are made. */
+char *ncztr_chunk_key_at(const char *prefix, int rank, char dimsep, const uint64_t *idx);
 void ncztr_zarray_clear(ncztr_zarray *za);
 
 #endif

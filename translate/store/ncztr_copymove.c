@@ -27,9 +27,7 @@ static herr_t evict_caches(ncztr_obj *o)
 /* The key o would have as child new_name of parent. */
 static char *child_key(const ncztr_obj *parent, const char *new_name)
 {
-    char *pk = ncztr_obj_key(parent), *k = NULL;
-    if (pk && asprintf(&k, "%s%s%s", pk, *pk ? "/" : "", new_name) < 0)
-        k = NULL;
+    char *pk = ncztr_obj_key(parent), *k = pk ? nczm_key_join(pk, new_name) : NULL;
     if (pk && !k)
         NCZ_PUSH(NCZ_E_NOMEM, "out of memory building the key of \"%s\"", new_name);
     free(pk);
@@ -210,11 +208,8 @@ static herr_t copy_chunks(nczm_map *map, const char *skey, const char *dkey)
         free(src);
         free(dst);
         dst = NULL;
-        if (asprintf(&src, "%s/%s", skey, list.names[i]) < 0 ||
-            asprintf(&dst, "%s/%s", dkey, list.names[i]) < 0) {
-            src = dst = NULL;
+        if (!(src = nczm_key_join(skey, list.names[i])) || !(dst = nczm_key_join(dkey, list.names[i])))
             NCZ_GOTO(FAIL, NCZ_E_NOMEM, "out of memory copying \"%s\"", skey);
-        }
         if (nczm_copy_tree(map, src, dst) != NCZM_OK)
             NCZ_GOTO(FAIL, NCZ_E_STORE, "cannot copy \"%s\" to \"%s\": %s", src, dst, nczm_errmsg(map));
     }

@@ -18,14 +18,6 @@ typedef struct loader {
     ncztr_zmeta *cons; /* the .zmetadata, or NULL */
 } loader;
 
-static char *join_key(const char *prefix, const char *name)
-{
-    char *k = NULL;
-    if (asprintf(&k, "%s%s%s", prefix, *prefix ? "/" : "", name) < 0)
-        return NULL;
-    return k;
-}
-
 /* Reads keys (NULL ones skipped) from the store itself: see get_json_many. An object the
  * store refuses or cannot read whole (a link out of the store, a damaged zip entry) is as
  * unusable as one that does not parse; a failure of the whole batch is fatal. */
@@ -173,7 +165,7 @@ static herr_t load_array(ncztr_obj *o, json_t *za, json_t *zattrs, const char *k
 {
     herr_t ret = SUCCEED;
     size_t mark = ncz_err_mark();
-    char *atkey = join_key(key, ".zattrs");
+    char *atkey = nczm_key_join(key, ".zattrs");
     NCZ_CHECK_ALLOC(atkey, FAIL);
     if (!o->arr && new_array(o) < 0)
         NCZ_GOTO_QUIET(FAIL);
@@ -284,14 +276,14 @@ static herr_t load_batch(loader *L, ncztr_obj *g, const char *key, const child_l
         }
         if (want_array)
             continue; /* read on first use (ncztr_obj_load) */
-        char *ck = join_key(key, nm);
+        char *ck = nczm_key_join(key, nm);
         NCZ_CHECK_ALLOC(ck, FAIL);
         bool oom = false;
         if (!want_array)
-            oom |= !(keys[3 * k] = join_key(ck, ".zgroup"));
+            oom |= !(keys[3 * k] = nczm_key_join(ck, ".zgroup"));
         if (!want_group)
-            oom |= !(keys[3 * k + 1] = join_key(ck, ".zarray"));
-        oom |= !(keys[3 * k + 2] = join_key(ck, ".zattrs"));
+            oom |= !(keys[3 * k + 1] = nczm_key_join(ck, ".zarray"));
+        oom |= !(keys[3 * k + 2] = nczm_key_join(ck, ".zattrs"));
         free(ck);
         if (oom)
             NCZ_GOTO(FAIL, NCZ_E_NOMEM, "out of memory");
@@ -310,7 +302,7 @@ static herr_t load_batch(loader *L, ncztr_obj *g, const char *key, const child_l
             continue; /* a chunk or a stray key */
         if (ncztr_child(g, nm))
             continue; /* listed twice */
-        char *ck = join_key(key, nm);
+        char *ck = nczm_key_join(key, nm);
         NCZ_CHECK_ALLOC(ck, FAIL);
         ncztr_obj *c = NULL;
         if ((cl->pure && has_zg) || want_group) {
@@ -347,7 +339,7 @@ static herr_t load_batch(loader *L, ncztr_obj *g, const char *key, const child_l
             }
             /* Unparsable .zarray/.zattrs: kept as the array's load error (reported when
              * it is opened); the rest of the store stays readable. */
-            char *zkey = keys[3 * k + 1] ? NULL : join_key(ck, ".zarray");
+            char *zkey = keys[3 * k + 1] ? NULL : nczm_key_join(ck, ".zarray");
             const char *zk = keys[3 * k + 1] ? keys[3 * k + 1] : zkey;
             herr_t r = zk ? load_array(c, za, zat, ck, zk, za_err ? za_err : zat_err)
                           : NCZ_PUSH(NCZ_E_NOMEM, "out of memory");
@@ -422,7 +414,7 @@ static herr_t load_group(loader *L, ncztr_obj *g, json_t *zattrs, const char *ke
     herr_t ret = SUCCEED;
     const char **arrays = NULL, **groups = NULL, **hidden = NULL;
     size_t na = 0, ng = 0, nh = 0, nvisible = SIZE_MAX;
-    char *zkey = join_key(key, ".zattrs");
+    char *zkey = nczm_key_join(key, ".zattrs");
     NCZ_CHECK_ALLOC(zkey, FAIL);
     json_t *ng_obj = zattrs ? json_object_get(zattrs, "_nczarr_group") : NULL;
     bool pure = ng_obj == NULL;
@@ -576,8 +568,8 @@ static herr_t load_stub(ncztr_obj *o)
     json_t *js[2] = {NULL, NULL};
     char *key = ncztr_obj_key(o);
     NCZ_CHECK_ALLOC(key, FAIL);
-    keys[0] = join_key(key, ".zarray");
-    keys[1] = join_key(key, ".zattrs");
+    keys[0] = nczm_key_join(key, ".zarray");
+    keys[1] = nczm_key_join(key, ".zattrs");
     if (!keys[0] || !keys[1])
         NCZ_GOTO(FAIL, NCZ_E_NOMEM, "out of memory");
     o->arr->stub = false;

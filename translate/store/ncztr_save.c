@@ -56,14 +56,6 @@ static herr_t add_put(saver *S, char *key, char *text)
     return SUCCEED;
 }
 
-static char *join_key(const char *prefix, const char *name)
-{
-    char *k = NULL;
-    if (asprintf(&k, "%s%s%s", prefix, *prefix ? "/" : "", name) < 0)
-        return NULL;
-    return k;
-}
-
 /* ---- dimensions ---- */
 
 static ncztr_dim *add_dim(ncztr_obj *g, const char *name, uint64_t size, bool unlimited)
@@ -441,7 +433,7 @@ nomem:
  * consolidating. */
 static herr_t emit_text(saver *S, const char *key, const char *name, char *text, bool write)
 {
-    char *k = join_key(key, name), *ck = NULL;
+    char *k = nczm_key_join(key, name), *ck = NULL;
     if (!k || (S->cons && !(ck = strdup(k)))) {
         free(k);
         free(text);
@@ -512,7 +504,7 @@ static herr_t save_node(saver *S, ncztr_obj *o)
             if (S->cons && o->file->old_cons)
                 for (int i = 0; i < 2; i++) {
                     const char *name = i ? ".zattrs" : ".zarray";
-                    char *k = join_key(key, name);
+                    char *k = nczm_key_join(key, name);
                     NCZ_CHECK_ALLOC(k, FAIL);
                     json_t *e = NULL;
                     ncztr_zmeta_get(o->file->old_cons, k, &e);
