@@ -4,7 +4,8 @@
 #     and of zmap/ (below all of translate/); zmap/ includes no translate/ header.
 #  2. With the folders' static libraries given (lowest first), no library references an
 #     ncztr_* symbol that only a higher one defines.
-#  3. No C file of translate/ or zmap/ is over 800 lines (files are split by concern).
+#  3. vol_connector/ includes no *_internal.h header of translate/.
+#  4. No C file of translate/ or zmap/ is over 800 lines (files are split by concern).
 # Usage: check_layers.sh SOURCE_DIR [LIB_base LIB_types ... LIB_store]
 src=$1
 shift
@@ -44,6 +45,15 @@ done
 for f in "$src"/zmap/*.c "$src"/zmap/*.h; do
     if grep -n '^#include "ncztr_' "$f"; then
         echo "${f#$src/}: zmap/ includes a translate/ header"
+        status=1
+    fi
+done
+
+# The model's structs are opaque to the connector: it includes no header internal to
+# translate/ (ncztr_model_internal.h defines them), so touching a field fails to compile.
+for f in "$src"/vol_connector/*.[ch]; do
+    if grep -n '^#include "[^"]*_internal\.h"' "$f"; then
+        echo "${f#$src/}: the connector includes a header internal to translate/"
         status=1
     fi
 done

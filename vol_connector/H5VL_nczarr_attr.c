@@ -37,8 +37,8 @@ static ncztr_obj *attr_owner(H5VL_nczarr_obj_t *o, const H5VL_loc_params_t *lp)
         return H5VL_nczarr_resolve(o, lp);
     case H5VL_OBJECT_BY_IDX: {
         const char *name = lp->loc_data.loc_by_idx.name ? lp->loc_data.loc_by_idx.name : ".";
-        if (o->node->deleted) {
-            NCZ_PUSH(NCZ_E_NOTFOUND, "object \"%s\" has been deleted", o->node->name);
+        if (ncztr_obj_is_deleted(o->node)) {
+            NCZ_PUSH(NCZ_E_NOTFOUND, "object \"%s\" has been deleted", ncztr_obj_name(o->node));
             return NULL;
         }
         if (ncztr_lookup(o->node, name, &n) < 0)
@@ -49,7 +49,7 @@ static ncztr_obj *attr_owner(H5VL_nczarr_obj_t *o, const H5VL_loc_params_t *lp)
         NCZ_PUSH(NCZ_E_ARGS, "attribute operation: unsupported location type %d", (int)lp->type);
         return NULL;
     }
-    if (n->deleted) {
+    if (ncztr_obj_is_deleted(n)) {
         NCZ_PUSH(NCZ_E_NOTFOUND, "object \"%s\" has been deleted", ncztr_obj_where(n, buf, sizeof buf));
         return NULL;
     }
@@ -64,13 +64,13 @@ static ncztr_attr *live_attr(H5VL_nczarr_obj_t *o)
         NCZ_PUSH(NCZ_E_ARGS, "not an attribute");
         return NULL;
     }
-    if (o->attr->deleted) {
-        NCZ_PUSH(NCZ_E_NOTFOUND, "attribute \"%s\" has been deleted", o->attr->name);
+    if (ncztr_attr_is_deleted(o->attr)) {
+        NCZ_PUSH(NCZ_E_NOTFOUND, "attribute \"%s\" has been deleted", ncztr_attr_name(o->attr));
         return NULL;
     }
-    if (o->node && o->node->deleted) {
-        NCZ_PUSH(NCZ_E_NOTFOUND, "attribute \"%s\": its object \"%s\" has been deleted", o->attr->name,
-                 ncztr_obj_where(o->node, buf, sizeof buf));
+    if (o->node && ncztr_obj_is_deleted(o->node)) {
+        NCZ_PUSH(NCZ_E_NOTFOUND, "attribute \"%s\": its object \"%s\" has been deleted",
+                 ncztr_attr_name(o->attr), ncztr_obj_where(o->node, buf, sizeof buf));
         return NULL;
     }
     return o->attr;
@@ -91,23 +91,23 @@ static ncztr_attr *find_named(ncztr_obj *n, const char *name)
     return a;
 }
 
-/* Bytes of the attribute's value as HDF5 reports them (elements x type size); 0 for one
- * that cannot be read, which is still listed. */
+/* Bytes of the attribute's value as HDF5 reports them (0 for one that cannot be read). */
 static hsize_t attr_bytes(const ncztr_attr *a)
 {
-    if (a->load_error)
-        return 0;
-    size_t esz = H5Tget_size(a->val.type);
-    return (hsize_t)a->val.nelem * (hsize_t)esz;
+    uint64_t corder;
+    H5T_cset_t cset;
+    hsize_t size;
+    ncztr_attr_info(a, &corder, &cset, &size);
+    return size;
 }
 
 static void fill_ainfo(const ncztr_attr *a, H5A_info_t *ai)
 {
     memset(ai, 0, sizeof *ai);
     ai->corder_valid = true; /* the model always tracks attribute creation order */
-    ai->corder = (H5O_msg_crt_idx_t)a->corder;
-    ai->cset = a->name_cset;
-    ai->data_size = attr_bytes(a);
+    uint64_t corder;
+    ncztr_attr_info(a, &corder, &ai->cset, &ai->data_size);
+    ai->corder = (H5O_msg_crt_idx_t)corder;
 }
 
 static H5VL_nczarr_obj_t *wrap_attr(H5VL_nczarr_obj_t *o, ncztr_obj *owner, ncztr_attr *a)
@@ -149,7 +149,7 @@ void *H5VL_nczarr_attr_create(void *obj, const H5VL_loc_params_t *loc_params, co
     }
     if (ncztr_attr_create(owner, attr_name, type_id, space_id, &a) < 0)
         return NULL;
-    a->name_cset = cset;
+    ncztr_attr_set_name_cset(a, cset);
     H5VL_nczarr_obj_t *ao = wrap_attr(o, owner, a);
     ncztr_attr_unref(a); /* the handle took its own reference */
     return ao;
@@ -178,13 +178,14 @@ void *H5VL_nczarr_attr_open(void *obj, const H5VL_loc_params_t *loc_params, cons
     /* What the store had for it did not fit its "_nczarr_attr.types" entry (see
      * ncztr_attr_decode): fail, or open it and say on the error stack how it was read. */
     char buf[256];
-    if (a->load_error) {
+    if (ncztr_attr_load_error(a)) {
         NCZ_PUSH(NCZ_E_FORMAT, "cannot open an attribute of \"%s\": %s",
-                 ncztr_obj_where(owner, buf, sizeof buf), a->load_error);
+                 ncztr_obj_where(owner, buf, sizeof buf), ncztr_attr_load_error(a));
         return NULL;
     }
-    if (a->load_warning)
-        NCZ_WARN(NCZ_E_FORMAT, "\"%s\": %s", ncztr_obj_where(owner, buf, sizeof buf), a->load_warning);
+    if (ncztr_attr_load_warning(a))
+        NCZ_WARN(NCZ_E_FORMAT, "\"%s\": %s", ncztr_obj_where(owner, buf, sizeof buf),
+                 ncztr_attr_load_warning(a));
     return wrap_attr(o, owner, a);
 }
 
@@ -195,8 +196,8 @@ herr_t H5VL_nczarr_attr_read(void *attr, hid_t mem_type_id, void *buf, hid_t dxp
     ncztr_attr *a = live_attr(attr);
     if (!a)
         return FAIL;
-    if (!buf && a->val.nelem > 0)
-        return NCZ_PUSH(NCZ_E_ARGS, "reading attribute \"%s\": no buffer", a->name);
+    if (!buf && ncztr_attr_nelem(a) > 0)
+        return NCZ_PUSH(NCZ_E_ARGS, "reading attribute \"%s\": no buffer", ncztr_attr_name(a));
     return ncztr_attr_read(a, mem_type_id, buf);
 }
 
@@ -208,8 +209,8 @@ herr_t H5VL_nczarr_attr_write(void *attr, hid_t mem_type_id, const void *buf, hi
     ncztr_attr *a = live_attr(o);
     if (!a)
         return FAIL;
-    if (!buf && a->val.nelem > 0)
-        return NCZ_PUSH(NCZ_E_ARGS, "writing attribute \"%s\": no buffer", a->name);
+    if (!buf && ncztr_attr_nelem(a) > 0)
+        return NCZ_PUSH(NCZ_E_ARGS, "writing attribute \"%s\": no buffer", ncztr_attr_name(a));
     return ncztr_attr_write(o->node, a, mem_type_id, buf);
 }
 
@@ -241,15 +242,15 @@ herr_t H5VL_nczarr_attr_get(void *obj, H5VL_attr_get_args_t *args, hid_t dxpl_id
         /* An acpl holds only the name's character encoding. */
         if ((args->args.get_acpl.acpl_id = H5Pcreate(H5P_ATTRIBUTE_CREATE)) < 0)
             return NCZ_PUSH(NCZ_E_HDF5, "attribute \"%s\": cannot create its creation property list",
-                            o->attr->name);
-        if (o->attr->name_cset != H5T_CSET_ASCII &&
-            H5Pset_char_encoding(args->args.get_acpl.acpl_id, o->attr->name_cset) < 0) {
+                            ncztr_attr_name(o->attr));
+        if (ncztr_attr_name_cset(o->attr) != H5T_CSET_ASCII &&
+            H5Pset_char_encoding(args->args.get_acpl.acpl_id, ncztr_attr_name_cset(o->attr)) < 0) {
             H5Pclose(args->args.get_acpl.acpl_id);
             args->args.get_acpl.acpl_id = H5I_INVALID_HID;
             return NCZ_PUSH(NCZ_E_HDF5,
                             "attribute \"%s\": cannot set the character encoding of its creation "
                             "property list",
-                            o->attr->name);
+                            ncztr_attr_name(o->attr));
         }
         return SUCCEED;
     case H5VL_ATTR_GET_INFO: {
@@ -266,7 +267,7 @@ herr_t H5VL_nczarr_attr_get(void *obj, H5VL_attr_get_args_t *args, hid_t dxpl_id
                             (int)gn->loc_params.type);
         if (!(a = get_target(o, &gn->loc_params, NULL)))
             return FAIL;
-        size_t len = H5VL_nczarr_copy_name(a->name, gn->buf, gn->buf_size);
+        size_t len = H5VL_nczarr_copy_name(ncztr_attr_name(a), gn->buf, gn->buf_size);
         if (gn->attr_name_len)
             *gn->attr_name_len = len;
         return SUCCEED;
@@ -274,14 +275,14 @@ herr_t H5VL_nczarr_attr_get(void *obj, H5VL_attr_get_args_t *args, hid_t dxpl_id
     case H5VL_ATTR_GET_SPACE:
         if (!(a = live_attr(o)))
             return FAIL;
-        if ((args->args.get_space.space_id = H5Scopy(a->val.space)) < 0)
-            return NCZ_PUSH(NCZ_E_HDF5, "attribute \"%s\": cannot copy its dataspace", a->name);
+        if ((args->args.get_space.space_id = H5Scopy(ncztr_attr_space(a))) < 0)
+            return NCZ_PUSH(NCZ_E_HDF5, "attribute \"%s\": cannot copy its dataspace", ncztr_attr_name(a));
         return SUCCEED;
     case H5VL_ATTR_GET_TYPE:
         if (!(a = live_attr(o)))
             return FAIL;
-        if ((args->args.get_type.type_id = H5Tcopy(a->val.type)) < 0)
-            return NCZ_PUSH(NCZ_E_HDF5, "attribute \"%s\": cannot copy its datatype", a->name);
+        if ((args->args.get_type.type_id = H5Tcopy(ncztr_attr_type(a))) < 0)
+            return NCZ_PUSH(NCZ_E_HDF5, "attribute \"%s\": cannot copy its datatype", ncztr_attr_name(a));
         return SUCCEED;
     case H5VL_ATTR_GET_STORAGE_SIZE:
         if (!(a = live_attr(o)))
@@ -323,13 +324,13 @@ static herr_t attr_iterate(H5VL_nczarr_obj_t *o, ncztr_obj *owner, H5VL_attr_ite
     for (size_t i = (size_t)start; i < n && ret == 0; i++) {
         H5A_info_t ai;
         done_n++;
-        if (v[i]->deleted)
+        if (ncztr_attr_is_deleted(v[i]))
             continue;
         fill_ainfo(v[i], &ai);
-        ret = it->op(loc_id, v[i]->name, &ai, it->op_data);
+        ret = it->op(loc_id, ncztr_attr_name(v[i]), &ai, it->op_data);
         if (ret < 0)
             NCZ_PUSH(NCZ_E_ARGS, "attribute iteration on \"%s\": the callback failed on \"%s\"",
-                     ncztr_obj_where(owner, buf, sizeof buf), v[i]->name);
+                     ncztr_obj_where(owner, buf, sizeof buf), ncztr_attr_name(v[i]));
     }
 done:
     if (it->idx)

@@ -53,7 +53,7 @@ void *H5VL_nczarr_dataset_create(void *obj, const H5VL_loc_params_t *loc_params,
         dcpl_id = H5P_DATASET_CREATE_DEFAULT;
     if (!name) {
         /* H5Dcreate_anon: in memory until H5Olink names it (and gone if it never does) */
-        if (ncztr_array_create_anon(base->file, type_id, space_id, dcpl_id, dapl_id, &d) < 0)
+        if (ncztr_array_create_anon(ncztr_obj_file(base), type_id, space_id, dcpl_id, dapl_id, &d) < 0)
             return NULL;
         ret = keep_dapl(H5VL_nczarr_obj_new(H5I_DATASET, o->file, d, NULL), dapl_id, "(anonymous)");
         ncztr_obj_unref(d);
@@ -80,7 +80,7 @@ void *H5VL_nczarr_dataset_open(void *obj, const H5VL_loc_params_t *loc_params, c
     ncztr_obj *base = H5VL_nczarr_resolve(o, loc_params), *d = NULL;
     if (!base || ncztr_lookup(base, name ? name : ".", &d) < 0)
         return NULL;
-    if (d->kind != NCZTR_ARRAY) {
+    if (ncztr_obj_kind(d) != NCZTR_ARRAY) {
         NCZ_PUSH(NCZ_E_ARGS, "\"%s\" is a group, not a dataset", name);
         return NULL;
     }
@@ -101,12 +101,12 @@ static herr_t resolve_spaces(ncztr_obj *d, hid_t mem_space_id, hid_t file_space_
     *mem = *file = H5I_INVALID_HID;
     if (file_space_id == H5S_ALL || file_space_id == H5S_BLOCK) {
         if ((*file = ncztr_array_space(d)) < 0)
-            return NCZ_PUSH(NCZ_E_HDF5, "dataset \"%s\": cannot build its dataspace", d->name);
+            return NCZ_PUSH(NCZ_E_HDF5, "dataset \"%s\": cannot build its dataspace", ncztr_obj_name(d));
     } else if (file_space_id == H5S_PLIST) {
         return NCZ_PUSH(NCZ_E_UNSUPPORTED, "dataset \"%s\": H5S_PLIST file selections are not supported",
-                        d->name);
+                        ncztr_obj_name(d));
     } else if ((*file = H5Scopy(file_space_id)) < 0) {
-        return NCZ_PUSH(NCZ_E_ARGS, "dataset \"%s\": invalid file dataspace", d->name);
+        return NCZ_PUSH(NCZ_E_ARGS, "dataset \"%s\": invalid file dataspace", ncztr_obj_name(d));
     }
     if (mem_space_id == H5S_ALL) {
         *mem = H5Scopy(*file);
@@ -120,7 +120,7 @@ static herr_t resolve_spaces(ncztr_obj *d, hid_t mem_space_id, hid_t file_space_
     if (*mem < 0) {
         H5Sclose(*file);
         *file = H5I_INVALID_HID;
-        return NCZ_PUSH(NCZ_E_ARGS, "dataset \"%s\": invalid memory dataspace", d->name);
+        return NCZ_PUSH(NCZ_E_ARGS, "dataset \"%s\": invalid memory dataspace", ncztr_obj_name(d));
     }
     /* A file selection must lie inside the current extent. */
     if (file_space_id >= 0 && file_space_id != H5S_ALL && file_space_id != H5S_BLOCK &&
@@ -129,7 +129,7 @@ static herr_t resolve_spaces(ncztr_obj *d, hid_t mem_space_id, hid_t file_space_
         H5Sclose(*file);
         *mem = *file = H5I_INVALID_HID;
         return NCZ_PUSH(NCZ_E_ARGS, "dataset \"%s\": the file selection is outside the dataset's extent",
-                        d->name);
+                        ncztr_obj_name(d));
     }
     return SUCCEED;
 }
@@ -146,7 +146,7 @@ static herr_t dataset_io(size_t count, void *dset[], hid_t mem_type_id[], hid_t 
             return FAIL;
         if (resolve_spaces(d, mem_space_id[i], file_space_id[i], &mem, &file) < 0)
             return FAIL;
-        if (rbuf && ncztr_array_is_vlen(d) && !d->anonymous)
+        if (rbuf && ncztr_array_is_vlen(d) && !ncztr_obj_is_anonymous(d))
             /* the transfer plist's allocator makes the sequences (H5Dvlen_get_buf_size counts
              * bytes with one) */
             ret = ncztr_vlen_io(d, mem_type_id[i], mem, file, rbuf[i], false, dxpl_id);
@@ -187,7 +187,8 @@ herr_t H5VL_nczarr_dataset_get(void *obj, H5VL_dataset_get_args_t *args, hid_t d
         /* What the application set when opening/creating (prefixes, virtual view...). */
         hid_t dapl = o->dapl >= 0 ? H5Pcopy(o->dapl) : H5Pcreate(H5P_DATASET_ACCESS);
         if (dapl < 0)
-            return NCZ_PUSH(NCZ_E_HDF5, "dataset \"%s\": cannot create its access property list", d->name);
+            return NCZ_PUSH(NCZ_E_HDF5, "dataset \"%s\": cannot create its access property list",
+                            ncztr_obj_name(d));
         /* netCDF-C reads its chunk cache settings back from here. */
         size_t nslots = H5D_CHUNK_CACHE_NSLOTS_DEFAULT, nbytes = 0;
         double w0 = H5D_CHUNK_CACHE_W0_DEFAULT;
@@ -196,18 +197,18 @@ herr_t H5VL_nczarr_dataset_get(void *obj, H5VL_dataset_get_args_t *args, hid_t d
             H5Pclose(dapl);
             return NCZ_PUSH(NCZ_E_HDF5,
                             "dataset \"%s\": cannot set the chunk cache of its access property list",
-                            d->name);
+                            ncztr_obj_name(d));
         }
         args->args.get_dapl.dapl_id = dapl;
         return SUCCEED;
     }
     case H5VL_DATASET_GET_DCPL:
         if ((args->args.get_dcpl.dcpl_id = ncztr_array_dcpl(d)) < 0)
-            return NCZ_PUSH(NCZ_E_HDF5, "dataset \"%s\": cannot copy its creation plist", d->name);
+            return NCZ_PUSH(NCZ_E_HDF5, "dataset \"%s\": cannot copy its creation plist", ncztr_obj_name(d));
         return SUCCEED;
     case H5VL_DATASET_GET_SPACE:
         if ((args->args.get_space.space_id = ncztr_array_space(d)) < 0)
-            return NCZ_PUSH(NCZ_E_HDF5, "dataset \"%s\": cannot build its dataspace", d->name);
+            return NCZ_PUSH(NCZ_E_HDF5, "dataset \"%s\": cannot build its dataspace", ncztr_obj_name(d));
         return SUCCEED;
     case H5VL_DATASET_GET_SPACE_STATUS: {
         hsize_t sz = 0;
@@ -221,7 +222,7 @@ herr_t H5VL_nczarr_dataset_get(void *obj, H5VL_dataset_get_args_t *args, hid_t d
         return ncztr_array_storage_size(d, args->args.get_storage_size.storage_size);
     case H5VL_DATASET_GET_TYPE:
         if ((args->args.get_type.type_id = ncztr_array_type(d)) < 0)
-            return NCZ_PUSH(NCZ_E_HDF5, "dataset \"%s\": cannot copy its type", d->name);
+            return NCZ_PUSH(NCZ_E_HDF5, "dataset \"%s\": cannot copy its type", ncztr_obj_name(d));
         return SUCCEED;
     default:
         return NCZ_PUSH(NCZ_E_UNSUPPORTED, "dataset get operation %d is not supported", (int)args->op_type);
@@ -238,7 +239,7 @@ herr_t H5VL_nczarr_dataset_specific(void *obj, H5VL_dataset_specific_args_t *arg
     case H5VL_DATASET_SET_EXTENT:
         return ncztr_array_set_extent(d, args->args.set_extent.size);
     case H5VL_DATASET_FLUSH:
-        if (ncztr_array_check_usable(d) < 0 || (!d->anonymous && ncztr_array_flush(d) < 0))
+        if (ncztr_array_check_usable(d) < 0 || (!ncztr_obj_is_anonymous(d) && ncztr_array_flush(d) < 0))
             return FAIL;
         return ncztr_file_flush(o->file->tf);
     case H5VL_DATASET_REFRESH:

@@ -58,7 +58,7 @@ herr_t H5VL_nczarr_file_release(H5VL_nczarr_file_t *f)
     /* Write everything first when this is the store's last open: when that fails HDF5
      * keeps the id and calls close again (at the latest when the library shuts down), so
      * nothing may be freed yet. */
-    if (f->store->rc == 1 && !f->tf->readonly && ncztr_file_flush(f->tf) < 0) {
+    if (f->store->rc == 1 && !ncztr_file_is_readonly(f->tf) && ncztr_file_flush(f->tf) < 0) {
         f->rc = 1;
         if (f->file_ids == 0)
             f->file_ids = 1;
@@ -107,14 +107,14 @@ ncztr_obj *H5VL_nczarr_node(H5VL_nczarr_obj_t *obj)
 
 hid_t H5VL_nczarr_wrap_register(H5VL_nczarr_file_t *file, ncztr_obj *node)
 {
-    H5I_type_t t = node->kind == NCZTR_GROUP ? H5I_GROUP : H5I_DATASET;
+    H5I_type_t t = ncztr_obj_kind(node) == NCZTR_GROUP ? H5I_GROUP : H5I_DATASET;
     H5VL_nczarr_obj_t *o = H5VL_nczarr_obj_new(t, file, node, NULL);
     if (!o)
         return H5I_INVALID_HID;
     hid_t id = H5VLwrap_register(o, t);
     if (id < 0) {
         H5VL_nczarr_obj_release(o);
-        NCZ_PUSH(NCZ_E_HDF5, "cannot register an id for \"%s\"", node->name);
+        NCZ_PUSH(NCZ_E_HDF5, "cannot register an id for \"%s\"", ncztr_obj_name(node));
     }
     return id;
 }
@@ -155,18 +155,19 @@ uint64_t H5VL_nczarr_token_decode(const H5O_token_t *tok)
 
 H5O_type_t H5VL_nczarr_otype(const ncztr_obj *n)
 {
-    return n->kind == NCZTR_GROUP ? H5O_TYPE_GROUP : H5O_TYPE_DATASET;
+    return ncztr_obj_kind(n) == NCZTR_GROUP ? H5O_TYPE_GROUP : H5O_TYPE_DATASET;
 }
 
 herr_t H5VL_nczarr_fill_oinfo(H5VL_nczarr_file_t *f, ncztr_obj *n, unsigned fields, H5O_info2_t *oinfo)
 {
     memset(oinfo, 0, sizeof *oinfo);
     oinfo->fileno = f->fileno;
-    H5VL_nczarr_token_encode(n->id, &oinfo->token);
-    oinfo->type = H5VL_nczarr_otype(n);
-    oinfo->rc = ncztr_name_count(n); /* its name and its extra hard links */
-    if (fields & H5O_INFO_NUM_ATTRS)
-        oinfo->num_attrs = ncztr_obj_nattrs(n);
+    ncztr_objinfo info;
+    ncztr_obj_info(n, (fields & H5O_INFO_NUM_ATTRS) != 0, &info);
+    H5VL_nczarr_token_encode(info.id, &oinfo->token);
+    oinfo->type = info.kind == NCZTR_GROUP ? H5O_TYPE_GROUP : H5O_TYPE_DATASET;
+    oinfo->rc = info.name_count; /* its name and its extra hard links */
+    oinfo->num_attrs = (hsize_t)info.nattrs;
     return SUCCEED;
 }
 
@@ -178,8 +179,8 @@ ncztr_obj *H5VL_nczarr_resolve(H5VL_nczarr_obj_t *obj, const H5VL_loc_params_t *
         NCZ_PUSH(NCZ_E_ARGS, "invalid location");
         return NULL;
     }
-    if (base->deleted) {
-        NCZ_PUSH(NCZ_E_NOTFOUND, "object \"%s\" has been deleted", base->name);
+    if (ncztr_obj_is_deleted(base)) {
+        NCZ_PUSH(NCZ_E_NOTFOUND, "object \"%s\" has been deleted", ncztr_obj_name(base));
         return NULL;
     }
     switch (lp->type) {
@@ -193,7 +194,7 @@ ncztr_obj *H5VL_nczarr_resolve(H5VL_nczarr_obj_t *obj, const H5VL_loc_params_t *
         ncztr_obj *g = NULL;
         if (ncztr_lookup(base, lp->loc_data.loc_by_idx.name, &g) < 0)
             return NULL;
-        if (g->kind != NCZTR_GROUP) {
+        if (ncztr_obj_kind(g) != NCZTR_GROUP) {
             NCZ_PUSH(NCZ_E_ARGS, "\"%s\" is not a group", lp->loc_data.loc_by_idx.name);
             return NULL;
         }
@@ -203,7 +204,7 @@ ncztr_obj *H5VL_nczarr_resolve(H5VL_nczarr_obj_t *obj, const H5VL_loc_params_t *
     }
     case H5VL_OBJECT_BY_TOKEN: {
         uint64_t id = H5VL_nczarr_token_decode(lp->loc_data.loc_by_token.token);
-        n = ncztr_find_by_id(base->file, id);
+        n = ncztr_find_by_id(ncztr_obj_file(base), id);
         if (!n)
             NCZ_PUSH(NCZ_E_NOTFOUND, "no object with token %llu in this store", (unsigned long long)id);
         return n;
@@ -278,8 +279,8 @@ static H5VL_nczarr_file_t *file_new(H5VL_nczarr_store_t *st, hid_t fapl)
     f->fobj.rc = 1;
     f->fobj.file = f;
     f->fobj.dapl = H5I_INVALID_HID;
-    f->fobj.node = st->tf->root;
-    ncztr_obj_ref(st->tf->root);
+    f->fobj.node = ncztr_file_root(st->tf);
+    ncztr_obj_ref(ncztr_file_root(st->tf));
     st->rc++;
     return f;
 }
@@ -313,7 +314,7 @@ static H5VL_nczarr_file_t *store_wrap(ncztr_file *tf, const char *name, unsigned
 static H5VL_nczarr_store_t *find_open(const char *name)
 {
     for (H5VL_nczarr_store_t *st = g_open_stores; st; st = st->next)
-        if (strcmp(st->name, name) == 0 || strcmp(st->tf->url.location, name) == 0)
+        if (strcmp(st->name, name) == 0 || strcmp(ncztr_file_location(st->tf), name) == 0)
             return st;
     return NULL;
 }
@@ -349,10 +350,10 @@ void *H5VL_nczarr_file_create(const char *name, unsigned flags, hid_t fcpl_id, h
         return NULL;
     }
     if (info.maxstrlen)
-        tf->default_maxstrlen = info.maxstrlen;
+        ncztr_file_set_default_maxstrlen(tf, info.maxstrlen);
     /* NCZarr has no place for HDF5's file creation settings (user block, sizes, ...):
      * keep a non-default fcpl so that H5Fget_create_plist returns it after a reopen. */
-    if (ncztr_obj_plist_keep(tf->root, "fcpl", fcpl, H5P_FILE_CREATE_DEFAULT) < 0) {
+    if (ncztr_obj_plist_keep(ncztr_file_root(tf), "fcpl", fcpl, H5P_FILE_CREATE_DEFAULT) < 0) {
         H5Pclose(fcpl);
         ncztr_file_close(tf);
         return NULL;
@@ -388,8 +389,8 @@ void *H5VL_nczarr_file_open(const char *name, unsigned flags, hid_t fapl_id, hid
     if (ncztr_file_open(name, !rw, &opts, &tf) < 0)
         return NULL;
     if (info.maxstrlen)
-        tf->default_maxstrlen = info.maxstrlen;
-    hid_t fcpl = ncztr_obj_plist_kept(tf->root, "fcpl");
+        ncztr_file_set_default_maxstrlen(tf, info.maxstrlen);
+    hid_t fcpl = ncztr_obj_plist_kept(ncztr_file_root(tf), "fcpl");
     if (fcpl < 0)
         fcpl = H5Pcopy(H5P_FILE_CREATE_DEFAULT);
     if (fcpl < 0) {

@@ -36,7 +36,7 @@ void *H5VL_nczarr_group_create(void *obj, const H5VL_loc_params_t *loc_params, c
     if (!name) {
         /* H5Gcreate_anon: the group lives in memory until H5Olink names it (and is gone
          * with its last handle otherwise), as an unlinked HDF5 object is. */
-        if (ncztr_group_create_anon(base->file, &g) < 0)
+        if (ncztr_group_create_anon(ncztr_obj_file(base), &g) < 0)
             return NULL;
     } else {
         if (ncztr_resolve_new(base, name, H5VL_nczarr_lcpl_intermediate(lcpl_id), &parent, &leaf) < 0)
@@ -49,7 +49,7 @@ void *H5VL_nczarr_group_create(void *obj, const H5VL_loc_params_t *loc_params, c
     }
     /* NCZarr has no place for HDF5's group creation settings: keep a non-default gcpl. */
     if (gcpl_id != H5P_DEFAULT && ncztr_obj_plist_keep(g, "gcpl", gcpl_id, H5P_GROUP_CREATE_DEFAULT) < 0) {
-        if (!g->anonymous)
+        if (!ncztr_obj_is_anonymous(g))
             ncztr_unlink(g);
         ncztr_obj_unref(g);
         return NULL;
@@ -70,7 +70,7 @@ void *H5VL_nczarr_group_open(void *obj, const H5VL_loc_params_t *loc_params, con
     ncztr_obj *base = H5VL_nczarr_resolve(o, loc_params), *g = NULL;
     if (!base || ncztr_lookup(base, name ? name : ".", &g) < 0)
         return NULL;
-    if (g->kind != NCZTR_GROUP) {
+    if (ncztr_obj_kind(g) != NCZTR_GROUP) {
         NCZ_PUSH(NCZ_E_ARGS, "\"%s\" is a dataset, not a group", name);
         return NULL;
     }
@@ -97,12 +97,12 @@ herr_t H5VL_nczarr_group_get(void *obj, H5VL_group_get_args_t *args, hid_t dxpl_
         ncztr_obj *g = H5VL_nczarr_resolve(o, &args->args.get_info.loc_params);
         if (!g)
             return FAIL;
-        if (g->kind != NCZTR_GROUP)
-            return NCZ_PUSH(NCZ_E_ARGS, "\"%s\" is not a group", g->name);
+        if (ncztr_obj_kind(g) != NCZTR_GROUP)
+            return NCZ_PUSH(NCZ_E_ARGS, "\"%s\" is not a group", ncztr_obj_name(g));
         H5G_info_t *gi = args->args.get_info.ginfo;
         gi->storage_type = H5G_STORAGE_TYPE_COMPACT;
-        gi->nlinks = g->nchildren;
-        gi->max_corder = (int64_t)g->next_child_corder;
+        gi->nlinks = ncztr_group_nlinks(g);
+        gi->max_corder = (int64_t)ncztr_group_next_corder(g);
         gi->mounted = false;
         return SUCCEED;
     }
@@ -144,9 +144,9 @@ herr_t H5VL_nczarr_group_optional(void *obj, H5VL_optional_args_t *args, hid_t d
         if (a->statbuf) {
             memset(a->statbuf, 0, sizeof *a->statbuf);
             a->statbuf->fileno[0] = o->file->fileno;
-            a->statbuf->objno[0] = (unsigned long)n->id;
+            a->statbuf->objno[0] = (unsigned long)ncztr_obj_id(n);
             a->statbuf->nlink = 1;
-            a->statbuf->type = n->kind == NCZTR_GROUP ? H5G_GROUP : H5G_DATASET;
+            a->statbuf->type = ncztr_obj_kind(n) == NCZTR_GROUP ? H5G_GROUP : H5G_DATASET;
         }
         return SUCCEED;
     }

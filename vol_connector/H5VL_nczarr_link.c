@@ -64,8 +64,8 @@ static ncztr_obj *link_target(H5VL_nczarr_obj_t *o, const H5VL_loc_params_t *lp)
     /* The link itself: an alias, not the object it names. */
     ncztr_obj *n = NULL;
     if (lp->type == H5VL_OBJECT_BY_NAME) {
-        if (o->node->deleted) {
-            NCZ_PUSH(NCZ_E_NOTFOUND, "object \"%s\" has been deleted", o->node->name);
+        if (ncztr_obj_is_deleted(o->node)) {
+            NCZ_PUSH(NCZ_E_NOTFOUND, "object \"%s\" has been deleted", ncztr_obj_name(o->node));
             return NULL;
         }
         if (!(n = ncztr_find_link(o->node, lp->loc_data.loc_by_name.name))) {
@@ -78,14 +78,14 @@ static ncztr_obj *link_target(H5VL_nczarr_obj_t *o, const H5VL_loc_params_t *lp)
         ncztr_obj *g = NULL;
         if (ncztr_lookup(o->node, lp->loc_data.loc_by_idx.name, &g) < 0)
             return NULL;
-        if (g->kind != NCZTR_GROUP) {
+        if (ncztr_obj_kind(g) != NCZTR_GROUP) {
             NCZ_PUSH(NCZ_E_ARGS, "\"%s\" is not a group", lp->loc_data.loc_by_idx.name);
             return NULL;
         }
         n = ncztr_child_by_idx(g, lp->loc_data.loc_by_idx.idx_type, lp->loc_data.loc_by_idx.order,
                                lp->loc_data.loc_by_idx.n);
     }
-    if (n && !n->parent) {
+    if (n && !ncztr_obj_parent(n)) {
         NCZ_PUSH(NCZ_E_NOTFOUND, "the root group has no link");
         return NULL;
     }
@@ -99,10 +99,11 @@ static void fill_linfo(ncztr_obj *n, H5L_info2_t *li)
     memset(li, 0, sizeof *li);
     li->type = H5L_TYPE_HARD;
     li->corder_valid = true; /* the model always tracks link creation order */
-    li->corder = (int64_t)n->corder;
+    uint64_t corder, target_id;
+    ncztr_link_info(n, &corder, &target_id);
+    li->corder = (int64_t)corder;
     li->cset = H5T_CSET_ASCII;
-    ncztr_obj *t = ncztr_deref(n, false);
-    H5VL_nczarr_token_encode(t ? t->id : n->id, &li->u.token);
+    H5VL_nczarr_token_encode(target_id, &li->u.token);
 }
 
 /* H5Olink of an anonymous object (H5Gcreate_anon): links it as the path in loc_params. */
@@ -119,7 +120,7 @@ static herr_t link_anon(H5VL_nczarr_obj_t *cur, H5VL_nczarr_obj_t *loc, const H5
     if (H5VL_nczarr_check_plist(lcpl_id, H5P_LINK_CREATE, "link creation") < 0 ||
         H5VL_nczarr_check_plist(lapl_id, H5P_LINK_ACCESS, "link access") < 0)
         NCZ_GOTO_QUIET(FAIL);
-    if (loc->node->deleted)
+    if (ncztr_obj_is_deleted(loc->node))
         NCZ_GOTO(FAIL, NCZ_E_NOTFOUND, "cannot link \"%s\": the location has been deleted", name);
     if (lcpl_id != H5P_DEFAULT && H5Pget_create_intermediate_group(lcpl_id, &crt) < 0)
         NCZ_GOTO(FAIL, NCZ_E_HDF5, "H5Olink: cannot read the link creation property list");
@@ -149,7 +150,7 @@ static herr_t link_hard(H5VL_nczarr_obj_t *cur, const H5VL_loc_params_t *clp, H5
     ncztr_obj *target = H5VL_nczarr_resolve(cur, clp);
     if (!target)
         NCZ_GOTO_QUIET(FAIL);
-    if (loc->node->deleted)
+    if (ncztr_obj_is_deleted(loc->node))
         NCZ_GOTO(FAIL, NCZ_E_NOTFOUND, "cannot create hard link \"%s\": the location has been deleted", name);
     if (cur->file->tf != loc->file->tf)
         NCZ_GOTO(FAIL, NCZ_E_ARGS, "hard link \"%s\": the object is in another file", name);
@@ -176,7 +177,7 @@ herr_t H5VL_nczarr_link_create(H5VL_link_create_args_t *args, void *obj, const H
         H5VL_nczarr_obj_t *cur = args->args.hard.curr_obj ? args->args.hard.curr_obj : obj;
         if (!cur || !cur->node)
             return NCZ_PUSH(NCZ_E_ARGS, "hard link \"%s\": invalid object location", name);
-        if (args->args.hard.curr_loc_params.type == H5VL_OBJECT_BY_SELF && cur->node->anonymous)
+        if (args->args.hard.curr_loc_params.type == H5VL_OBJECT_BY_SELF && ncztr_obj_is_anonymous(cur->node))
             return link_anon(cur, obj, loc_params, lcpl_id, lapl_id);
         /* H5L_SAME_LOC as the new location: HDF5 passes no object, meaning cur's */
         return link_hard(cur, &args->args.hard.curr_loc_params, obj ? obj : cur, loc_params, lcpl_id,
@@ -224,7 +225,7 @@ herr_t H5VL_nczarr_link_copy(void *src_obj, const H5VL_loc_params_t *loc_params1
  * absolute): where a move would attach, or below which it would create groups. */
 static ncztr_obj *deepest_existing(ncztr_obj *base, const char *path)
 {
-    ncztr_obj *cur = path[0] == '/' ? base->file->root : base;
+    ncztr_obj *cur = path[0] == '/' ? ncztr_file_root(ncztr_obj_file(base)) : base;
     const char *p = path;
     while (*p) {
         while (*p == '/')
@@ -266,11 +267,11 @@ herr_t H5VL_nczarr_link_move(void *src_obj, const H5VL_loc_params_t *loc_params1
     if (!n)
         NCZ_GOTO_QUIET(FAIL);
     /* an alias moves as a name; the target's key does not change */
-    if (dobj->node->deleted)
+    if (ncztr_obj_is_deleted(dobj->node))
         NCZ_GOTO(FAIL, NCZ_E_NOTFOUND,
                  "cannot move \"%s\" to \"%s\": the destination location has been deleted",
                  loc_params1->loc_data.loc_by_name.name, dst_name);
-    if (so->file->tf != dobj->file->tf || n->file != dobj->node->file)
+    if (so->file->tf != dobj->file->tf || ncztr_obj_file(n) != ncztr_obj_file(dobj->node))
         NCZ_GOTO(FAIL, NCZ_E_ARGS,
                  "cannot move \"%s\" to \"%s\": source and destination are in different stores",
                  loc_params1->loc_data.loc_by_name.name, dst_name);
@@ -278,7 +279,7 @@ herr_t H5VL_nczarr_link_move(void *src_obj, const H5VL_loc_params_t *loc_params1
         H5Pget_create_intermediate_group(lcpl_id, &crt_intermediate) < 0)
         NCZ_GOTO(FAIL, NCZ_E_HDF5, "H5Lmove: cannot read the link creation property list");
     /* Refuse moving a group below itself before any intermediate group gets created. */
-    if (n->kind == NCZTR_GROUP && ncztr_is_ancestor(n, deepest_existing(dobj->node, dst_name)))
+    if (ncztr_obj_kind(n) == NCZTR_GROUP && ncztr_is_ancestor(n, deepest_existing(dobj->node, dst_name)))
         NCZ_GOTO(FAIL, NCZ_E_ARGS, "cannot move group \"%s\" into itself (\"%s\")",
                  ncztr_obj_where(n, buf, sizeof buf), dst_name);
     if (ncztr_resolve_new(dobj->node, dst_name, crt_intermediate != 0, &parent, &leaf) < 0)
@@ -303,14 +304,15 @@ herr_t H5VL_nczarr_link_get(void *obj, const H5VL_loc_params_t *loc_params, H5VL
         fill_linfo(n, args->args.get_info.linfo);
         return SUCCEED;
     case H5VL_LINK_GET_NAME: {
-        size_t len = H5VL_nczarr_copy_name(n->name, args->args.get_name.name, args->args.get_name.name_size);
+        size_t len =
+            H5VL_nczarr_copy_name(ncztr_obj_name(n), args->args.get_name.name, args->args.get_name.name_size);
         if (args->args.get_name.name_len)
             *args->args.get_name.name_len = len;
         return SUCCEED;
     }
     case H5VL_LINK_GET_VAL:
         /* HDF5 refuses this for hard links too; NCZarr has no other kind. */
-        return NCZ_PUSH(NCZ_E_ARGS, "\"%s\" is a hard link; it has no value", n->name);
+        return NCZ_PUSH(NCZ_E_ARGS, "\"%s\" is a hard link; it has no value", ncztr_obj_name(n));
     default:
         return NCZ_PUSH(NCZ_E_UNSUPPORTED, "link get operation %d is not supported", (int)args->op_type);
     }
@@ -326,8 +328,8 @@ static herr_t link_exists(H5VL_nczarr_obj_t *o, const char *path, hbool_t *exist
     char buf[256];
     if (!path)
         NCZ_GOTO(FAIL, NCZ_E_ARGS, "H5Lexists: no link name given");
-    if (o->node->deleted)
-        NCZ_GOTO(FAIL, NCZ_E_NOTFOUND, "object \"%s\" has been deleted", o->node->name);
+    if (ncztr_obj_is_deleted(o->node))
+        NCZ_GOTO(FAIL, NCZ_E_NOTFOUND, "object \"%s\" has been deleted", ncztr_obj_name(o->node));
     size_t len = strlen(path);
     while (len > 0 && path[len - 1] == '/')
         len--;
@@ -349,7 +351,7 @@ static herr_t link_exists(H5VL_nczarr_obj_t *o, const char *path, hbool_t *exist
     if (!g)
         NCZ_GOTO(FAIL, NCZ_E_NOTFOUND, "H5Lexists(\"%s\"): group \"%.*s\" does not exist", path,
                  (int)(start > 1 ? start - 1 : start), parent_path);
-    if (g->kind != NCZTR_GROUP)
+    if (ncztr_obj_kind(g) != NCZTR_GROUP)
         NCZ_GOTO(FAIL, NCZ_E_ARGS, "H5Lexists(\"%s\"): \"%s\" is not a group", path,
                  ncztr_obj_where(g, buf, sizeof buf));
     char *leaf = strndup(path + start, len - start);
@@ -383,7 +385,7 @@ static int first_visit(link_walk *w, ncztr_obj *g)
  * that delete or move links cannot free a node the walk still looks at. */
 static ncztr_obj **snapshot(const ncztr_obj *g, const link_walk *w, size_t *n)
 {
-    *n = g->nchildren;
+    *n = ncztr_group_nlinks(g);
     ncztr_obj **v = ncztr_children_sorted(g, w->idx_type, w->order);
     if (v)
         for (size_t i = 0; i < *n; i++)
@@ -437,16 +439,16 @@ static herr_t visit_group(link_walk *w, ncztr_obj *g, const char *prefix)
     if (!v)
         return FAIL;
     for (size_t i = 0; i < n && ret == 0; i++) {
-        if (v[i]->deleted)
+        if (ncztr_obj_is_deleted(v[i]))
             continue; /* removed by an earlier callback */
-        char *path = join_path(prefix, v[i]->name);
+        char *path = join_path(prefix, ncztr_obj_name(v[i]));
         if (!path) {
             ret = FAIL;
             break;
         }
         ret = call_op(w, v[i], path);
-        ncztr_obj *t = ret == 0 && !v[i]->deleted ? ncztr_deref(v[i], false) : NULL;
-        if (t && t->kind == NCZTR_GROUP) {
+        ncztr_obj *t = ret == 0 && !ncztr_obj_is_deleted(v[i]) ? ncztr_deref(v[i], false) : NULL;
+        if (t && ncztr_obj_kind(t) == NCZTR_GROUP) {
             int first = first_visit(w, t);
             if (first < 0)
                 ret = NCZ_PUSH(NCZ_E_NOMEM, "out of memory visiting links");
@@ -467,16 +469,17 @@ static herr_t iterate_group(const link_walk *w, ncztr_obj *g, hsize_t *idx_p)
     size_t n = 0;
     char buf[256];
     hsize_t start = idx_p ? *idx_p : 0, passed = start;
-    if (start > 0 && start >= g->nchildren)
+    if (start > 0 && start >= ncztr_group_nlinks(g))
         return NCZ_PUSH(NCZ_E_ARGS, "link iteration on \"%s\": start index %llu is out of range (%zu links)",
-                        ncztr_obj_where(g, buf, sizeof buf), (unsigned long long)start, g->nchildren);
+                        ncztr_obj_where(g, buf, sizeof buf), (unsigned long long)start,
+                        ncztr_group_nlinks(g));
     ncztr_obj **v = snapshot(g, w, &n);
     if (!v)
         return FAIL;
     for (size_t i = (size_t)start; i < n && ret == 0; i++) {
         passed++;
-        if (!v[i]->deleted)
-            ret = call_op(w, v[i], v[i]->name);
+        if (!ncztr_obj_is_deleted(v[i]))
+            ret = call_op(w, v[i], ncztr_obj_name(v[i]));
     }
     snapshot_free(v, n);
     if (idx_p)
@@ -496,7 +499,7 @@ static herr_t link_iterate(H5VL_nczarr_obj_t *o, const H5VL_loc_params_t *lp, H5
     ncztr_obj *g = H5VL_nczarr_resolve(o, lp);
     if (!g)
         return FAIL;
-    if (g->kind != NCZTR_GROUP)
+    if (ncztr_obj_kind(g) != NCZTR_GROUP)
         return NCZ_PUSH(NCZ_E_ARGS, "link iteration: \"%s\" is not a group",
                         ncztr_obj_where(g, buf, sizeof buf));
     link_walk w = {H5I_INVALID_HID, it->idx_type, it->order, it->op, it->op_data, NULL};

@@ -45,7 +45,7 @@ void *H5VL_nczarr_object_open(void *obj, const H5VL_loc_params_t *loc_params, H5
         NCZ_PUSH(NCZ_E_FORMAT, "cannot open \"%s\": %s", ncztr_obj_where(n, buf, sizeof buf), why);
         return NULL;
     }
-    H5I_type_t t = n->kind == NCZTR_GROUP ? H5I_GROUP : H5I_DATASET;
+    H5I_type_t t = ncztr_obj_kind(n) == NCZTR_GROUP ? H5I_GROUP : H5I_DATASET;
     H5VL_nczarr_obj_t *no = H5VL_nczarr_obj_new(t, o->file, n, NULL);
     if (no && opened_type)
         *opened_type = t;
@@ -168,8 +168,8 @@ static herr_t object_exists(H5VL_nczarr_obj_t *o, const char *path, hbool_t *exi
     char buf[256];
     if (!o->node || !path)
         NCZ_GOTO(FAIL, NCZ_E_ARGS, "H5Oexists_by_name: no object name given");
-    if (o->node->deleted)
-        NCZ_GOTO(FAIL, NCZ_E_NOTFOUND, "object \"%s\" has been deleted", o->node->name);
+    if (ncztr_obj_is_deleted(o->node))
+        NCZ_GOTO(FAIL, NCZ_E_NOTFOUND, "object \"%s\" has been deleted", ncztr_obj_name(o->node));
     size_t len = strlen(path);
     while (len > 0 && path[len - 1] == '/')
         len--;
@@ -188,7 +188,7 @@ static herr_t object_exists(H5VL_nczarr_obj_t *o, const char *path, hbool_t *exi
         *exists = true; /* the location itself ("/", ".", "a/.") */
         goto done;
     }
-    if (g->kind != NCZTR_GROUP)
+    if (ncztr_obj_kind(g) != NCZTR_GROUP)
         NCZ_GOTO(FAIL, NCZ_E_ARGS, "H5Oexists_by_name(\"%s\"): \"%s\" is not a group", path,
                  ncztr_obj_where(g, buf, sizeof buf));
     *exists = ncztr_deref(ncztr_child(g, leaf), false) != NULL;
@@ -231,7 +231,7 @@ static herr_t visit_call(const obj_walk *w, ncztr_obj *n, const char *name)
 static herr_t visit_group(obj_walk *w, ncztr_obj *g, const char *prefix)
 {
     herr_t ret = 0;
-    size_t n = g->nchildren;
+    size_t n = ncztr_group_nlinks(g);
     ncztr_obj **v = ncztr_children_sorted(g, w->args->idx_type, w->args->order);
     if (!v)
         return FAIL;
@@ -239,7 +239,7 @@ static herr_t visit_group(obj_walk *w, ncztr_obj *g, const char *prefix)
         ncztr_obj_ref(v[i]);
     size_t pl = strlen(prefix);
     for (size_t i = 0; i < n && ret == 0; i++) {
-        if (v[i]->deleted)
+        if (ncztr_obj_is_deleted(v[i]))
             continue;
         ncztr_obj *obj = ncztr_deref(v[i], true);
         int first = obj ? first_visit(w, obj) : -1;
@@ -248,15 +248,16 @@ static herr_t visit_group(obj_walk *w, ncztr_obj *g, const char *prefix)
                 ret = obj ? NCZ_PUSH(NCZ_E_NOMEM, "out of memory visiting objects") : FAIL;
             continue;
         }
-        size_t nl = strlen(v[i]->name);
+        size_t nl = strlen(ncztr_obj_name(v[i]));
         char *path = malloc(pl + nl + 2);
         if (!path) {
             ret = NCZ_PUSH(NCZ_E_NOMEM, "out of memory visiting objects");
             break;
         }
-        snprintf(path, pl + nl + 2, "%s%s%s", prefix, pl ? "/" : "", v[i]->name);
+        snprintf(path, pl + nl + 2, "%s%s%s", prefix, pl ? "/" : "", ncztr_obj_name(v[i]));
         ret = visit_call(w, obj, path);
-        if (ret == 0 && obj->kind == NCZTR_GROUP && !obj->deleted && !v[i]->deleted)
+        if (ret == 0 && ncztr_obj_kind(obj) == NCZTR_GROUP && !ncztr_obj_is_deleted(obj) &&
+            !ncztr_obj_is_deleted(v[i]))
             ret = visit_group(w, obj, path);
         free(path);
     }
@@ -282,7 +283,7 @@ static herr_t object_visit(H5VL_nczarr_obj_t *o, const H5VL_loc_params_t *lp, H5
     herr_t ret = first_visit(&w, n) < 0 ? NCZ_PUSH(NCZ_E_NOMEM, "out of memory visiting objects") : 0;
     if (ret == 0)
         ret = visit_call(&w, n, ".");
-    if (ret == 0 && n->kind == NCZTR_GROUP)
+    if (ret == 0 && ncztr_obj_kind(n) == NCZTR_GROUP)
         ret = visit_group(&w, n, "");
     ncztr_objset_free(w.seen);
     H5VL_nczarr_drop_id(w.start_id, ret < 0);
@@ -317,7 +318,7 @@ herr_t H5VL_nczarr_object_specific(void *obj, const H5VL_loc_params_t *loc_param
         /* name -> token, for H5Rcreate_object and H5DS (which use ".") */
         if (!(n = locate(o, loc_params)))
             return FAIL;
-        H5VL_nczarr_token_encode(n->id, args->args.lookup.token_ptr);
+        H5VL_nczarr_token_encode(ncztr_obj_id(n), args->args.lookup.token_ptr);
         return SUCCEED;
     case H5VL_OBJECT_VISIT:
         return object_visit(o, loc_params, &args->args.visit);

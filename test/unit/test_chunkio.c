@@ -6,6 +6,7 @@
  * computed here from a reference array. */
 #include "ncz_test.h"
 #include "ncztr_chunkio.h"
+#include "ncztr_model_internal.h"
 #include "ncztr_store.h"
 
 #include <ftw.h>

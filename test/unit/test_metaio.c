@@ -4,6 +4,7 @@
  * name their key (a damaged array fails alone; a damaged root fails the open). */
 #include "json_test_util.h"
 #include "ncz_test.h"
+#include "ncztr_model_internal.h"
 #include "ncztr_store.h"
 
 #include <stdio.h>

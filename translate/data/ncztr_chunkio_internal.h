@@ -5,6 +5,7 @@
 #define NCZTR_CHUNKIO_INTERNAL_H
 
 #include "ncztr_chunkio.h"
+#include "ncztr_model_internal.h"
 
 #include <stdbool.h>
 #include <stdint.h>

@@ -1,6 +1,7 @@
 /* Chunk codecs. Only the null pipeline for now: anything else is reported, naming the
  * codec, rather than handing compressed bytes to the application as data. */
 #include "ncztr_codec.h"
+#include "ncztr_model_internal.h"
 
 #include <stdint.h>
 #include <stdlib.h>

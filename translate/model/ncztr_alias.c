@@ -5,7 +5,7 @@
  * zarr-python ignore keys of _nczarr_group they do not know, so they simply do not see the
  * extra names. The alias refers to its object by id, which survives renames; the stored
  * path is brought up to date before each save (ncztr_alias_refresh). */
-#include "ncztr_model.h"
+#include "ncztr_model_internal.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -2,7 +2,7 @@
 #ifndef NCZTR_ARRAY_INTERNAL_H
 #define NCZTR_ARRAY_INTERNAL_H
 
-#include "ncztr_model.h"
+#include "ncztr_model_internal.h"
 
 /* After .zarray was parsed into o->arr->za and attributes were loaded: derives the HDF5
  * type, scalar flag, max dims (unlimited from the referenced dimensions) and dimension

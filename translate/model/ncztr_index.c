@@ -9,7 +9,7 @@
  *  - by id: one index of the file's linked objects, rebuilt after the tree changes.
  * Every index is a cache: if memory runs out while updating one it is dropped, and
  * lookups fall back to scanning, never to a wrong answer. */
-#include "ncztr_model.h"
+#include "ncztr_model_internal.h"
 
 #include <stdlib.h>
 #include <string.h>

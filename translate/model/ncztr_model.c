@@ -1,6 +1,6 @@
 /* Tree and attribute operations of the in-memory model (no store I/O except unlink/move,
  * which change keys). */
-#include "ncztr_model.h"
+#include "ncztr_model_internal.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -3,8 +3,8 @@
  * or listing for pure Zarr; the metadata of arrays NCZarr lists is read on first use,
  * ncztr_obj_load) and written back on flush/close, rewriting only dirty
  * metadata objects. The VOL connector works only through this API (with the data and
- * store layers above it, translate/store/ncztr_store.h); it never sees keys
- * or JSON.
+ * store layers above it, translate/store/ncztr_store.h); it never sees keys, JSON or the
+ * model's structs, which are opaque here (ncztr_model_internal.h defines them).
  *
  * Ownership: the file owns every node reachable from the root. Nodes and attributes are
  * reference counted so that a handle opened by the application outlives an H5Ldelete or
@@ -36,125 +36,6 @@ typedef struct ncztr_opts {
     bool zip_root;    /* zip: keys at the archive root */
     bool consolidate; /* write .zmetadata on flush */
 } ncztr_opts;
-
-struct ncztr_attr {
-    char *name;
-    ncztr_attrval val;
-    uint64_t corder; /* creation order */
-    int refcount;
-    bool deleted;
-    H5T_cset_t name_cset; /* its acpl's character encoding (H5Pset_char_encoding) */
-    /* Read from a store in which its value does not fit its "_nczarr_attr.types" entry
-     * (ncztr_attr_decode). load_error: it cannot be read; opening it reports this, val is
-     * empty, and raw keeps what the store had for it ({"value", "type", "ashape", "atype"},
-     * each optional) to be written back unchanged. load_warning: it was read as its JSON
-     * value's own type; opening it puts this on the error stack. */
-    char *load_error;
-    char *load_warning;
-    json_t *raw;
-};
-
-typedef struct ncztr_dim {
-    char *name;
-    uint64_t size;
-    bool unlimited;
-} ncztr_dim;
-
-struct ncztr_array {
-    ncztr_zarray za;                 /* shape (current extent), chunks, dtype, fill, order, codecs */
-    bool scalar;                     /* HDF5 scalar dataspace, stored as shape [1] + "scalar": 1 */
-    bool null_space;                 /* HDF5 null dataspace, stored as shape [0] + "hdf5_null": 1 */
-    hsize_t maxdims[NCZTR_MAX_RANK]; /* H5S_UNLIMITED for unlimited dims */
-    char **dimrefs;                  /* rank FQNs ("/x", "/sub/y") or NULL: derived on save */
-    hid_t type;                      /* HDF5 type the application sees (owned) */
-    bool vlen_string;                /* type is a vlen string stored as |S<maxstrlen> */
-    size_t maxstrlen;
-    hid_t dcpl;       /* creation plist reported by H5Dget_create_plist (owned) */
-    bool fill_never;  /* H5D_FILL_TIME_NEVER: fill_value null */
-    char *load_error; /* set when .zarray could not be used: opening reports it */
-    bool stub;        /* listed by its NCZarr group, .zarray/.zattrs not read yet: they are
-                       * read on first use (ncztr_obj_load), as opening a store of 100000s of
-                       * arrays must not parse them all */
-    bool nc_hidden;   /* listed in "_nczarr_group.hdf5_arrays", not "arrays": netCDF-C 4.9.3
-                       * cannot read structured dtypes and fails on the whole store */
-    ncztr_chunkcache *cache;
-    /* Frees cache: set by the data layer (translate/data), which makes the cache, since the
-     * model below it cannot name its functions. */
-    void (*cache_free)(ncztr_chunkcache *c);
-    size_t cache_bytes; /* chunk cache budget (H5Pset_chunk_cache) */
-};
-
-struct ncztr_obj {
-    ncztr_objkind kind;
-    char *name;        /* link name in the parent ("" for the root) */
-    ncztr_obj *parent; /* NULL for the root or once unlinked */
-    ncztr_file *file;
-    uint64_t id;     /* object token: unique in the open file, stable across renames */
-    uint64_t corder; /* creation order within the parent */
-    int refcount;    /* the tree holds one; each open handle one */
-    bool deleted;
-    bool meta_dirty;    /* .zgroup/.zarray must be (re)written */
-    bool attrs_dirty;   /* .zattrs must be rewritten */
-    bool is_new;        /* never written */
-    bool at_store_root; /* an array stored at the store's root key (pure Zarr array store) */
-    bool anonymous;     /* created without a link (H5Gcreate_anon): in memory until linked */
-    json_t *hdf5;       /* "_nczarr_attr": {"hdf5": ...} in .zattrs: HDF5 settings NCZarr has
-                         * no place for (encoded creation plists), or NULL */
-    /* attributes, in creation order */
-    ncztr_attr **attrs;
-    size_t nattrs, attrs_cap;
-    uint64_t next_attr_corder;
-    /* group */
-    ncztr_obj **children; /* in creation order */
-    size_t nchildren, children_cap;
-    uint64_t next_child_corder;
-    ncztr_dim *dims; /* shared dimensions defined here */
-    size_t ndims, dims_cap;
-    /* lookup caches (ncztr_index.c): by name, and the members sorted by name */
-    nczm_hindex child_ix, attr_ix, dim_ix;
-    ncztr_obj **child_by_name;
-    ncztr_attr **attr_by_name;
-    /* array */
-    ncztr_array *arr;
-    /* alias: the object it names, by id once known (a renamed object keeps it); the path
-     * stored for it, which a loaded alias is resolved by on first use */
-    uint64_t target_id;
-    bool target_known;
-    bool resolving; /* guards against an alias whose stored path runs through itself */
-    char *target_path;
-};
-
-struct ncztr_file {
-    nczm_map *map;
-    nczm_url url;
-    ncztr_opts opts;
-    bool readonly;
-    bool root_is_array; /* the store root is an array: shown as "/<basename>" */
-    ncztr_obj *root;
-    uint64_t next_id;
-    bool superblock;              /* an NCZarr superblock was found (or we write one) */
-    char *ncproperties;           /* _NCProperties text to keep, may be NULL */
-    struct ncztr_zmeta *old_cons; /* the .zmetadata found on open (owned), or NULL: entries
-                                     of arrays the connector could not load are kept from it */
-    size_t default_maxstrlen;
-    nczm_hindex id_ix; /* linked objects by id (ncztr_index.c), empty until asked for */
-    bool has_aliases;  /* an alias was created or loaded: walks must look for aliases */
-    /* The HDF5 types of loaded arrays of plain dtypes, one per dtype ("<i4"): the arrays
-     * share it (by reference count; a type is never changed once made), since making
-     * 100000 copies of one type costs more than the rest of setting the arrays up. */
-    struct {
-        char dtype[NCZTR_DTYPE_MAX];
-        hid_t type;
-    } types[16];
-    size_t ntypes;
-    /* Hooks the layers above the model fill in (translate/CMakeLists.txt: calls go down
-     * only). load_stub: reads the .zarray/.zattrs of an array the loader (translate/store)
-     * put off; set by the loader when it makes such stubs, so ncztr_obj_load can complete
-     * them from below. */
-    struct {
-        herr_t (*load_stub)(ncztr_obj *o);
-    } hooks;
-};
 
 /* ---- nodes ---- */
 void ncztr_obj_ref(ncztr_obj *o);
@@ -294,12 +175,6 @@ size_t ncztr_array_key_extra(int rank);
 hid_t ncztr_array_space(const ncztr_obj *o);
 hid_t ncztr_array_type(const ncztr_obj *o);
 hid_t ncztr_array_dcpl(const ncztr_obj *o);
-/* Arrays of variable-length sequences ("vlen-array" object arrays): chunks of no fixed size
- * (see ncztr_vlen_io). */
-static inline bool ncztr_array_is_vlen(const ncztr_obj *o)
-{
-    return o->arr && o->arr->za.dtype.tclass == NCZTR_T_VLEN;
-}
 void ncztr_array_free(ncztr_array *a);
 
 /* Converts n values between HDF5 types, including variable-length <-> fixed-length
@@ -314,28 +189,53 @@ herr_t ncztr_convert_bkg(hid_t src_t, const void *src, hid_t dst_t, void *dst, s
  * the source lacks, padding): then the current contents are needed (ncztr_convert_bkg). */
 bool ncztr_convert_needs_bkg(hid_t src_t, hid_t dst_t);
 
-/* internal to translate/ */
-ncztr_obj *ncztr_obj_new(ncztr_file *f, ncztr_objkind kind, const char *name);
-herr_t ncztr_obj_attach(ncztr_obj *parent, ncztr_obj *child);
-/* Appends an attribute (its name not yet used on o) in creation order. */
-herr_t ncztr_attr_append(ncztr_obj *o, ncztr_attr *a);
-/* A group's shared dimension by name, or NULL; adding one (NULL when out of memory). */
-ncztr_dim *ncztr_group_dim(const ncztr_obj *g, const char *name);
-ncztr_dim *ncztr_group_add_dim(ncztr_obj *g, const char *name, uint64_t size, bool unlimited);
-/* Where a child / an attribute is in its list (the list's length when it is not there). */
-size_t ncztr_child_pos(const ncztr_obj *g, const ncztr_obj *c);
-size_t ncztr_attr_pos(const ncztr_obj *o, const ncztr_attr *a);
-/* Keeping the lookup caches of ncztr_index.c right: every change of a member list goes
- * through these, a renamed member being removed under its old name and added again. */
-void ncztr_index_child_added(ncztr_obj *g, ncztr_obj *c);
-void ncztr_index_child_removed(ncztr_obj *g, ncztr_obj *c);
-void ncztr_index_attr_added(ncztr_obj *o, ncztr_attr *a);
-void ncztr_index_attr_removed(ncztr_obj *o, ncztr_attr *a);
-void ncztr_index_tree_changed(ncztr_file *f);
-void ncztr_index_obj_free(ncztr_obj *o);
-/* Model changes that must reach the store first (o's keys are moved or copied there). */
-void ncztr_obj_detach(ncztr_obj *o);
-/* ncztr_check_name, for the name of an alias too when keyless (no length limit). */
-herr_t ncztr_check_link_name(const char *name, const char *what, bool keyless);
+/* ---- what the connector reads of objects, attributes and files (ncztr_access.c) ----
+ * Their structs are opaque outside translate/ (ncztr_model_internal.h). */
+const char *ncztr_obj_name(const ncztr_obj *o); /* link name in the parent, "" for the root */
+ncztr_objkind ncztr_obj_kind(const ncztr_obj *o);
+bool ncztr_obj_is_deleted(const ncztr_obj *o);
+bool ncztr_obj_is_anonymous(const ncztr_obj *o); /* created without a link, not linked yet */
+ncztr_obj *ncztr_obj_parent(const ncztr_obj *o); /* NULL for the root or once unlinked */
+ncztr_file *ncztr_obj_file(const ncztr_obj *o);
+uint64_t ncztr_obj_id(const ncztr_obj *o); /* unique in the open file, stable across renames */
+/* What H5Oget_info reports of an object: nattrs only when with_nattrs (it may load it). */
+typedef struct ncztr_objinfo {
+    uint64_t id;
+    ncztr_objkind kind;
+    unsigned name_count; /* its own name and the aliases naming it */
+    size_t nattrs;
+} ncztr_objinfo;
+void ncztr_obj_info(ncztr_obj *o, bool with_nattrs, ncztr_objinfo *info);
+/* What H5Lget_info reports of a link: its creation order in its group, and the id of the
+ * object it names (an alias whose object is gone: its own id, which names nothing). */
+void ncztr_link_info(ncztr_obj *link, uint64_t *corder, uint64_t *target_id);
+/* A group's number of links, and the creation order its next link gets. */
+size_t ncztr_group_nlinks(const ncztr_obj *g);
+uint64_t ncztr_group_next_corder(const ncztr_obj *g);
+/* Arrays of variable-length sequences ("vlen-array" object arrays): chunks of no fixed size
+ * (see ncztr_vlen_io). */
+bool ncztr_array_is_vlen(const ncztr_obj *o);
+const char *ncztr_attr_name(const ncztr_attr *a);
+bool ncztr_attr_is_deleted(const ncztr_attr *a);
+/* The character encoding of its name (its acpl's, H5Pset_char_encoding). */
+H5T_cset_t ncztr_attr_name_cset(const ncztr_attr *a);
+void ncztr_attr_set_name_cset(ncztr_attr *a, H5T_cset_t cset);
+/* Why it cannot be read, or NULL; what was read in place of its stored type, or NULL (see
+ * ncztr_attr_decode). */
+const char *ncztr_attr_load_error(const ncztr_attr *a);
+const char *ncztr_attr_load_warning(const ncztr_attr *a);
+/* Its value's type and dataspace (the attribute's own, not copies) and element count. */
+hid_t ncztr_attr_type(const ncztr_attr *a);
+hid_t ncztr_attr_space(const ncztr_attr *a);
+size_t ncztr_attr_nelem(const ncztr_attr *a);
+/* What H5Aget_info reports: creation order, name encoding, bytes of the value (elements x
+ * type size; 0 for one that cannot be read). */
+void ncztr_attr_info(const ncztr_attr *a, uint64_t *corder, H5T_cset_t *cset, hsize_t *data_size);
+ncztr_obj *ncztr_file_root(const ncztr_file *f);
+bool ncztr_file_is_readonly(const ncztr_file *f);
+/* The store's filesystem path (directory or zip file). */
+const char *ncztr_file_location(const ncztr_file *f);
+/* The width of NC_STRING values stored as |S<n> when nothing else says. */
+void ncztr_file_set_default_maxstrlen(ncztr_file *f, size_t maxstrlen);
 
 #endif

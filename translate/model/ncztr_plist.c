@@ -1,7 +1,7 @@
 /* Creation property lists NCZarr has no place for (a file's fcpl, a group's gcpl) kept with
  * their object, so that H5Fget_create_plist / H5Gget_create_plist return what was set: the
  * list's H5Pencode2 bytes as Base64 in "_nczarr_attr.hdf5.<key>" (ncztr_obj_hdf5_set). */
-#include "ncztr_model.h"
+#include "ncztr_model_internal.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -1,4 +1,5 @@
 /* Opening, creating, flushing and closing a store as a model. */
+#include "ncztr_model_internal.h"
 #include "ncztr_store.h"
 #include "ncztr_zmeta.h"
 

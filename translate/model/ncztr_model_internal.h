@@ -1,0 +1,152 @@
+/* The model's structs and the functions only translate/ uses. The VOL connector includes
+ * ncztr_model.h (with translate/store/ncztr_store.h), where these structs are opaque: it
+ * reaches the model through functions, never through fields. Every file of translate/
+ * that reads fields includes this header. */
+#ifndef NCZTR_MODEL_INTERNAL_H
+#define NCZTR_MODEL_INTERNAL_H
+
+#include "ncztr_model.h"
+
+struct ncztr_attr {
+    char *name;
+    ncztr_attrval val;
+    uint64_t corder; /* creation order */
+    int refcount;
+    bool deleted;
+    H5T_cset_t name_cset; /* its acpl's character encoding (H5Pset_char_encoding) */
+    /* Read from a store in which its value does not fit its "_nczarr_attr.types" entry
+     * (ncztr_attr_decode). load_error: it cannot be read; opening it reports this, val is
+     * empty, and raw keeps what the store had for it ({"value", "type", "ashape", "atype"},
+     * each optional) to be written back unchanged. load_warning: it was read as its JSON
+     * value's own type; opening it puts this on the error stack. */
+    char *load_error;
+    char *load_warning;
+    json_t *raw;
+};
+
+typedef struct ncztr_dim {
+    char *name;
+    uint64_t size;
+    bool unlimited;
+} ncztr_dim;
+
+struct ncztr_array {
+    ncztr_zarray za;                 /* shape (current extent), chunks, dtype, fill, order, codecs */
+    bool scalar;                     /* HDF5 scalar dataspace, stored as shape [1] + "scalar": 1 */
+    bool null_space;                 /* HDF5 null dataspace, stored as shape [0] + "hdf5_null": 1 */
+    hsize_t maxdims[NCZTR_MAX_RANK]; /* H5S_UNLIMITED for unlimited dims */
+    char **dimrefs;                  /* rank FQNs ("/x", "/sub/y") or NULL: derived on save */
+    hid_t type;                      /* HDF5 type the application sees (owned) */
+    bool vlen_string;                /* type is a vlen string stored as |S<maxstrlen> */
+    size_t maxstrlen;
+    hid_t dcpl;       /* creation plist reported by H5Dget_create_plist (owned) */
+    bool fill_never;  /* H5D_FILL_TIME_NEVER: fill_value null */
+    char *load_error; /* set when .zarray could not be used: opening reports it */
+    bool stub;        /* listed by its NCZarr group, .zarray/.zattrs not read yet: they are
+                       * read on first use (ncztr_obj_load), as opening a store of 100000s of
+                       * arrays must not parse them all */
+    bool nc_hidden;   /* listed in "_nczarr_group.hdf5_arrays", not "arrays": netCDF-C 4.9.3
+                       * cannot read structured dtypes and fails on the whole store */
+    ncztr_chunkcache *cache;
+    /* Frees cache: set by the data layer (translate/data), which makes the cache, since the
+     * model below it cannot name its functions. */
+    void (*cache_free)(ncztr_chunkcache *c);
+    size_t cache_bytes; /* chunk cache budget (H5Pset_chunk_cache) */
+};
+
+struct ncztr_obj {
+    ncztr_objkind kind;
+    char *name;        /* link name in the parent ("" for the root) */
+    ncztr_obj *parent; /* NULL for the root or once unlinked */
+    ncztr_file *file;
+    uint64_t id;     /* object token: unique in the open file, stable across renames */
+    uint64_t corder; /* creation order within the parent */
+    int refcount;    /* the tree holds one; each open handle one */
+    bool deleted;
+    bool meta_dirty;    /* .zgroup/.zarray must be (re)written */
+    bool attrs_dirty;   /* .zattrs must be rewritten */
+    bool is_new;        /* never written */
+    bool at_store_root; /* an array stored at the store's root key (pure Zarr array store) */
+    bool anonymous;     /* created without a link (H5Gcreate_anon): in memory until linked */
+    json_t *hdf5;       /* "_nczarr_attr": {"hdf5": ...} in .zattrs: HDF5 settings NCZarr has
+                         * no place for (encoded creation plists), or NULL */
+    /* attributes, in creation order */
+    ncztr_attr **attrs;
+    size_t nattrs, attrs_cap;
+    uint64_t next_attr_corder;
+    /* group */
+    ncztr_obj **children; /* in creation order */
+    size_t nchildren, children_cap;
+    uint64_t next_child_corder;
+    ncztr_dim *dims; /* shared dimensions defined here */
+    size_t ndims, dims_cap;
+    /* lookup caches (ncztr_index.c): by name, and the members sorted by name */
+    nczm_hindex child_ix, attr_ix, dim_ix;
+    ncztr_obj **child_by_name;
+    ncztr_attr **attr_by_name;
+    /* array */
+    ncztr_array *arr;
+    /* alias: the object it names, by id once known (a renamed object keeps it); the path
+     * stored for it, which a loaded alias is resolved by on first use */
+    uint64_t target_id;
+    bool target_known;
+    bool resolving; /* guards against an alias whose stored path runs through itself */
+    char *target_path;
+};
+
+struct ncztr_file {
+    nczm_map *map;
+    nczm_url url;
+    ncztr_opts opts;
+    bool readonly;
+    bool root_is_array; /* the store root is an array: shown as "/<basename>" */
+    ncztr_obj *root;
+    uint64_t next_id;
+    bool superblock;              /* an NCZarr superblock was found (or we write one) */
+    char *ncproperties;           /* _NCProperties text to keep, may be NULL */
+    struct ncztr_zmeta *old_cons; /* the .zmetadata found on open (owned), or NULL: entries
+                                     of arrays the connector could not load are kept from it */
+    size_t default_maxstrlen;
+    nczm_hindex id_ix; /* linked objects by id (ncztr_index.c), empty until asked for */
+    bool has_aliases;  /* an alias was created or loaded: walks must look for aliases */
+    /* The HDF5 types of loaded arrays of plain dtypes, one per dtype ("<i4"): the arrays
+     * share it (by reference count; a type is never changed once made), since making
+     * 100000 copies of one type costs more than the rest of setting the arrays up. */
+    struct {
+        char dtype[NCZTR_DTYPE_MAX];
+        hid_t type;
+    } types[16];
+    size_t ntypes;
+    /* Hooks the layers above the model fill in (translate/CMakeLists.txt: calls go down
+     * only). load_stub: reads the .zarray/.zattrs of an array the loader (translate/store)
+     * put off; set by the loader when it makes such stubs, so ncztr_obj_load can complete
+     * them from below. */
+    struct {
+        herr_t (*load_stub)(ncztr_obj *o);
+    } hooks;
+};
+
+ncztr_obj *ncztr_obj_new(ncztr_file *f, ncztr_objkind kind, const char *name);
+herr_t ncztr_obj_attach(ncztr_obj *parent, ncztr_obj *child);
+/* Appends an attribute (its name not yet used on o) in creation order. */
+herr_t ncztr_attr_append(ncztr_obj *o, ncztr_attr *a);
+/* A group's shared dimension by name, or NULL; adding one (NULL when out of memory). */
+ncztr_dim *ncztr_group_dim(const ncztr_obj *g, const char *name);
+ncztr_dim *ncztr_group_add_dim(ncztr_obj *g, const char *name, uint64_t size, bool unlimited);
+/* Where a child / an attribute is in its list (the list's length when it is not there). */
+size_t ncztr_child_pos(const ncztr_obj *g, const ncztr_obj *c);
+size_t ncztr_attr_pos(const ncztr_obj *o, const ncztr_attr *a);
+/* Keeping the lookup caches of ncztr_index.c right: every change of a member list goes
+ * through these, a renamed member being removed under its old name and added again. */
+void ncztr_index_child_added(ncztr_obj *g, ncztr_obj *c);
+void ncztr_index_child_removed(ncztr_obj *g, ncztr_obj *c);
+void ncztr_index_attr_added(ncztr_obj *o, ncztr_attr *a);
+void ncztr_index_attr_removed(ncztr_obj *o, ncztr_attr *a);
+void ncztr_index_tree_changed(ncztr_file *f);
+void ncztr_index_obj_free(ncztr_obj *o);
+/* Model changes that must reach the store first (o's keys are moved or copied there). */
+void ncztr_obj_detach(ncztr_obj *o);
+/* ncztr_check_name, for the name of an alias too when keyless (no length limit). */
+herr_t ncztr_check_link_name(const char *name, const char *what, bool keyless);
+
+#endif
