@@ -27,7 +27,7 @@ static void test_dtype_parse(void)
     const dt_case ok[] = {
         {"|i1", "|i1", NCZTR_T_INT, 1, 0, 0, H5T_STD_I8LE},
         {"<i1", "<i1", NCZTR_T_INT, 1, 0, 0, H5T_STD_I8LE},
-        {">i1", ">i1", NCZTR_T_INT, 1, 0, 0, H5T_STD_I8LE},
+        {">i1", ">i1", NCZTR_T_INT, 1, 1, 0, H5T_STD_I8BE}, /* HDF5 keeps 1-byte orders apart */
         {"=i1", "|i1", NCZTR_T_INT, 1, 0, 0, H5T_STD_I8LE},
         {"|u1", "|u1", NCZTR_T_UINT, 1, 0, 0, H5T_STD_U8LE},
         {"<u1", "<u1", NCZTR_T_UINT, 1, 0, 0, H5T_STD_U8LE},
@@ -85,14 +85,16 @@ static void test_dtype_parse(void)
             CHECK(H5Tget_strpad(t) == (c->size == 1 ? H5T_STR_NULLTERM : H5T_STR_NULLPAD),
                   "dtype \"%s\": padding", c->text);
         }
-        /* And back: same class/size/order; 1-byte ints as "|i1"/"|u1", chars as ">S1". */
+        /* And back: same class/size/order; 1-byte ints as "|i1"/"|u1" (">i1" when big-endian),
+         * chars as ">S1". */
         {
             ncztr_dtype back;
             CHECK(ncztr_dtype_from_hdf5(t, 0, "test", &back) >= 0, "dtype \"%s\": from_hdf5 failed", c->text);
             CHECK(back.tclass == dt.tclass && back.size == dt.size && back.big_endian == dt.big_endian,
                   "dtype \"%s\": from_hdf5 gives \"%s\"", c->text, back.zarr);
             if (dt.size == 1 && dt.tclass == NCZTR_T_INT)
-                CHECK(!strcmp(back.zarr, "|i1"), "1-byte int back as \"%s\"", back.zarr);
+                CHECK(!strcmp(back.zarr, dt.big_endian ? ">i1" : "|i1"), "1-byte int back as \"%s\"",
+                      back.zarr);
             if (dt.size == 1 && dt.tclass == NCZTR_T_UINT)
                 CHECK(!strcmp(back.zarr, "|u1"), "1-byte uint back as \"%s\"", back.zarr);
             if (dt.tclass == NCZTR_T_CHAR)
@@ -139,7 +141,7 @@ static void test_dtype_from_hdf5(void)
         {H5T_NATIVE_USHORT, "<u2"}, {H5T_NATIVE_INT, "<i4"},    {H5T_NATIVE_UINT, "<u4"},
         {H5T_NATIVE_LLONG, "<i8"},  {H5T_NATIVE_ULLONG, "<u8"}, {H5T_NATIVE_FLOAT, "<f4"},
         {H5T_NATIVE_DOUBLE, "<f8"}, {H5T_STD_I16BE, ">i2"},     {H5T_STD_U64BE, ">u8"},
-        {H5T_IEEE_F32BE, ">f4"},    {H5T_IEEE_F64BE, ">f8"},    {H5T_STD_I8BE, "|i1"},
+        {H5T_IEEE_F32BE, ">f4"},    {H5T_IEEE_F64BE, ">f8"},    {H5T_STD_I8BE, ">i1"},
         {H5T_C_S1, ">S1"},
     };
     for (size_t i = 0; i < sizeof ok / sizeof ok[0]; i++) {
@@ -147,6 +149,14 @@ static void test_dtype_from_hdf5(void)
         err_reset();
         CHECK(ncztr_dtype_from_hdf5(ok[i].t, 0, "x", &dt) >= 0 && !strcmp(dt.zarr, ok[i].zarr),
               "from_hdf5 case %zu: got \"%s\", want \"%s\" (%s)", i, dt.zarr, ok[i].zarr, err_text());
+        /* and back: the same HDF5 type, byte order of 1-byte numbers included */
+        if (H5Tget_class(ok[i].t) != H5T_STRING) {
+            hid_t back = ncztr_dtype_to_hdf5(&dt);
+            CHECK(back >= 0 && H5Tequal(back, ok[i].t) > 0, "to_hdf5 case %zu (\"%s\") is another type", i,
+                  dt.zarr);
+            if (back >= 0)
+                H5Tclose(back);
+        }
     }
     /* Strings: fixed n -> "|Sn"; vlen -> "|S<maxstrlen>" (default 128). */
     {

@@ -25,9 +25,11 @@ void ncztr_array_free(ncztr_array *a)
             free(a->dimrefs[i]);
         free(a->dimrefs);
     }
-    if (a->type >= 0)
+    /* A program that exits with its file open has its ids closed by HDF5's own shutdown,
+     * which may free these before it closes the file: only what is still valid is closed. */
+    if (a->type >= 0 && H5Iis_valid(a->type) > 0)
         H5Tclose(a->type);
-    if (a->dcpl >= 0)
+    if (a->dcpl >= 0 && H5Iis_valid(a->dcpl) > 0)
         H5Pclose(a->dcpl);
     free(a->load_error);
     free(a);

@@ -41,7 +41,8 @@ static void file_free(ncztr_file *f)
     }
     nczm_hindex_clear(&f->id_ix);
     for (size_t i = 0; i < f->ntypes; i++)
-        H5Tclose(f->types[i].type);
+        if (H5Iis_valid(f->types[i].type) > 0) /* see ncztr_array_free */
+            H5Tclose(f->types[i].type);
     nczm_url_clear(&f->url);
     ncztr_zmeta_free(f->old_cons);
     free(f->ncproperties);

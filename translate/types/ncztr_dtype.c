@@ -126,6 +126,10 @@ herr_t ncztr_dtype_parse(const char *text, const char *what, ncztr_dtype *out)
         dt.big_endian = order == '>';
     } else if (order == '=' || order == 0) {
         order = '|';
+    } else if (dt.tclass != NCZTR_T_CHAR && dt.tclass != NCZTR_T_STRING) {
+        /* a 1-byte number's order changes no byte, but HDF5 keeps it as part of the type
+         * (H5T_STD_I8BE is not H5T_STD_I8LE): ">i1" says which */
+        dt.big_endian = order == '>';
     }
 
     /* Canonical text: as written, except that "=" / no prefix become the explicit order so
@@ -157,7 +161,7 @@ hid_t ncztr_dtype_to_hdf5(const ncztr_dtype *dt)
         int be = dt->big_endian;
         switch (dt->size) {
         case 1:
-            base = s ? H5T_STD_I8LE : H5T_STD_U8LE;
+            base = s ? (be ? H5T_STD_I8BE : H5T_STD_I8LE) : (be ? H5T_STD_U8BE : H5T_STD_U8LE);
             break;
         case 2:
             base = s ? (be ? H5T_STD_I16BE : H5T_STD_I16LE) : (be ? H5T_STD_U16BE : H5T_STD_U16LE);
@@ -299,9 +303,12 @@ herr_t ncztr_dtype_from_hdf5(hid_t type, size_t maxstrlen, const char *what, ncz
                          "%s: numeric type with mixed/VAX byte order is not representable in NCZarr", what);
         }
         dt.size = size;
-        if (size == 1)
-            snprintf(dt.zarr, sizeof dt.zarr, "|%c1", dt.tclass == NCZTR_T_INT ? 'i' : 'u');
-        else
+        if (size == 1) {
+            /* "|" as numpy writes it, ">" for HDF5's big-endian 1-byte types (see the parser) */
+            dt.big_endian = order == H5T_ORDER_BE;
+            snprintf(dt.zarr, sizeof dt.zarr, "%c%c1", dt.big_endian ? '>' : '|',
+                     dt.tclass == NCZTR_T_INT ? 'i' : 'u');
+        } else
             snprintf(dt.zarr, sizeof dt.zarr, "%c%c%zu", dt.big_endian ? '>' : '<',
                      dt.tclass == NCZTR_T_INT    ? 'i'
                      : dt.tclass == NCZTR_T_UINT ? 'u'
