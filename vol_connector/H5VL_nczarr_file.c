@@ -344,8 +344,7 @@ void *H5VL_nczarr_file_create(const char *name, unsigned flags, hid_t fcpl_id, h
     }
     H5VL_nczarr_info_from_fapl(fapl_id, &info);
     opts_from_info(&info, &opts);
-    unsigned mflags = (flags & H5F_ACC_TRUNC) ? NCZM_TRUNC : NCZM_EXCL;
-    if (ncztr_file_create(name, mflags, &opts, &tf) < 0) {
+    if (ncztr_file_create_hdf5(name, flags, &opts, &tf) < 0) {
         H5Pclose(fcpl);
         return NULL;
     }

@@ -157,3 +157,9 @@ herr_t ncztr_delete_store(const char *name)
         return NCZ_PUSH(NCZ_E_STORE, "cannot delete store \"%s\": %s", name, emsg);
     return SUCCEED;
 }
+
+herr_t ncztr_file_create_hdf5(const char *name, unsigned h5f_acc_flags, const ncztr_opts *opts,
+                              ncztr_file **out)
+{
+    return ncztr_file_create(name, (h5f_acc_flags & H5F_ACC_TRUNC) ? NCZM_TRUNC : NCZM_EXCL, opts, out);
+}

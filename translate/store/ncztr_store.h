@@ -9,6 +9,10 @@
 /* ---- files ---- */
 /* flags: NCZM_CREATE|NCZM_TRUNC|NCZM_EXCL or NCZM_READONLY. */
 herr_t ncztr_file_create(const char *name, unsigned flags, const ncztr_opts *opts, ncztr_file **out);
+/* H5Fcreate's semantics: H5F_ACC_TRUNC replaces a store of ours (and nothing else),
+ * otherwise an existing store is an error (H5F_ACC_EXCL, HDF5's default). */
+herr_t ncztr_file_create_hdf5(const char *name, unsigned h5f_acc_flags, const ncztr_opts *opts,
+                              ncztr_file **out);
 herr_t ncztr_file_open(const char *name, bool readonly, const ncztr_opts *opts, ncztr_file **out);
 herr_t ncztr_file_flush(ncztr_file *f);
 /* Flushes (unless read-only) and frees everything; returns FAIL if the flush failed

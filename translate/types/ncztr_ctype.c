@@ -12,11 +12,9 @@
 #define NATIVE_BIG 0
 #endif
 
-#define MAX_DEPTH    8                 /* nesting of compounds in a structured dtype */
-#define MAX_FIELDS   4096              /* fields of one compound */
-#define MAX_RECORD   ((size_t)1 << 26) /* bytes of one record (as for fixed strings) */
-#define MAX_ENCODED  ((size_t)1 << 20) /* bytes of an encoded HDF5 type */
-#define DECODE_SLACK 4096              /* zero bytes after a decoded type: H5Tdecode has no length */
+#define MAX_DEPTH  8                 /* nesting of compounds in a structured dtype */
+#define MAX_FIELDS 4096              /* fields of one compound */
+#define MAX_RECORD ((size_t)1 << 26) /* bytes of one record (as for fixed strings) */
 
 /* Keeps the error stack across HDF5 calls made while cleaning up (they clear it). */
 static void close_type(hid_t t)
@@ -109,7 +107,8 @@ static json_t *field(const char *name, hid_t mt, const char *what, int depth)
             NCZ_GOTO(NULL, NCZ_E_NOTREPR, "%s: array type with more than %d dimensions", what,
                      NCZTR_MAX_RANK);
         for (int k = 0; k < nd; k++)
-            json_array_append_new(shape, json_integer((json_int_t)d[k]));
+            if (json_array_append_new(shape, json_integer((json_int_t)d[k])) != 0)
+                NCZ_GOTO(NULL, NCZ_E_NOMEM, "out of memory");
         hid_t nsup = H5Tget_super(base);
         close_type(sup);
         if ((sup = nsup) < 0)
@@ -125,13 +124,16 @@ static json_t *field(const char *name, hid_t mt, const char *what, int depth)
             NCZ_GOTO_QUIET(NULL);
         dt = json_string(s);
     }
-    json_array_append_new(f, json_string(name));
-    json_array_append_new(f, dt);
+    /* jansson takes each value over, also when appending it fails */
+    int bad = json_array_append_new(f, json_string(name)) != 0;
+    bad |= json_array_append_new(f, dt) != 0;
     dt = NULL;
     if (shape) {
-        json_array_append_new(f, shape);
+        bad |= json_array_append_new(f, shape) != 0;
         shape = NULL;
     }
+    if (bad)
+        NCZ_GOTO(NULL, NCZ_E_NOMEM, "out of memory");
     ret = f;
     f = NULL;
 done:
@@ -162,7 +164,8 @@ static json_t *field_list(hid_t t, const char *what, int depth)
         close_type(mt);
         if (!f)
             NCZ_GOTO_QUIET(NULL);
-        json_array_append_new(l, f);
+        if (json_array_append_new(l, f) != 0)
+            NCZ_GOTO(NULL, NCZ_E_NOMEM, "out of memory");
     }
     ret = l;
     l = NULL;
@@ -187,7 +190,11 @@ json_t *ncztr_struct_from_hdf5(hid_t type, const char *what)
             NCZ_PUSH(NCZ_E_NOMEM, "out of memory");
             return NULL;
         }
-        json_array_append_new(l, f);
+        if (json_array_append_new(l, f) != 0) {
+            json_decref(l);
+            NCZ_PUSH(NCZ_E_NOMEM, "out of memory");
+            return NULL;
+        }
         return l;
     default:
         NCZ_PUSH(NCZ_E_INTERNAL, "%s: not a compound or array type", what);
@@ -410,62 +417,6 @@ hid_t ncztr_struct_to_hdf5(const json_t *list, const char *what)
     return parse_list(list, what ? what : "dtype", 0);
 }
 
-/* ---- exact types as Base64 ---------------------------------------------------------------- */
-
-char *ncztr_type_encode(hid_t type, const char *what)
-{
-    char *ret = NULL;
-    unsigned char *buf = NULL;
-    size_t n = 0;
-    if (H5Tencode(type, NULL, &n) < 0 || n == 0)
-        NCZ_GOTO(NULL, NCZ_E_HDF5, "%s: H5Tencode failed", what);
-    buf = malloc(n);
-    NCZ_CHECK_ALLOC(buf, NULL);
-    if (H5Tencode(type, buf, &n) < 0)
-        NCZ_GOTO(NULL, NCZ_E_HDF5, "%s: H5Tencode failed", what);
-    if (!(ret = ncztr_b64_encode(buf, n)))
-        NCZ_GOTO(NULL, NCZ_E_NOMEM, "out of memory");
-done:
-    free(buf);
-    return ret;
-}
-
-hid_t ncztr_type_decode(const char *b64, const char *what)
-{
-    hid_t ret = H5I_INVALID_HID, t = H5I_INVALID_HID;
-    unsigned char *buf = NULL, *again = NULL;
-    size_t len = b64 ? strlen(b64) : 0, n2 = 0;
-    long n;
-    if (len == 0 || len > MAX_ENCODED)
-        NCZ_GOTO(H5I_INVALID_HID, NCZ_E_FORMAT, "%s: the kept HDF5 type is empty or too long", what);
-    buf = calloc(1, len + DECODE_SLACK);
-    NCZ_CHECK_ALLOC(buf, H5I_INVALID_HID);
-    if ((n = ncztr_b64_decode(b64, len, buf, len)) < 0)
-        NCZ_GOTO(H5I_INVALID_HID, NCZ_E_FORMAT, "%s: the kept HDF5 type is not valid Base64", what);
-    /* H5Tencode output starts with the datatype message id (3) and its encoding version (0). */
-    if (n < 8 || buf[0] != 3 || buf[1] > 1)
-        NCZ_GOTO(H5I_INVALID_HID, NCZ_E_FORMAT, "%s: the kept HDF5 type is not an encoded HDF5 datatype",
-                 what);
-    H5E_BEGIN_TRY
-    {
-        t = H5Tdecode(buf);
-    }
-    H5E_END_TRY
-    if (t < 0)
-        NCZ_GOTO(H5I_INVALID_HID, NCZ_E_FORMAT, "%s: the kept HDF5 type does not decode", what);
-    /* It must re-encode to the same bytes: no trailing garbage, nothing read past the end. */
-    if (H5Tencode(t, NULL, &n2) < 0 || n2 != (size_t)n || !(again = malloc(n2)) ||
-        H5Tencode(t, again, &n2) < 0 || memcmp(again, buf, n2) != 0)
-        NCZ_GOTO(H5I_INVALID_HID, NCZ_E_FORMAT, "%s: the kept HDF5 type is corrupt", what);
-    ret = t;
-    t = H5I_INVALID_HID;
-done:
-    close_type(t);
-    free(buf);
-    free(again);
-    return ret;
-}
-
 /* ---- attribute values --------------------------------------------------------------------- */
 
 static json_t *elem_to_json(hid_t t, const unsigned char *p, const char *what, int depth);
@@ -486,11 +437,12 @@ static json_t *array_to_json(hid_t base, size_t bsz, const hsize_t *d, int nd, c
             e = elem_to_json(base, *p, what, depth + 1);
             *p += bsz;
         }
-        if (!e) {
+        if (!e || json_array_append_new(l, e) != 0) {
+            if (e)
+                NCZ_PUSH(NCZ_E_NOMEM, "out of memory");
             json_decref(l);
             return NULL;
         }
-        json_array_append_new(l, e);
     }
     return l;
 }
@@ -546,8 +498,10 @@ static json_t *elem_to_json(hid_t t, const unsigned char *p, const char *what, i
             hid_t mt = H5Tget_member_type(t, (unsigned)i);
             size_t off = H5Tget_member_offset(t, (unsigned)i);
             json_t *e = nm && mt >= 0 ? elem_to_json(mt, p + off, what, depth + 1) : NULL;
-            if (e)
-                json_object_set_new(o, nm, e);
+            if (e && json_object_set_new(o, nm, e) != 0) {
+                NCZ_PUSH(NCZ_E_NOMEM, "out of memory");
+                e = NULL; /* taken over and freed by jansson */
+            }
             if (nm)
                 H5free_memory(nm);
             close_type(mt);
@@ -717,7 +671,8 @@ herr_t ncztr_cattr_to_json(const char *name, const ncztr_attrval *val, json_t **
             json_t *e = elem_to_json(val->type, (const unsigned char *)val->data + i * esz, what, 0);
             if (!e)
                 NCZ_GOTO_QUIET(FAIL);
-            json_array_append_new(out, e);
+            if (json_array_append_new(out, e) != 0)
+                NCZ_GOTO(FAIL, NCZ_E_NOMEM, "out of memory");
         }
     }
     if (!out)

@@ -1,0 +1,68 @@
+/* Exact HDF5 types kept beside a Zarr dtype that cannot say everything (enum, compound,
+ * array): Base64 of H5Tencode, checked when decoded since the text comes from the store. */
+#include "ncztr_types.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#define MAX_ENCODED  ((size_t)1 << 20) /* bytes of an encoded HDF5 type */
+#define DECODE_SLACK 4096              /* zero bytes after a decoded type: H5Tdecode has no length */
+
+char *ncztr_type_encode(hid_t type, const char *what)
+{
+    char *ret = NULL;
+    unsigned char *buf = NULL;
+    size_t n = 0;
+    if (H5Tencode(type, NULL, &n) < 0 || n == 0)
+        NCZ_GOTO(NULL, NCZ_E_HDF5, "%s: H5Tencode failed", what);
+    buf = malloc(n);
+    NCZ_CHECK_ALLOC(buf, NULL);
+    if (H5Tencode(type, buf, &n) < 0)
+        NCZ_GOTO(NULL, NCZ_E_HDF5, "%s: H5Tencode failed", what);
+    if (!(ret = ncztr_b64_encode(buf, n)))
+        NCZ_GOTO(NULL, NCZ_E_NOMEM, "out of memory");
+done:
+    free(buf);
+    return ret;
+}
+
+hid_t ncztr_type_decode(const char *b64, const char *what)
+{
+    hid_t ret = H5I_INVALID_HID, t = H5I_INVALID_HID;
+    unsigned char *buf = NULL, *again = NULL;
+    size_t len = b64 ? strlen(b64) : 0, n2 = 0;
+    long n;
+    if (len == 0 || len > MAX_ENCODED)
+        NCZ_GOTO(H5I_INVALID_HID, NCZ_E_FORMAT, "%s: the kept HDF5 type is empty or too long", what);
+    buf = calloc(1, len + DECODE_SLACK);
+    NCZ_CHECK_ALLOC(buf, H5I_INVALID_HID);
+    if ((n = ncztr_b64_decode(b64, len, buf, len)) < 0)
+        NCZ_GOTO(H5I_INVALID_HID, NCZ_E_FORMAT, "%s: the kept HDF5 type is not valid Base64", what);
+    /* H5Tencode output starts with the datatype message id (3) and its encoding version (0). */
+    if (n < 8 || buf[0] != 3 || buf[1] > 1)
+        NCZ_GOTO(H5I_INVALID_HID, NCZ_E_FORMAT, "%s: the kept HDF5 type is not an encoded HDF5 datatype",
+                 what);
+    H5E_BEGIN_TRY
+    {
+        t = H5Tdecode(buf);
+    }
+    H5E_END_TRY
+    if (t < 0)
+        NCZ_GOTO(H5I_INVALID_HID, NCZ_E_FORMAT, "%s: the kept HDF5 type does not decode", what);
+    /* It must re-encode to the same bytes: no trailing garbage, nothing read past the end. */
+    if (H5Tencode(t, NULL, &n2) < 0 || n2 != (size_t)n || !(again = malloc(n2)) ||
+        H5Tencode(t, again, &n2) < 0 || memcmp(again, buf, n2) != 0)
+        NCZ_GOTO(H5I_INVALID_HID, NCZ_E_FORMAT, "%s: the kept HDF5 type is corrupt", what);
+    ret = t;
+    t = H5I_INVALID_HID;
+done:
+    if (t >= 0) {
+        hid_t es = H5Eget_current_stack(); /* H5Tclose clears it */
+        H5Tclose(t);
+        if (es >= 0)
+            H5Eset_current_stack(es);
+    }
+    free(buf);
+    free(again);
+    return ret;
+}
