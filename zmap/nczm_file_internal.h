@@ -23,11 +23,8 @@ typedef struct file_map {
 
 nczm_status nczm_file_write(nczm_map *map, const char *key, const void *data, size_t len);
 
-/* Metadata objects, durably: every object goes to a temporary beside its key, one syncfs
- * puts them (and the chunks written before them) on disk, each is renamed into place, and
- * one more syncfs makes the renames durable. A crash at any point leaves every object old
- * or new and whole, and no metadata names chunk data that is not on disk. Two syncs per
- * flush, not two fsyncs per object: a flush of 100000 arrays stays cheap. */
+/* Metadata objects, durably (nczm_filewrite.c says how): after a crash each object is the
+ * old one or the new one, whole. */
 nczm_status nczm_file_commit_many(nczm_map *map, size_t n, nczm_put *reqs);
 
 nczm_status nczm_file_delete(nczm_map *map, const char *key);

@@ -12,44 +12,16 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-/* Writes data to a new temporary file in the key's directory (made as needed), on disk
- * before it returns when sync. On success *dfdp is the open directory (release with
- * nczm_file_put_dir), *tmpp the temporary's name in it and *leafp the key's last segment. */
-static nczm_status write_tmp(nczm_map *map, const char *key, const void *data, size_t len, int sync,
-                             int *dfdp, char **tmpp, const char **leafp)
+/* Writes data to a new temporary file in the open directory dfd, on disk before it returns
+ * when sync; *tmpp gets its name (malloc'ed). errno-style result: 0 or the error. */
+static int write_tmp_at(int dfd, const void *data, size_t len, int sync, char **tmpp)
 {
-    const file_map *fm = FM(map);
-    const char *leaf = NULL;
     char *tmp = NULL;
-    int dfd = -1, fd = -1, e = 0;
-    *dfdp = -1;
-    *tmpp = NULL;
-    /* Directories are made as needed; retry in case a concurrent delete pruned one between
-     * making it and creating the file in it. */
-    for (int attempt = 0; attempt < 3; attempt++) {
-        dfd = nczm_file_open_parent(fm, key, 1, &leaf);
-        if (dfd >= 0) {
-            fd = nczm_open_tmp_at(dfd, NULL, &tmp);
-            if (fd < 0) {
-                e = errno;
-                nczm_file_put_dir(fm, dfd);
-                dfd = -1;
-                errno = e;
-            }
-        }
-        if (fd >= 0 || errno != ENOENT)
-            break;
-    }
-    if (fd < 0) {
-        e = errno;
-        if (e == ENOTDIR)
-            return nczm_seterr(map, NCZM_INVAL, "%s: write \"%s\": a prefix of the key is an object",
-                               map->location, key);
-        return nczm_file_key_err(map, "write", key, e);
-    }
+    int fd = nczm_open_tmp_at(dfd, NULL, &tmp), e = 0;
+    if (fd < 0)
+        return errno;
     const char *p = data;
     size_t left = len;
-    e = 0;
     while (left) {
         ssize_t w = write(fd, p, left > ((size_t)1 << 30) ? (size_t)1 << 30 : left);
         if (w < 0 && errno == EINTR)
@@ -67,14 +39,45 @@ static nczm_status write_tmp(nczm_map *map, const char *key, const void *data, s
         e = errno;
     if (e) {
         unlinkat(dfd, tmp, 0);
-        nczm_file_put_dir(fm, dfd);
         free(tmp);
-        return nczm_file_key_err(map, "write", key, e);
+        return e;
     }
-    *dfdp = dfd;
     *tmpp = tmp;
-    *leafp = leaf;
-    return NCZM_OK;
+    return 0;
+}
+
+static nczm_status write_err(nczm_map *map, const char *key, int e)
+{
+    if (e == ENOTDIR)
+        return nczm_seterr(map, NCZM_INVAL, "%s: write \"%s\": a prefix of the key is an object",
+                           map->location, key);
+    return nczm_file_key_err(map, "write", key, e);
+}
+
+/* Writes data to a new temporary file in the key's directory (made as needed), on disk
+ * before it returns when sync. On success *dfdp is the open directory (release with
+ * nczm_file_put_dir), *tmpp the temporary's name in it and *leafp the key's last segment. */
+static nczm_status write_tmp(nczm_map *map, const char *key, const void *data, size_t len, int sync,
+                             int *dfdp, char **tmpp, const char **leafp)
+{
+    const file_map *fm = FM(map);
+    int e = 0;
+    *dfdp = -1;
+    *tmpp = NULL;
+    /* Directories are made as needed; retry in case a concurrent delete pruned one between
+     * making it and creating the file in it. */
+    for (int attempt = 0; attempt < 3; attempt++) {
+        int dfd = nczm_file_open_parent(fm, key, 1, leafp);
+        e = dfd < 0 ? errno : write_tmp_at(dfd, data, len, sync, tmpp);
+        if (!e) {
+            *dfdp = dfd;
+            return NCZM_OK;
+        }
+        nczm_file_put_dir(fm, dfd);
+        if (e != ENOENT)
+            break;
+    }
+    return write_err(map, key, e);
 }
 
 /* Renames the temporary tmp in dfd over the key's leaf (removing the temporary on failure). */
@@ -135,6 +138,42 @@ static int sync_dir_once(int dfd, dev_t *sdev, ino_t *sino, size_t *n)
     return fsync(dfd);
 }
 
+/* The open directory of the last key's parent, reused while the next keys share it (a
+ * group's .zgroup and .zattrs, an array's .zarray and .zattrs): a commit opens each
+ * directory once per pass, as many times as writing the objects one by one would. */
+typedef struct dir_cache {
+    const char *key; /* the key whose parent dfd is (borrowed) */
+    size_t plen;     /* length of that parent prefix, without the '/' */
+    int dfd;
+} dir_cache;
+
+static size_t parent_len(const char *key)
+{
+    const char *s = strrchr(key, '/');
+    return s ? (size_t)(s - key) : 0;
+}
+
+/* The open parent directory of key (-1 with errno set), *leaf its last segment. */
+static int cached_parent(const file_map *fm, dir_cache *c, const char *key, int mkdirs, const char **leaf)
+{
+    size_t pl = parent_len(key);
+    if (c->dfd >= 0 && c->plen == pl && strncmp(c->key, key, pl) == 0) {
+        *leaf = pl ? key + pl + 1 : key;
+        return c->dfd;
+    }
+    nczm_file_put_dir(fm, c->dfd);
+    c->dfd = nczm_file_open_parent(fm, key, mkdirs, leaf);
+    c->key = key;
+    c->plen = pl;
+    return c->dfd;
+}
+
+static void cache_drop(const file_map *fm, dir_cache *c)
+{
+    nczm_file_put_dir(fm, c->dfd);
+    c->dfd = -1;
+}
+
 /* Metadata objects, durably: every object goes to a temporary beside its key and reaches
  * the disk, then each is renamed into place and the renames reach the disk (per object and
  * directory for a few objects, by two syncfs for many: NCZM_SYNC_EACH_MAX). A crash at any
@@ -150,22 +189,31 @@ nczm_status nczm_file_commit_many(nczm_map *map, size_t n, nczm_put *reqs)
     char **tmps = calloc(n, sizeof *tmps);
     if (!tmps)
         return nczm_seterr(map, NCZM_NOMEM, "%s: out of memory writing metadata", map->location);
+    dir_cache dc = {NULL, 0, -1};
     for (size_t i = 0; i < n; i++) {
         if (reqs[i].status != NCZM_OK)
             continue;
-        int dfd;
         const char *leaf;
-        reqs[i].status = write_tmp(map, reqs[i].key, reqs[i].buf, reqs[i].len, each, &dfd, &tmps[i], &leaf);
-        nczm_file_put_dir(fm, dfd);
+        int dfd = cached_parent(fm, &dc, reqs[i].key, 1, &leaf);
+        int e = dfd < 0 ? errno : write_tmp_at(dfd, reqs[i].buf, reqs[i].len, each, &tmps[i]);
+        if (e) {
+            /* the slow path, with its retries and messages */
+            cache_drop(fm, &dc);
+            int dfd2;
+            reqs[i].status =
+                write_tmp(map, reqs[i].key, reqs[i].buf, reqs[i].len, each, &dfd2, &tmps[i], &leaf);
+            nczm_file_put_dir(fm, dfd2);
+        }
         nczm_first_err_note(&fe, map, reqs[i].status != NCZM_OK);
     }
+    cache_drop(fm, &dc);
     nczm_status sync_st = each ? NCZM_OK : sync_store(map);
     nczm_first_err_note(&fe, map, sync_st != NCZM_OK);
     for (size_t i = 0; i < n; i++) {
         if (!tmps[i])
             continue;
         const char *leaf;
-        int dfd = nczm_file_open_parent(fm, reqs[i].key, 0, &leaf);
+        int dfd = cached_parent(fm, &dc, reqs[i].key, 0, &leaf);
         if (dfd < 0)
             reqs[i].status = nczm_file_key_err(map, "write", reqs[i].key, errno);
         else if (reqs[i].status == NCZM_OK && sync_st == NCZM_OK) {
@@ -178,10 +226,12 @@ nczm_status nczm_file_commit_many(nczm_map *map, size_t n, nczm_put *reqs)
             if (reqs[i].status == NCZM_OK)
                 reqs[i].status = sync_st;
         }
-        nczm_file_put_dir(fm, dfd);
+        if (dfd < 0)
+            cache_drop(fm, &dc);
         free(tmps[i]);
         nczm_first_err_note(&fe, map, reqs[i].status != NCZM_OK);
     }
+    cache_drop(fm, &dc);
     free(tmps);
     if (sync_st == NCZM_OK && !each)
         sync_st = sync_store(map);
