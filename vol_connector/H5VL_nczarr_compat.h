@@ -17,14 +17,4 @@ static inline hid_t H5VL_nczarr_compat_connector_id(const char *name)
     return H5VLget_connector_id_by_name(name);
 }
 
-/* The library-state pair a connector needs when it calls back into HDF5 from a thread of
- * its own (the chunk pipeline's workers never do). */
-#if H5_VERSION_GE(2, 0, 0)
-#define H5VL_NCZARR_LIB_STATE_OPEN(ctx)  H5VLopen_lib_context(ctx)
-#define H5VL_NCZARR_LIB_STATE_CLOSE(ctx) H5VLclose_lib_context(ctx)
-#else
-#define H5VL_NCZARR_LIB_STATE_OPEN(ctx)  H5VLstart_lib_state()
-#define H5VL_NCZARR_LIB_STATE_CLOSE(ctx) H5VLfinish_lib_state()
-#endif
-
 #endif

@@ -407,6 +407,7 @@ typedef struct {
     size_t max, n;
     bool count_only;
     bool local; /* H5F_OBJ_LOCAL: only what was opened through this open */
+    hid_t mine; /* this connector's id, looked up once per scan */
 } idscan_t;
 
 static herr_t scan_id(hid_t id, void *ud)
@@ -419,15 +420,12 @@ static herr_t scan_id(hid_t id, void *ud)
     hid_t cid = H5VLget_connector_id(id);
     if (cid < 0)
         return 0;
-    hid_t mine = H5VL_nczarr_connector_id();
     htri_t same = 0;
-    if (mine >= 0) {
+    if (s->mine >= 0) {
         int cmp = 1;
-        same = H5VLcmp_connector_cls(&cmp, cid, mine) >= 0 && cmp == 0;
+        same = H5VLcmp_connector_cls(&cmp, cid, s->mine) >= 0 && cmp == 0;
     }
     H5VLclose(cid);
-    if (mine >= 0)
-        H5VLclose(mine);
     if (!same || (s->local ? o->file != s->f : o->file->store != s->f->store))
         return 0;
     if (!s->count_only && s->n < s->max)
@@ -438,7 +436,7 @@ static herr_t scan_id(hid_t id, void *ud)
 
 static herr_t obj_ids(H5VL_nczarr_file_t *f, unsigned types, size_t max, hid_t *list, size_t *count)
 {
-    idscan_t s = {f, list, max, 0, list == NULL, (types & H5F_OBJ_LOCAL) != 0};
+    idscan_t s = {f, list, max, 0, list == NULL, (types & H5F_OBJ_LOCAL) != 0, H5VL_nczarr_connector_id()};
     static const struct {
         unsigned flag;
         H5I_type_t t;
@@ -450,6 +448,8 @@ static herr_t obj_ids(H5VL_nczarr_file_t *f, unsigned types, size_t max, hid_t *
     for (size_t i = 0; i < sizeof map / sizeof map[0]; i++)
         if (types & map[i].flag)
             H5Iiterate(map[i].t, scan_id, &s);
+    if (s.mine >= 0)
+        H5VLclose(s.mine);
     *count = s.count_only ? s.n : (s.n < max ? s.n : max);
     return SUCCEED;
 }

@@ -27,7 +27,11 @@ for round in 1 2 3 4 5 6 7 8 9 10; do
   # a random moment: most land inside a flush (flushes take most of the writer's time)
   sleep "0.$((RANDOM % 9 + 1))$((RANDOM % 10))"
   kill -KILL "$pid" 2>/dev/null && kills=$((kills + 1))
-  wait "$pid" 2>/dev/null || true
+  rc=0
+  wait "$pid" 2>/dev/null || rc=$?
+  # the writer must have been killed, not have stopped by itself (an error, or a store it
+  # could not open because the connector did not load)
+  [ "$rc" = 137 ] || { cat "$tmp/err.txt"; echo "FAIL: round $round: the writer exited by itself ($rc)"; torn=1; }
   last=$(tail -n 1 "$tmp/gens.txt" || true)
   [ -n "$last" ] && floor=$last
   "${native[@]}" /usr/bin/python3 - "$store" "$floor" <<'PY' || { torn=1; echo "FAIL: round $round"; }
