@@ -164,12 +164,11 @@ static herr_t fetch_chunks(ncztr_ioctx *x, ncztr_cjob *jobs, size_t njobs)
             NCZ_GOTO(FAIL, NCZ_E_STORE, "dataset \"%s\": cannot read chunk \"%s\": %s", path, jb->key,
                      nczm_errmsg(map));
         void *raw = NULL;
-        size_t rawlen = 0;
         void *in = gets[i].buf;
         gets[i].buf = NULL;
-        if (ncztr_codec_decode(x->o, jb->key, in, gets[i].len, &raw, &rawlen) < 0)
+        if (ncztr_codec_decode(x->o, jb->key, in, gets[i].len, &raw, x->g.chunk_bytes) < 0)
             NCZ_GOTO_QUIET(FAIL);
-        ret = adopt_chunk(x, jb, raw, rawlen);
+        ret = adopt_chunk(x, jb, raw, x->g.chunk_bytes);
     }
 done:
     if (gets)

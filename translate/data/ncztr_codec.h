@@ -1,9 +1,5 @@
-/* The chunk codec pipeline: Zarr v2 "filters" then "compressor" on the way to the store,
- * the reverse on the way back. Only the null pipeline (no compressor, no filters) exists
- * so far; real codecs will be added behind these same three calls. Each call handles one
- * chunk and keeps no state between calls, so that chunks can later be coded on a worker
- * pool without locks.
- */
+/* The data layer's side of the codec chain (translate/codec): the array's chain, built on
+ * first use, and single-chunk encode/decode that push failures on the calling thread. */
 #ifndef NCZTR_CODEC_H
 #define NCZTR_CODEC_H
 
@@ -12,15 +8,18 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+/* The array's codec chain, built on first use (NULL after pushing an error). */
+ncztr_chain *ncztr_array_chain(const ncztr_obj *o);
+
 /* True when the array stores raw chunk bytes (compressor null and no filters). */
 bool ncztr_codec_is_null(const ncztr_array *a);
 
 /* Decodes one stored chunk object. Takes ownership of `in` (malloc'ed) whatever the
- * outcome. On success *out is malloc'ed raw chunk bytes (it may be `in` itself: the null
- * pipeline passes the buffer through without copying). `key` is the chunk key, for
- * messages. */
+ * outcome. On success *out is malloc'ed raw chunk bytes (outlen of them: the raw chunk
+ * size; the null pipeline passes `in` through when its size is right). `key` is the chunk
+ * key, for messages. */
 herr_t ncztr_codec_decode(const ncztr_obj *o, const char *key, void *in, size_t inlen, void **out,
-                          size_t *outlen);
+                          size_t outlen);
 
 /* Encodes raw chunk bytes for storing. `in` stays the caller's. On success *out is either
  * `in` itself (pass-through: do not free it separately) or a malloc'ed buffer that the

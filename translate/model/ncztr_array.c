@@ -19,6 +19,7 @@ void ncztr_array_free(ncztr_array *a)
         return;
     if (a->cache)
         a->cache_free(a->cache);
+    ncztr_chain_free(a->chain);
     ncztr_zarray_clear(&a->za);
     if (a->dimrefs) {
         for (int i = 0; i < NCZTR_MAX_RANK; i++)
@@ -262,16 +263,6 @@ static herr_t build_array(ncztr_file *f, const char *name, hid_t type, hid_t spa
     if (H5Pget_external_count(dcpl) > 0)
         NCZ_GOTO(FAIL, NCZ_E_NOTREPR, "dataset \"%s\": external storage is not representable in NCZarr",
                  name);
-    int nfilters = H5Pget_nfilters(dcpl);
-    if (nfilters > 0) {
-        char fname[64] = "";
-        unsigned flags = 0, cd[8];
-        size_t ncd = 8;
-        H5Z_filter_t id = H5Pget_filter2(dcpl, 0, &flags, &ncd, cd, sizeof fname, fname, NULL);
-        NCZ_GOTO(FAIL, NCZ_E_UNSUPPORTED,
-                 "dataset \"%s\": HDF5 filter %d (%s) is not supported by the connector yet", name, (int)id,
-                 fname[0] ? fname : "unnamed");
-    }
     if (a->null_space) {
         /* nothing to chunk: the shape [0], chunks [1] set above */
     } else if (layout == H5D_CHUNKED && !a->scalar) {
@@ -320,6 +311,21 @@ static herr_t build_array(ncztr_file *f, const char *name, hid_t type, hid_t spa
     }
     if ((a->dcpl = H5Pcopy(dcpl)) < 0)
         NCZ_GOTO(FAIL, NCZ_E_HDF5, "dataset \"%s\": cannot copy its type or creation plist", name);
+    /* Filters become codecs; their expanded parameters (shuffle's element size, ...) go
+     * back into the array's own dcpl, which H5Dget_create_plist returns. */
+    hsize_t cdims[NCZTR_MAX_RANK];
+    for (int k = 0; k < za->rank; k++)
+        cdims[k] = za->chunks[k];
+    if (tcls == H5T_VLEN) {
+        /* the "vlen-array" filter is set by ncztr_vlen_from_hdf5; other codecs after it are
+         * not supported (translate/data/ncztr_vlen.c) */
+        if (H5Pget_nfilters(dcpl) > 0)
+            NCZ_GOTO(FAIL, NCZ_E_UNSUPPORTED,
+                     "dataset \"%s\": filters on variable-length sequences are not supported", name);
+    } else if (ncztr_codecs_from_dcpl(a->dcpl, stype, za->rank, cdims, name, &za->filters, &za->compressor) <
+               0) {
+        NCZ_GOTO_QUIET(FAIL);
+    }
     size_t nslots = 0, nbytes = 0;
     double w0 = 0;
     a->cache_bytes = NCZTR_DEFAULT_CACHE_BYTES;
@@ -656,6 +662,10 @@ static hid_t loaded_dcpl(ncztr_array *a, const char *name)
     } else if (H5Pset_fill_value(dcpl, stype, za->fill) < 0) {
         goto fail;
     }
+    why = "cannot describe its codecs as HDF5 filters";
+    if (za->dtype.tclass != NCZTR_T_VLEN &&
+        ncztr_codecs_to_dcpl(za->filters, za->compressor, za->dtype.size, dcpl) < 0)
+        goto fail;
     H5Tclose(stype);
     a->dcpl = dcpl;
     return dcpl;

@@ -5,6 +5,7 @@
 #ifndef NCZTR_MODEL_INTERNAL_H
 #define NCZTR_MODEL_INTERNAL_H
 
+#include "ncztr_codecs.h"
 #include "ncztr_model.h"
 
 struct ncztr_attr {
@@ -52,6 +53,9 @@ struct ncztr_array {
      * model below it cannot name its functions. */
     void (*cache_free)(ncztr_chunkcache *c);
     size_t cache_bytes; /* chunk cache budget (H5Pset_chunk_cache) */
+    /* The codec chain, built on the first chunk I/O (translate/data) from za's codecs and
+     * freed with the array; NULL until then. */
+    ncztr_chain *chain;
 };
 
 struct ncztr_obj {

@@ -1,0 +1,83 @@
+/* translate/codec: HDF5 filters <-> Zarr v2 codecs, and the per-array codec chain that
+ * encodes and decodes chunk bytes.
+ *
+ * Two worlds meet here. On the HDF5 side a dataset's creation plist holds a filter
+ * pipeline (ids, flags, cd_values). On the Zarr side .zarray holds "filters" (applied in
+ * order when encoding) and "compressor" (applied last). The mapping: the last HDF5 filter
+ * is the compressor, the rest are "filters", in order; names and parameters follow
+ * numcodecs (zlib, gzip, shuffle, fletcher32, bz2, zstd, blosc, lz4).
+ *
+ * deflate (zlib), shuffle and fletcher32 are the connector's own, byte-compatible with
+ * HDF5's built-in filters (HDF5 has no public filter pipeline for non-native connectors).
+ * numcodecs' gzip and lz4 are the connector's own too (their bytes are not those of any
+ * HDF5 filter). Every other filter is run from an HDF5 filter plugin found on the plugin
+ * path (H5PLget_plugin_info -> H5Z_class2_t), as netCDF-C's NCZarr does.
+ *
+ * Threads: ncztr_chain_build and the dcpl functions call HDF5 and push errors: calling
+ * thread only. ncztr_chain_encode/decode never call HDF5 or push: they may run on worker
+ * threads, concurrently on one chain, and report failures in an ncztr_cerr that the
+ * calling thread pushes.
+ */
+#ifndef NCZTR_CODECS_H
+#define NCZTR_CODECS_H
+
+#include <hdf5.h>
+#include <jansson.h>
+#include <stdbool.h>
+#include <stddef.h>
+
+/* ---- create time and the creation plist ---- */
+
+/* Reads the filter pipeline of dcpl and returns the codec JSON to store (new references;
+ * NULL where empty). What HDF5 would do in can_apply/set_local is done here: shuffle's
+ * element size, blosc's type size and chunk size, and the set_local of plugin filters;
+ * dcpl (the array's own copy) is modified in place so that H5Dget_create_plist shows the
+ * expanded parameters. type: the stored element type; chunks: the chunk shape (rank
+ * entries). A required filter that is neither built in nor found as a plugin, or that
+ * has no Zarr codec, fails with a message naming it; an optional one
+ * (H5Z_FLAG_OPTIONAL) that is unavailable is dropped from dcpl. */
+herr_t ncztr_codecs_from_dcpl(hid_t dcpl, hid_t type, int rank, const hsize_t *chunks, const char *path,
+                              json_t **filters, json_t **compressor);
+
+/* Adds to dcpl the HDF5 filters of the stored codecs (H5Pget_filter2 then shows them),
+ * for an array read from a store. Codecs with no HDF5 filter id are left out; the array
+ * still opens. esz: element size (for shuffle without "elementsize"). */
+herr_t ncztr_codecs_to_dcpl(const json_t *filters, const json_t *compressor, size_t esz, hid_t dcpl);
+
+/* ---- the codec chain of one array ---- */
+
+typedef struct ncztr_chain ncztr_chain;
+
+/* A failure reported by encode/decode, pushed by the calling thread. */
+typedef struct ncztr_cerr {
+    char msg[512];
+} ncztr_cerr;
+
+/* Builds the chain once per array (plugins are looked up and loaded here). An unknown
+ * codec or a missing plugin does not fail the build: the chain is then unusable and every
+ * encode/decode reports, naming the codec id and the plugin path searched, so that the
+ * array still opens and only its data cannot be read or written. Fails (pushing) only for
+ * malformed codec JSON or out of memory. esz: element size; chunk_bytes: the raw size of
+ * one chunk; path: the array, for messages. */
+herr_t ncztr_chain_build(const json_t *filters, const json_t *compressor, size_t esz, size_t chunk_bytes,
+                         const char *path, ncztr_chain **out);
+void ncztr_chain_free(ncztr_chain *c);
+
+/* True when chunks are stored as raw bytes (no codecs at all). */
+bool ncztr_chain_is_null(const ncztr_chain *c);
+/* NULL when usable, else why not (the message encode/decode would report). */
+const char *ncztr_chain_unusable(const ncztr_chain *c);
+
+/* Decodes one stored chunk of inlen bytes into out, which receives exactly outlen bytes
+ * (the raw chunk size): a result of any other size is an error. Returns 0, or -1 with
+ * e->msg set. Thread-safe. */
+int ncztr_chain_decode(const ncztr_chain *c, const void *in, size_t inlen, void *out, size_t outlen,
+                       ncztr_cerr *e);
+
+/* Encodes inlen raw bytes. On success *out is a malloc'ed buffer of *outlen bytes that
+ * the caller frees; for the null chain *out is in itself (not to be freed). Returns 0, or
+ * -1 with e->msg set. Thread-safe. */
+int ncztr_chain_encode(const ncztr_chain *c, const void *in, size_t inlen, void **out, size_t *outlen,
+                       ncztr_cerr *e);
+
+#endif
