@@ -1,0 +1,418 @@
+/* bench_codecs: compressed and raw float32 through the nczarr connector, native HDF5,
+ * netCDF-C's NCZarr and zarr-python 3, in one table.
+ *
+ * The array is a smooth float32 field with noise in its low bits (rows x 8192, chunks
+ * 256 x 1024 = 1 MiB), written and read back 512 whole rows (16 chunks) per call. Cases: raw,
+ * shuffle + deflate 4, blosc (lz4, clevel 5, byte shuffle), zstd (level 1 by default:
+ * numcodecs' default). Each figure is the median of the runs; in every run the peers take
+ * turns (the first one rotating), and every write and every read runs in a child process of
+ * its own, whose peak RSS (wait4's ru_maxrss) is reported. The page cache cannot be dropped:
+ * stores go to a directory under --dir (default /dev/shm, memory), which the header names.
+ * A case a peer fails prints "failed" with the message below the table; "-" is a case that
+ * did not run, with the reason below the table. --workers 1,2,4,... re-runs the connector's
+ * compressed cases with that many workers and prints their scaling.
+ * Usage: bench_codecs --help.  Not a test: no assertion on speed. */
+#include "bench_codecs.h"
+#include <errno.h>
+#include <ftw.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/vfs.h>
+#include <sys/wait.h>
+#include <fcntl.h>
+#include <unistd.h>
+
+#include "bench_codecs_report.h"
+
+static const char *case_names[NCASES] = {"raw", "deflate", "blosc", "zstd"};
+static const char *peer_names[NPEERS] = {"nczarr", "native", "netcdf", "zarr3"};
+
+/* The source slabs: a smooth field (two waves) plus uniform noise of 1e-3, about the
+ * measurement noise of real data, so that the low mantissa bits do not compress. */
+static int write_source(const bench_cfg *cfg)
+{
+    size_t n = cfg->slab_rows * cfg->cols;
+    float *slab = malloc(n * sizeof(float));
+    FILE *fp = fopen(cfg->src_path, "wb");
+    int ok = slab && fp;
+    unsigned long long x = 0x9E3779B97F4A7C15ull;
+    const double two_pi = 6.283185307179586;
+    for (size_t s = 0; s < cfg->nslabs && ok; s++) {
+        for (size_t i = 0; i < cfg->slab_rows; i++) {
+            double y = (double)(s * cfg->slab_rows + i);
+            for (size_t j = 0; j < cfg->cols; j++) {
+                x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+                double noise = ((double)(x >> 11) / 9007199254740992.0 - 0.5) * 2e-3;
+                double v = 50.0 * sin(two_pi * y / 1400.0 + 0.3) * cos(two_pi * (double)j / 2600.0) +
+                           12.0 * sin(two_pi * (y + (double)j) / 5100.0) + 280.0 + noise;
+                slab[i * cfg->cols + j] = (float)v;
+            }
+        }
+        ok = fwrite(slab, sizeof(float), n, fp) == n;
+    }
+    if (fp && fclose(fp) != 0)
+        ok = 0;
+    free(slab);
+    return ok ? 0 : -1;
+}
+
+static int rm_cb(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+    (void)st, (void)flag, (void)ftw;
+    return remove(path) != 0 && errno != ENOENT ? -1 : 0;
+}
+
+static void remove_tree(const char *path)
+{
+    struct stat st;
+    if (lstat(path, &st) == 0)
+        nftw(path, rm_cb, 16, FTW_DEPTH | FTW_PHYS);
+}
+
+static unsigned long long tree_bytes;
+static int size_cb(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+    (void)path, (void)ftw;
+    if (flag == FTW_F)
+        tree_bytes += (unsigned long long)st->st_size;
+    return 0;
+}
+
+static double store_mib(const char *path)
+{
+    tree_bytes = 0;
+    nftw(path, size_cb, 16, FTW_PHYS);
+    return (double)tree_bytes / 1048576.0;
+}
+
+/* One write or read of one peer in a fresh child; its stdout line "ok <s>" / "failed <msg>"
+ * comes back on a pipe, its peak RSS from wait4. The children's stderr goes to a log. */
+static void spawn(const bench_cfg *cfg, const char *log, bench_peer peer, bench_case c, int phase,
+                  int workers, int timeout_s, child_result *r)
+{
+    int fd[2];
+    memset(r, 0, sizeof *r);
+    fflush(stdout);
+    fflush(stderr);
+    if (pipe(fd) != 0) {
+        snprintf(r->msg, sizeof r->msg, "pipe: %s", strerror(errno));
+        return;
+    }
+    pid_t pid = fork();
+    if (pid == 0) {
+        close(fd[0]);
+        int lf = open(log, O_WRONLY | O_APPEND | O_CREAT, 0644);
+        if (lf >= 0) {
+            dup2(lf, 2);
+            close(lf);
+        }
+        alarm((unsigned)timeout_s);
+        if (bench_peer_env(cfg, peer) != 0) {
+            dprintf(fd[1], "failed cannot set the environment\n");
+            _exit(1);
+        }
+        if (peer == PEER_ZARR3) {
+            char store[4300], rows[32], cols[32], cr[32], cc[32], sr[32], ns[32], zl[32];
+            bench_store_path(cfg, peer, store, sizeof store);
+            snprintf(rows, sizeof rows, "%zu", cfg->rows);
+            snprintf(cols, sizeof cols, "%zu", cfg->cols);
+            snprintf(cr, sizeof cr, "%zu", cfg->crows);
+            snprintf(cc, sizeof cc, "%zu", cfg->ccols);
+            snprintf(sr, sizeof sr, "%zu", cfg->slab_rows);
+            snprintf(ns, sizeof ns, "%zu", cfg->nslabs);
+            snprintf(zl, sizeof zl, "%d", cfg->zstd_level);
+            char *argv[] = {(char *)cfg->python,
+                            (char *)cfg->script,
+                            "--store",
+                            store,
+                            "--phase",
+                            phase ? "read" : "write",
+                            "--case",
+                            (char *)case_names[c],
+                            "--rows",
+                            rows,
+                            "--cols",
+                            cols,
+                            "--chunk-rows",
+                            cr,
+                            "--chunk-cols",
+                            cc,
+                            "--slab-rows",
+                            sr,
+                            "--nslabs",
+                            ns,
+                            "--src",
+                            (char *)cfg->src_path,
+                            "--zstd-level",
+                            zl,
+                            NULL};
+            if (dup2(fd[1], 1) >= 0) {
+                close(fd[1]);
+                execv(cfg->python, argv);
+            }
+            printf("failed cannot run %s: %s\n", cfg->python, strerror(errno));
+            fflush(stdout);
+            _exit(127);
+        }
+        double secs = 0;
+        char msg[1024];
+        if (bench_run_c_peer(cfg, peer, c, phase, workers, &secs, msg, sizeof msg) == 0)
+            dprintf(fd[1], "ok %.9f\n", secs);
+        else
+            dprintf(fd[1], "failed %s\n", msg);
+        _exit(0);
+    }
+    close(fd[1]);
+    if (pid < 0) {
+        close(fd[0]);
+        snprintf(r->msg, sizeof r->msg, "fork: %s", strerror(errno));
+        return;
+    }
+    char out[2048];
+    size_t len = 0;
+    ssize_t got;
+    while ((got = read(fd[0], out + len, sizeof out - 1 - len)) > 0 || (got < 0 && errno == EINTR))
+        if (got > 0 && (len += (size_t)got) == sizeof out - 1) {
+            char drain[512];
+            while (read(fd[0], drain, sizeof drain) > 0)
+                ;
+            break;
+        }
+    out[len] = 0;
+    close(fd[0]);
+    int status = 0;
+    struct rusage ru;
+    memset(&ru, 0, sizeof ru);
+    while (wait4(pid, &status, 0, &ru) < 0 && errno == EINTR)
+        ;
+    r->rss_mib = (double)ru.ru_maxrss / 1024.0;
+    char *line = strstr(out, "ok ") == out ? out : strstr(out, "\nok ");
+    if (line && WIFEXITED(status) && WEXITSTATUS(status) == 0) {
+        r->ok = 1;
+        r->secs = atof(line + (line[0] == '\n' ? 4 : 3));
+        return;
+    }
+    char *f = strncmp(out, "failed ", 7) == 0 ? out : strstr(out, "\nfailed ");
+    if (f) {
+        f += f[0] == '\n' ? 8 : 7;
+        f[strcspn(f, "\n")] = 0;
+        snprintf(r->msg, sizeof r->msg, "%s", f);
+    } else if (WIFSIGNALED(status))
+        snprintf(r->msg, sizeof r->msg, "killed by signal %d (%s)%s", WTERMSIG(status),
+                 strsignal(WTERMSIG(status)), WTERMSIG(status) == SIGALRM ? ": ran past --timeout" : "");
+    else
+        snprintf(r->msg, sizeof r->msg, "exit status %d, no result", WEXITSTATUS(status));
+}
+
+/* A write then a read of one peer, each in its own child; the store is removed after. */
+static void run_pair(const bench_cfg *cfg, const char *log, bench_peer peer, bench_case c, int workers,
+                     int timeout_s, figure *fig)
+{
+    char store[4300];
+    child_result w, r;
+    bench_store_path(cfg, peer, store, sizeof store);
+    remove_tree(store);
+    spawn(cfg, log, peer, c, 0, workers, timeout_s, &w);
+    if (!w.ok) {
+        figure_fail(fig, 0, w.msg);
+        remove_tree(store);
+        return;
+    }
+    double stored = store_mib(store);
+    spawn(cfg, log, peer, c, 1, workers, timeout_s, &r);
+    remove_tree(store);
+    if (!r.ok) {
+        figure_fail(fig, 1, r.msg);
+        return;
+    }
+    figure_add(fig, &w, &r, stored);
+}
+
+static int parse_list(const char *arg, const char *const *names, int n, int *on)
+{
+    char *copy = strdup(arg), *save = NULL;
+    int ok = copy != NULL;
+    for (int i = 0; i < n; i++)
+        on[i] = 0;
+    for (char *w = ok ? strtok_r(copy, ",", &save) : NULL; w && ok; w = strtok_r(NULL, ",", &save)) {
+        int found = 0;
+        for (int i = 0; i < n; i++)
+            if (!strcmp(w, names[i]))
+                on[i] = found = 1;
+        ok = found;
+    }
+    free(copy);
+    return ok ? 0 : -1;
+}
+
+static int parse_workers(const char *arg, int *workers, int max)
+{
+    int n = 0;
+    const char *p = arg;
+    while (*p) {
+        char *end;
+        long v = strtol(p, &end, 10);
+        if (end == p || v < 1 || v > 1024 || n == max || (*end && *end != ','))
+            return -1;
+        workers[n++] = (int)v;
+        p = *end ? end + 1 : end;
+    }
+    return n;
+}
+
+static void usage(void)
+{
+    fprintf(stderr,
+            "usage: bench_codecs [--dir DIR] [--mib N] [--runs K] [--cases raw,deflate,blosc,zstd]\n"
+            "         [--peers nczarr,native,netcdf,zarr3] [--workers 1,2,4,8,16] [--zstd-level L]\n"
+            "         [--python PATH] [--connector-dir DIR] [--filter-dir DIR] [--timeout S]\n"
+            "  --dir          where the stores go (default /dev/shm: memory; a disk directory\n"
+            "                 measures the page cache, which cannot be dropped)\n"
+            "  --mib          array size in MiB, rounded down to 16 MiB (default 1024)\n"
+            "  --runs         runs per figure, median reported (default 5)\n"
+            "  --workers      also run the connector's compressed cases with workers=N for each N\n"
+            "  --python       zarr-python 3's interpreter (default $BENCH_PYTHON or\n"
+            "                 ~/.cache/vol-nczarr/venv/bin/python)\n"
+            "  --connector-dir  HDF5_PLUGIN_PATH for the connector (default $HDF5_PLUGIN_PATH, else\n"
+            "                 the build's connector directory)\n"
+            "  --filter-dir   HDF5 filter plugins for blosc and zstd (default netCDF-C's lib/plugin)\n"
+            "  --timeout      seconds per child process (default 600)\n");
+}
+
+int main(int argc, char **argv)
+{
+    static bench_cfg cfg;
+    const char *dir_arg = access("/dev/shm", W_OK) == 0 ? "/dev/shm" : ".";
+    double mib = 1024;
+    int runs = 5, timeout_s = 600, on_case[NCASES] = {1, 1, 1, 1}, on_peer[NPEERS] = {1, 1, 1, 1};
+    int workers[32], nworkers = 0;
+    static char python[4096], script[4096];
+    const char *home = getenv("HOME");
+    snprintf(python, sizeof python, "%s/.cache/vol-nczarr/venv/bin/python", home ? home : "");
+    if (getenv("BENCH_PYTHON"))
+        snprintf(python, sizeof python, "%s", getenv("BENCH_PYTHON"));
+    snprintf(script, sizeof script, "%s/bench_zarr3.py", BENCH_SOURCE_DIR);
+    cfg.conn_dir = getenv("HDF5_PLUGIN_PATH") && *getenv("HDF5_PLUGIN_PATH") ? getenv("HDF5_PLUGIN_PATH")
+                                                                             : BENCH_CONNECTOR_DIR;
+    cfg.filter_dir = BENCH_FILTER_DIR;
+    cfg.zstd_level = 1;
+    for (int i = 1; i < argc; i++) {
+        const char *o = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+        int bad = 0;
+        if (!strcmp(o, "--help") || !strcmp(o, "-h")) {
+            usage();
+            return 0;
+        } else if (!v)
+            bad = 1;
+        else if (!strcmp(o, "--dir"))
+            dir_arg = v;
+        else if (!strcmp(o, "--mib"))
+            bad = (mib = atof(v)) < 16;
+        else if (!strcmp(o, "--runs"))
+            bad = (runs = atoi(v)) < 1 || runs > MAX_RUNS;
+        else if (!strcmp(o, "--cases"))
+            bad = parse_list(v, case_names, NCASES, on_case);
+        else if (!strcmp(o, "--peers"))
+            bad = parse_list(v, peer_names, NPEERS, on_peer);
+        else if (!strcmp(o, "--workers"))
+            bad = (nworkers = parse_workers(v, workers, 32)) < 1;
+        else if (!strcmp(o, "--zstd-level"))
+            bad = (cfg.zstd_level = atoi(v)) < -131072 || cfg.zstd_level > 22;
+        else if (!strcmp(o, "--python"))
+            snprintf(python, sizeof python, "%s", v);
+        else if (!strcmp(o, "--connector-dir"))
+            cfg.conn_dir = v;
+        else if (!strcmp(o, "--filter-dir"))
+            cfg.filter_dir = v;
+        else if (!strcmp(o, "--timeout"))
+            bad = (timeout_s = atoi(v)) < 1;
+        else
+            bad = 1;
+        if (bad) {
+            fprintf(stderr, "bench_codecs: bad option %s %s\n", o, v ? v : "");
+            usage();
+            return 2;
+        }
+        i++;
+    }
+    cfg.python = python;
+    cfg.script = script;
+    cfg.cols = 8192;
+    cfg.crows = 256;
+    cfg.ccols = 1024;
+    cfg.slab_rows = 512;
+    cfg.nslabs = 2;
+    size_t slab_bytes = cfg.slab_rows * cfg.cols * sizeof(float);
+    cfg.rows = (size_t)(mib * 1048576.0 / (double)slab_bytes) * cfg.slab_rows;
+
+    char base[4096], tmpl[4200];
+    if (!realpath(dir_arg, base)) {
+        fprintf(stderr, "bench_codecs: --dir %s: %s\n", dir_arg, strerror(errno));
+        return 2;
+    }
+    snprintf(tmpl, sizeof tmpl, "%s/bench_codecs.XXXXXX", base);
+    if (!mkdtemp(tmpl)) {
+        fprintf(stderr, "bench_codecs: cannot make a directory under %s: %s\n", base, strerror(errno));
+        return 1;
+    }
+    snprintf(cfg.dir, sizeof cfg.dir, "%s", tmpl);
+    snprintf(cfg.src_path, sizeof cfg.src_path, "%s/source.f32", cfg.dir);
+    char log[4300];
+    snprintf(log, sizeof log, "%s/children-stderr.log", base);
+    unlink(log);
+    if (write_source(&cfg) != 0) {
+        fprintf(stderr, "bench_codecs: cannot write the source slabs %s\n", cfg.src_path);
+        remove_tree(cfg.dir);
+        return 1;
+    }
+
+    static report rep;
+    report_init(&rep, &cfg, case_names, peer_names);
+    if (!bench_have_netcdf())
+        report_skip_peer(&rep, PEER_NETCDF, "bench_codecs was built without netCDF-C");
+    if (access(cfg.python, X_OK) != 0)
+        report_skip_peer(&rep, PEER_ZARR3, "no Python at --python / BENCH_PYTHON");
+    struct statfs sfs;
+    int tmpfs = statfs(cfg.dir, &sfs) == 0 && sfs.f_type == 0x01021994;
+    report_header(&rep, runs, tmpfs, nworkers ? workers : NULL, nworkers);
+
+    for (int c = 0; c < NCASES; c++) {
+        if (!on_case[c])
+            continue;
+        for (int run = 0; run < runs; run++)
+            for (int k = 0; k < NPEERS; k++) {
+                int p = (k + run) % NPEERS; /* rotate who goes first */
+                figure *fig = &rep.main[c][p];
+                if (on_peer[p] && !fig->skip && !fig->failed)
+                    run_pair(&cfg, log, (bench_peer)p, (bench_case)c, 0, timeout_s, fig);
+            }
+        report_case(&rep, (bench_case)c, on_peer);
+    }
+    report_notes(&rep);
+
+    if (nworkers) {
+        for (int c = CASE_DEFLATE; c < NCASES; c++) {
+            if (!on_case[c])
+                continue;
+            for (int run = 0; run < runs; run++)
+                for (int k = 0; k < nworkers; k++) {
+                    int w = (k + run) % nworkers;
+                    figure *fig = &rep.scaling[c][w];
+                    if (!fig->failed)
+                        run_pair(&cfg, log, PEER_NCZARR, (bench_case)c, workers[w], timeout_s, fig);
+                }
+        }
+        report_scaling(&rep, on_case, workers, nworkers);
+    }
+    struct stat lst;
+    if (stat(log, &lst) == 0 && lst.st_size > 0)
+        printf("The child processes wrote to stderr: %s\n", log);
+    else
+        unlink(log);
+    remove_tree(cfg.dir);
+    return 0;
+}

@@ -1,0 +1,43 @@
+/* bench_codecs: what the driver (bench_codecs.c) and the C peers (bench_codecs_peers.c)
+ * share. Every peer writes the same array (rows x cols float32, chunks crows x ccols), in
+ * calls of slab_rows whole rows, from nslabs distinct source slabs cycled, and reads it back
+ * in calls of the same size. */
+#ifndef BENCH_CODECS_H
+#define BENCH_CODECS_H
+
+#include <stddef.h>
+
+typedef enum { CASE_RAW, CASE_DEFLATE, CASE_BLOSC, CASE_ZSTD, NCASES } bench_case;
+typedef enum { PEER_NCZARR, PEER_NATIVE, PEER_NETCDF, PEER_ZARR3, NPEERS } bench_peer;
+
+typedef struct {
+    char dir[4200];         /* where stores are written (absolute) */
+    char src_path[4300];    /* the source slabs: nslabs x slab_rows x cols float32 LE */
+    size_t rows, cols;      /* the array */
+    size_t crows, ccols;    /* its chunks */
+    size_t slab_rows;       /* rows per H5Dwrite / H5Dread (and the peers' equivalents) */
+    size_t nslabs;          /* distinct source slabs */
+    int zstd_level;         /* zstd's level, every peer */
+    const char *filter_dir; /* HDF5 filter plugins (blosc, zstd): netCDF-C's lib/plugin */
+    const char *conn_dir;   /* where HDF5 finds the connector */
+    const char *python;     /* zarr-python 3's interpreter */
+    const char *script;     /* bench_zarr3.py */
+} bench_cfg;
+
+/* Runs one phase (0 write, 1 read) of one C peer in the calling process, which must be a
+ * fresh child: the HDF5 and netCDF-C libraries are first initialised here, after the
+ * environment was set. workers > 0 asks the connector for that many workers. Returns 0 and
+ * the timed seconds, or -1 and a message. */
+int bench_run_c_peer(const bench_cfg *cfg, bench_peer peer, bench_case c, int phase, int workers,
+                     double *secs, char *msg, size_t msg_size);
+
+/* The path of a peer's store for a case. */
+void bench_store_path(const bench_cfg *cfg, bench_peer peer, char *buf, size_t size);
+
+/* Sets the environment a peer's child runs under (HDF5_PLUGIN_PATH, HDF5_VOL_CONNECTOR).
+ * Returns 0, or -1 when out of memory. */
+int bench_peer_env(const bench_cfg *cfg, bench_peer peer);
+
+int bench_have_netcdf(void);
+
+#endif

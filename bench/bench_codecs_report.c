@@ -1,0 +1,220 @@
+/* bench_codecs' tables: medians, ratios between peers, and the notes that say why a cell is
+ * "failed" or "-". */
+#include "bench_codecs_report.h"
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+void figure_fail(figure *f, int phase, const char *msg)
+{
+    f->failed = 1;
+    f->failed_phase = phase;
+    snprintf(f->msg, sizeof f->msg, "%s", msg);
+}
+
+void figure_add(figure *f, const child_result *w, const child_result *r, double stored_mib)
+{
+    if (f->n == MAX_RUNS)
+        return;
+    f->w_s[f->n] = w->secs;
+    f->r_s[f->n] = r->secs;
+    f->w_rss[f->n] = w->rss_mib;
+    f->r_rss[f->n] = r->rss_mib;
+    f->stored[f->n] = stored_mib;
+    f->n++;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+static double median(const double *v, int n)
+{
+    double s[MAX_RUNS];
+    memcpy(s, v, (size_t)n * sizeof *s);
+    qsort(s, (size_t)n, sizeof *s, cmp_double);
+    return n % 2 ? s[n / 2] : 0.5 * (s[n / 2 - 1] + s[n / 2]);
+}
+
+static double data_mib(const report *rep)
+{
+    return (double)(rep->cfg->rows * rep->cfg->cols * sizeof(float)) / 1048576.0;
+}
+
+/* MiB/s of the median write (phase 0) or read (1), or 0 when the figure has none. */
+static double rate(const report *rep, const figure *f, int phase)
+{
+    if (f->skip || f->failed || f->n == 0)
+        return 0;
+    return data_mib(rep) / median(phase ? f->r_s : f->w_s, f->n);
+}
+
+/* The note number for a message, the same one for the same text. */
+static int note(report *rep, const char *fmt_head, const char *msg)
+{
+    char text[1300];
+    snprintf(text, sizeof text, "%s%s", fmt_head, msg);
+    for (int i = 0; i < rep->nnotes; i++)
+        if (!strcmp(rep->notes[i], text))
+            return i + 1;
+    if (rep->nnotes == MAX_NOTES)
+        return MAX_NOTES;
+    snprintf(rep->notes[rep->nnotes++], sizeof rep->notes[0], "%s", text);
+    return rep->nnotes;
+}
+
+void report_init(report *rep, const bench_cfg *cfg, const char *const *cases, const char *const *peers)
+{
+    memset(rep, 0, sizeof *rep);
+    rep->cfg = cfg;
+    rep->cases = cases;
+    rep->peers = peers;
+}
+
+void report_skip_peer(report *rep, bench_peer peer, const char *why)
+{
+    snprintf(rep->skip_msg[peer], sizeof rep->skip_msg[peer], "%s", why);
+    for (int c = 0; c < NCASES; c++)
+        rep->main[c][peer].skip = 1;
+}
+
+void report_header(report *rep, int runs, int tmpfs, const int *workers, int nworkers)
+{
+    const bench_cfg *cfg = rep->cfg;
+    printf(
+        "bench_codecs: float32 %zu x %zu (%.0f MiB), chunks %zu x %zu (%.0f MiB), %zu rows (%zu chunks) per "
+        "write/read call\n",
+        cfg->rows, cfg->cols, data_mib(rep), cfg->crows, cfg->ccols,
+        (double)(cfg->crows * cfg->ccols * sizeof(float)) / 1048576.0, cfg->slab_rows,
+        cfg->slab_rows / cfg->crows * (cfg->cols / cfg->ccols));
+    printf("cases: raw; deflate = shuffle + deflate level 4; blosc = blosc lz4 clevel 5 byte shuffle; zstd = "
+           "zstd "
+           "level %d\n",
+           cfg->zstd_level);
+    printf("each figure: the median of %d runs; in each run the peers take turns; every write and every read "
+           "is a "
+           "process of its own\n",
+           runs);
+    printf(
+        "stores: %s (%s)\n", cfg->dir,
+        tmpfs
+            ? "tmpfs: memory, no disk I/O"
+            : "a disk file system: the page cache is not dropped, so writes end in the page cache and reads "
+              "come from it");
+    printf("cores online: %ld; connector from %s; filter plugins from %s; zarr-python 3: %s\n",
+           sysconf(_SC_NPROCESSORS_ONLN), cfg->conn_dir, cfg->filter_dir, cfg->python);
+    if (nworkers) {
+        printf("workers scaling after the table:");
+        for (int i = 0; i < nworkers; i++)
+            printf(" %d", workers[i]);
+        printf("\n");
+    }
+    printf("MiB/s: of the array's raw size; stored: MiB in the store; x<peer>: this row's MiB/s over that "
+           "peer's "
+           "(w write, r read); RSS: the process's peak, MiB\n\n");
+    printf("%-8s %-7s %11s %11s %8s %6s %6s %6s %6s %6s %6s %11s\n", "case", "peer", "write MiB/s",
+           "read MiB/s", "stored", "w xnat", "r xnat", "w xnc", "r xnc", "w xz3", "r xz3", "RSS w/r");
+    fflush(stdout);
+}
+
+static void print_ratio(double mine, double theirs)
+{
+    if (mine > 0 && theirs > 0)
+        printf(" %6.2f", mine / theirs);
+    else
+        printf(" %6s", "-");
+}
+
+static void print_cell(report *rep, const figure *f, int phase, int peer, const char *what, int width)
+{
+    char cell[32];
+    if (f->skip)
+        snprintf(cell, sizeof cell, "-[%d]", note(rep, "", rep->skip_msg[peer]));
+    else if (f->failed && f->failed_phase == phase) {
+        char head[160];
+        snprintf(head, sizeof head, "%s %s %s failed: ", rep->peers[peer], what, phase ? "read" : "write");
+        snprintf(cell, sizeof cell, "failed[%d]", note(rep, head, f->msg));
+    } else if (f->failed)
+        snprintf(cell, sizeof cell, "-[%d]", note(rep, "", "not read: the write failed"));
+    else if (f->n == 0)
+        snprintf(cell, sizeof cell, "-");
+    else
+        snprintf(cell, sizeof cell, "%.1f", rate(rep, f, phase));
+    printf(" %*s", width, cell);
+}
+
+static void print_rss(const figure *f)
+{
+    char cell[32];
+    if (f->n && !f->failed && !f->skip)
+        snprintf(cell, sizeof cell, "%.0f/%.0f", median(f->w_rss, f->n), median(f->r_rss, f->n));
+    else
+        snprintf(cell, sizeof cell, "-");
+    printf(" %11s", cell);
+}
+
+void report_case(report *rep, bench_case c, const int *on_peer)
+{
+    const figure *row = rep->main[c];
+    int first = 1;
+    for (int p = 0; p < NPEERS; p++) {
+        if (!on_peer[p])
+            continue;
+        const figure *f = &row[p];
+        printf("%-8s %-7s", first ? rep->cases[c] : "", rep->peers[p]);
+        first = 0;
+        print_cell(rep, f, 0, p, rep->cases[c], 11);
+        print_cell(rep, f, 1, p, rep->cases[c], 11);
+        if (f->n && !f->failed && !f->skip)
+            printf(" %8.1f", median(f->stored, f->n));
+        else
+            printf(" %8s", "-");
+        for (int q = PEER_NATIVE; q < NPEERS; q++) {
+            print_ratio(rate(rep, f, 0), rate(rep, &row[q], 0));
+            print_ratio(rate(rep, f, 1), rate(rep, &row[q], 1));
+        }
+        print_rss(f);
+        printf("\n");
+    }
+    fflush(stdout);
+}
+
+void report_notes(report *rep)
+{
+    for (int i = 0; i < rep->nnotes; i++)
+        printf("[%d] %s\n", i + 1, rep->notes[i]);
+    rep->nnotes = 0;
+    fflush(stdout);
+}
+
+void report_scaling(report *rep, const int *on_case, const int *workers, int nworkers)
+{
+    printf("\nnczarr, compressed cases, workers=N (the connector's info string; NCZARR_WORKERS also set): "
+           "x%d = over workers=%d, xnat = over native HDF5 above\n",
+           workers[0], workers[0]);
+    printf("%-8s %7s %11s %11s %6s %6s %6s %6s %11s\n", "case", "workers", "write MiB/s", "read MiB/s",
+           "w x1", "r x1", "w xnat", "r xnat", "RSS w/r");
+    for (int c = CASE_DEFLATE; c < NCASES; c++) {
+        if (!on_case[c])
+            continue;
+        const figure *nat = &rep->main[c][PEER_NATIVE];
+        for (int w = 0; w < nworkers; w++) {
+            const figure *f = &rep->scaling[c][w];
+            char what[64];
+            snprintf(what, sizeof what, "%s workers=%d", rep->cases[c], workers[w]);
+            printf("%-8s %7d", w == 0 ? rep->cases[c] : "", workers[w]);
+            print_cell(rep, f, 0, PEER_NCZARR, what, 11);
+            print_cell(rep, f, 1, PEER_NCZARR, what, 11);
+            print_ratio(rate(rep, f, 0), rate(rep, &rep->scaling[c][0], 0));
+            print_ratio(rate(rep, f, 1), rate(rep, &rep->scaling[c][0], 1));
+            print_ratio(rate(rep, f, 0), rate(rep, nat, 0));
+            print_ratio(rate(rep, f, 1), rate(rep, nat, 1));
+            print_rss(f);
+            printf("\n");
+        }
+    }
+    report_notes(rep);
+}

@@ -1,0 +1,86 @@
+"""zarr-python 3 as a peer of bench_codecs: writes or reads one Zarr format 2 array with the
+same shape, chunks, rows per call and codecs as the C peers, and prints one line on stdout:
+"ok <seconds>" or "failed <message>". bench_codecs runs it once per run and phase, in a
+process of its own, and measures that process's peak RSS.
+
+The source rows come from the file bench_codecs writes (nslabs slabs of slab_rows x cols
+float32, little-endian), so every peer writes and checks the same bytes. The clock starts
+after the imports and after the source file is loaded, as it does in the C peers; comparing
+what was read with the source is not timed.
+Not a test: no assertion on speed."""
+
+import argparse
+import sys
+import time
+import warnings
+
+
+def codecs(case, zstd_level):
+    import numcodecs
+
+    if case == "raw":
+        return None, None
+    if case == "deflate":
+        return numcodecs.Zlib(level=4), [numcodecs.Shuffle(elementsize=4)]
+    if case == "blosc":
+        return numcodecs.Blosc(cname="lz4", clevel=5, shuffle=1), None
+    if case == "zstd":
+        return numcodecs.Zstd(level=zstd_level), None
+    raise ValueError("unknown case " + case)
+
+
+def main():
+    p = argparse.ArgumentParser()
+    p.add_argument("--store", required=True)
+    p.add_argument("--phase", choices=["write", "read"], required=True)
+    p.add_argument("--case", required=True)
+    p.add_argument("--rows", type=int, required=True)
+    p.add_argument("--cols", type=int, required=True)
+    p.add_argument("--chunk-rows", type=int, required=True)
+    p.add_argument("--chunk-cols", type=int, required=True)
+    p.add_argument("--slab-rows", type=int, required=True)
+    p.add_argument("--nslabs", type=int, required=True)
+    p.add_argument("--src", required=True)
+    p.add_argument("--zstd-level", type=int, default=1)
+    a = p.parse_args()
+    try:
+        warnings.simplefilter("ignore")
+        import numpy as np
+        import zarr
+
+        src = np.fromfile(a.src, dtype="<f4").reshape(a.nslabs, a.slab_rows, a.cols)
+        nblocks = a.rows // a.slab_rows
+        verify = 0.0
+        t0 = time.perf_counter()
+        if a.phase == "write":
+            compressor, filters = codecs(a.case, a.zstd_level)
+            z = zarr.create_array(
+                store=a.store,
+                shape=(a.rows, a.cols),
+                chunks=(a.chunk_rows, a.chunk_cols),
+                dtype="<f4",
+                zarr_format=2,
+                compressors=compressor,
+                filters=filters,
+                fill_value=None,
+                overwrite=True,
+            )
+            for k in range(nblocks):
+                z[k * a.slab_rows : (k + 1) * a.slab_rows, :] = src[k % a.nslabs]
+        else:
+            z = zarr.open_array(a.store, mode="r")
+            for k in range(nblocks):
+                block = z[k * a.slab_rows : (k + 1) * a.slab_rows, :]
+                v0 = time.perf_counter()
+                if not np.array_equal(block, src[k % a.nslabs]):
+                    print("failed rows %d..%d differ from what was written" % (k * a.slab_rows, (k + 1) * a.slab_rows - 1))
+                    return 0
+                verify += time.perf_counter() - v0
+        print("ok %.9f" % (time.perf_counter() - t0 - verify))
+    except Exception as e:  # the bench reports the message in its table's notes
+        print("failed %s: %s" % (type(e).__name__, str(e).replace("\n", " ")))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
