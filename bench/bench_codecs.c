@@ -362,7 +362,7 @@ int main(int argc, char **argv)
     snprintf(cfg.dir, sizeof cfg.dir, "%s", tmpl);
     snprintf(cfg.src_path, sizeof cfg.src_path, "%s/source.f32", cfg.dir);
     char log[4300];
-    snprintf(log, sizeof log, "%s/children-stderr.log", base);
+    snprintf(log, sizeof log, "%s/bench_codecs-stderr.log", base);
     unlink(log);
     if (write_source(&cfg) != 0) {
         fprintf(stderr, "bench_codecs: cannot write the source slabs %s\n", cfg.src_path);

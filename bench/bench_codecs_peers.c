@@ -53,25 +53,37 @@ int bench_peer_env(const bench_cfg *cfg, bench_peer peer)
     return 0;
 }
 
+static void hdf5_message(const char *what, char *msg, size_t size);
+
 /* The one place that says how the connector is asked for a worker count: the info string
  * `workers=N` on its FAPL and, for builds that read it, NCZARR_WORKERS (set before the
  * first HDF5 call, which loads the connector). workers <= 0: the connector's default. */
-static hid_t connector_fapl(int workers)
+static hid_t connector_fapl(int workers, char *msg, size_t msg_size)
 {
-    char opts[64] = "";
+    char num[32], opts[64] = "", what[128];
     if (workers > 0) {
-        snprintf(opts, sizeof opts, "%d", workers);
-        if (setenv("NCZARR_WORKERS", opts, 1) != 0)
-            return H5I_INVALID_HID;
+        snprintf(num, sizeof num, "%d", workers);
         snprintf(opts, sizeof opts, "workers=%d", workers);
+        if (setenv("NCZARR_WORKERS", num, 1) != 0) {
+            snprintf(msg, msg_size, "cannot set NCZARR_WORKERS");
+            return H5I_INVALID_HID;
+        }
     }
     hid_t vol = H5VLregister_connector_by_name("nczarr", H5P_DEFAULT);
-    if (vol < 0)
+    if (vol < 0) {
+        hdf5_message("H5VLregister_connector_by_name(\"nczarr\") (is the connector on HDF5_PLUGIN_PATH?)",
+                     msg, msg_size);
         return H5I_INVALID_HID;
+    }
     void *info = NULL;
     hid_t fapl = H5Pcreate(H5P_FILE_ACCESS);
-    if (fapl < 0 || (opts[0] && H5VLconnector_str_to_info(opts, vol, &info) < 0) ||
-        H5Pset_vol(fapl, vol, info) < 0) {
+    snprintf(what, sizeof what, "H5VLconnector_str_to_info(\"%s\")", opts);
+    if (fapl >= 0 && opts[0] && H5VLconnector_str_to_info(opts, vol, &info) < 0) {
+        hdf5_message(what, msg, msg_size);
+        H5Pclose(fapl);
+        fapl = H5I_INVALID_HID;
+    } else if (fapl < 0 || H5Pset_vol(fapl, vol, info) < 0) {
+        hdf5_message("H5Pset_vol", msg, msg_size);
         if (fapl >= 0)
             H5Pclose(fapl);
         fapl = H5I_INVALID_HID;
@@ -136,13 +148,14 @@ static int run_hdf5(const bench_cfg *cfg, bench_peer peer, bench_case c, int pha
     H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
     hid_t fapl = H5I_INVALID_HID;
     if (peer == PEER_NCZARR)
-        fapl = connector_fapl(workers);
+        fapl = connector_fapl(workers, msg, msg_size);
     else if ((fapl = H5Pcreate(H5P_FILE_ACCESS)) >= 0 && H5Pset_vol(fapl, H5VL_NATIVE, NULL) < 0) {
         H5Pclose(fapl);
         fapl = H5I_INVALID_HID;
     }
     if (fapl < 0) {
-        hdf5_message("the file access list (is the connector on HDF5_PLUGIN_PATH?)", msg, msg_size);
+        if (!msg[0])
+            hdf5_message("the native file access list", msg, msg_size);
         return -1;
     }
     hsize_t dims[2] = {cfg->rows, cfg->cols}, cdims[2] = {cfg->crows, cfg->ccols};
