@@ -52,18 +52,25 @@ static double rate(const report *rep, const figure *f, int phase)
     return data_mib(rep) / median(phase ? f->r_s : f->w_s, f->n);
 }
 
-/* The note number for a message, the same one for the same text. */
-static int note(report *rep, const char *fmt_head, const char *msg)
+/* The note number for a message: one note per distinct message, naming every figure that
+ * failed with it ("who"; empty for notes that explain themselves). */
+static int note(report *rep, const char *who, const char *msg)
 {
-    char text[1300];
-    snprintf(text, sizeof text, "%s%s", fmt_head, msg);
-    for (int i = 0; i < rep->nnotes; i++)
-        if (!strcmp(rep->notes[i], text))
-            return i + 1;
-    if (rep->nnotes == MAX_NOTES)
+    int i = 0;
+    while (i < rep->nnotes && strcmp(rep->notes[i].msg, msg) != 0)
+        i++;
+    if (i == MAX_NOTES)
         return MAX_NOTES;
-    snprintf(rep->notes[rep->nnotes++], sizeof rep->notes[0], "%s", text);
-    return rep->nnotes;
+    if (i == rep->nnotes) {
+        rep->nnotes++;
+        snprintf(rep->notes[i].msg, sizeof rep->notes[i].msg, "%s", msg);
+        rep->notes[i].who[0] = 0;
+    }
+    char *w = rep->notes[i].who;
+    size_t len = strlen(w);
+    if (who[0] && len + strlen(who) + 3 < sizeof rep->notes[i].who)
+        snprintf(w + len, sizeof rep->notes[i].who - len, "%s%s", len ? ", " : "", who);
+    return i + 1;
 }
 
 void report_init(report *rep, const bench_cfg *cfg, const char *const *cases, const char *const *peers)
@@ -135,7 +142,7 @@ static void print_cell(report *rep, const figure *f, int phase, int peer, const 
         snprintf(cell, sizeof cell, "-[%d]", note(rep, "", rep->skip_msg[peer]));
     else if (f->failed && f->failed_phase == phase) {
         char head[160];
-        snprintf(head, sizeof head, "%s %s %s failed: ", rep->peers[peer], what, phase ? "read" : "write");
+        snprintf(head, sizeof head, "%s %s %s", rep->peers[peer], what, phase ? "read" : "write");
         snprintf(cell, sizeof cell, "failed[%d]", note(rep, head, f->msg));
     } else if (f->failed)
         snprintf(cell, sizeof cell, "-[%d]", note(rep, "", "not read: the write failed"));
@@ -185,7 +192,8 @@ void report_case(report *rep, bench_case c, const int *on_peer)
 void report_notes(report *rep)
 {
     for (int i = 0; i < rep->nnotes; i++)
-        printf("[%d] %s\n", i + 1, rep->notes[i]);
+        printf("[%d] %s%s%s\n", i + 1, rep->notes[i].who, rep->notes[i].who[0] ? " failed: " : "",
+               rep->notes[i].msg);
     rep->nnotes = 0;
     fflush(stdout);
 }

@@ -29,7 +29,9 @@ typedef struct {
     figure scaling[NCASES][MAX_WORKERS];
     char skip_msg[NPEERS][256];
     int nnotes;
-    char notes[MAX_NOTES][1300];
+    struct {
+        char who[512], msg[1024];
+    } notes[MAX_NOTES];
 } report;
 
 void figure_fail(figure *f, int phase, const char *msg);
