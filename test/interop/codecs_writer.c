@@ -52,6 +52,22 @@ static void make_values(void)
         }
 }
 
+/* The deepest message of the current error stack (the connector's own reason). */
+static char deepest[512];
+static herr_t first_frame(unsigned n, const H5E_error2_t *e, void *data)
+{
+    (void)data;
+    if (n == 0)
+        snprintf(deepest, sizeof deepest, "%s", e->desc ? e->desc : "");
+    return 0;
+}
+static const char *why(void)
+{
+    deepest[0] = 0;
+    H5Ewalk2(H5E_DEFAULT, H5E_WALK_UPWARD, first_frame, NULL);
+    return deepest;
+}
+
 static int dump(const char *dir, const char *name, const void *buf, size_t n)
 {
     char path[4096];
@@ -93,7 +109,7 @@ static int write_case(hid_t f, const codec_case *c)
     hid_t s = H5Screate_simple(2, dims, NULL), dcpl = H5Pcreate(H5P_DATASET_CREATE);
     int bad = 0;
     if (H5Pset_chunk(dcpl, 2, chunks) < 0 || set_filters(dcpl, c->name) < 0) {
-        printf("FAIL %s: the dcpl refused the filters\n", c->name);
+        printf("FAIL %s: the dcpl refused the filters: %s\n", c->name, why());
         bad = 1;
     }
     for (int k = 0; k < 2 && !bad; k++) {
@@ -101,18 +117,18 @@ static int write_case(hid_t f, const codec_case *c)
         snprintf(dname, sizeof dname, "%s_%s", c->name, k ? "i16" : "f32");
         hid_t d = H5Dcreate2(f, dname, k ? H5T_STD_I16LE : H5T_IEEE_F32LE, s, H5P_DEFAULT, dcpl, H5P_DEFAULT);
         if (d < 0) {
-            printf("FAIL %s: H5Dcreate2 %s\n", c->name, dname);
+            printf("FAIL %s: H5Dcreate2 %s: %s\n", c->name, dname, why());
             bad = 1;
             break;
         }
         herr_t st = k ? H5Dwrite(d, H5T_NATIVE_SHORT, H5S_ALL, H5S_ALL, H5P_DEFAULT, i16)
                       : H5Dwrite(d, H5T_NATIVE_FLOAT, H5S_ALL, H5S_ALL, H5P_DEFAULT, f32);
         if (st < 0) {
-            printf("FAIL %s: H5Dwrite %s\n", c->name, dname);
+            printf("FAIL %s: H5Dwrite %s: %s\n", c->name, dname, why());
             bad = 1;
         }
         if (H5Dclose(d) < 0) {
-            printf("FAIL %s: H5Dclose %s\n", c->name, dname);
+            printf("FAIL %s: H5Dclose %s: %s\n", c->name, dname, why());
             bad = 1;
         }
     }
@@ -131,7 +147,7 @@ static int check_case(hid_t f, const codec_case *c)
         snprintf(dname, sizeof dname, "%s_%s", c->name, k ? "i16" : "f32");
         hid_t d = H5Dopen2(f, dname, H5P_DEFAULT);
         if (d < 0) {
-            printf("FAIL %s: H5Dopen2 %s\n", c->name, dname);
+            printf("FAIL %s: H5Dopen2 %s: %s\n", c->name, dname, why());
             return 1;
         }
         int bad = 0;
@@ -161,7 +177,7 @@ static int check_case(hid_t f, const codec_case *c)
         herr_t st = k ? H5Dread(d, H5T_NATIVE_SHORT, H5S_ALL, H5S_ALL, H5P_DEFAULT, ri)
                       : H5Dread(d, H5T_NATIVE_FLOAT, H5S_ALL, H5S_ALL, H5P_DEFAULT, rf);
         if (st < 0) {
-            printf("FAIL %s: H5Dread %s\n", c->name, dname);
+            printf("FAIL %s: H5Dread %s: %s\n", c->name, dname, why());
             bad = 1;
         } else if (k ? memcmp(ri, i16, sizeof i16) : memcmp(rf, f32, sizeof f32)) {
             printf("FAIL %s: H5Dread %s gives other values than were written\n", c->name, dname);
@@ -186,6 +202,7 @@ int main(int argc, char **argv)
         return 100;
     }
     int failed[NCASES] = {0};
+    H5Eset_auto2(H5E_DEFAULT, NULL, NULL); /* each failure is reported by its deepest message */
     hid_t f = H5Fcreate(argv[1], H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
     if (f < 0) {
         printf("FAIL: H5Fcreate %s\n", argv[1]);
