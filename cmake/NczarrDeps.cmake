@@ -40,6 +40,28 @@ find_program(H5_API_TEST h5_api_test HINTS "${HDF5_PREFIX}/bin" NO_DEFAULT_PATH)
 find_program(NCDUMP ncdump HINTS "${HDF5_PREFIX}/bin" NO_DEFAULT_PATH)
 find_program(NCGEN ncgen HINTS "${HDF5_PREFIX}/bin" NO_DEFAULT_PATH)
 find_program(DEBIAN_PYTHON3 python3 PATHS /usr/bin NO_DEFAULT_PATH)
+# zarr-python 3, the second Python peer: the virtual environment scripts/setup-python.sh makes
+# in the cache root. A python that is not there or has no zarr 3 leaves the variable false,
+# which makes the test tools.NCZARR_ZARR3_PYTHON fail.
+if(DEFINED ENV{VOL_NCZARR_CACHE})
+  set(_nczarr_cache "$ENV{VOL_NCZARR_CACHE}")
+else()
+  set(_nczarr_cache "$ENV{HOME}/.cache/vol-nczarr")
+endif()
+set(NCZARR_ZARR3_PYTHON "${_nczarr_cache}/venv/bin/python" CACHE FILEPATH
+  "python of the zarr-python 3 environment (scripts/setup-python.sh)")
+set(NCZARR_ZARR3_PYTHON_OK FALSE)
+if(EXISTS "${NCZARR_ZARR3_PYTHON}")
+  execute_process(COMMAND "${NCZARR_ZARR3_PYTHON}" -c "import zarr, numcodecs, xarray; print(zarr.__version__)"
+    OUTPUT_VARIABLE _zarr3_version OUTPUT_STRIP_TRAILING_WHITESPACE RESULT_VARIABLE _zarr3_rc ERROR_QUIET)
+  if(_zarr3_rc EQUAL 0 AND _zarr3_version MATCHES "^3\\.")
+    set(NCZARR_ZARR3_PYTHON_OK TRUE)
+    message(STATUS "zarr-python ${_zarr3_version}: ${NCZARR_ZARR3_PYTHON}")
+  endif()
+endif()
+if(NOT NCZARR_ZARR3_PYTHON_OK)
+  message(WARNING "no zarr-python 3 at ${NCZARR_ZARR3_PYTHON} (run scripts/setup-python.sh or set NCZARR_ZARR3_PYTHON): the tests that need it fail")
+endif()
 find_program(VALGRIND valgrind)
 # netCDF-C (the benchmark's third peer, and a test program) from the same prefix.
 find_library(NETCDF_LIBRARY netcdf HINTS "${HDF5_PREFIX}/lib" NO_DEFAULT_PATH)

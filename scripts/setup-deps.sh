@@ -10,6 +10,9 @@
 #                                      into ~/.cache/vol-nczarr/deps-trixie
 #   VOL_NCZARR_DEPS=/some/prefix       another prefix; VOL_NCZARR_CACHE another cache root
 #
+# Then scripts/setup-python.sh makes the zarr-python 3 peer of the tests (pinned, from PyPI)
+# in a virtual environment, $CACHE/venv.
+#
 # Prints the prefix on its last line of stdout. Set VOL_NCZARR_SKIP_APT=1 to skip apt-get
 # (for a machine where the packages are already there and you are not root).
 set -euo pipefail
@@ -33,7 +36,7 @@ log() { echo "[setup-deps] $*" >&2; }
 DEB_PACKAGES=(build-essential cmake ninja-build pkg-config m4 ca-certificates zlib1g-dev
   libaec-dev libzip-dev libblosc-dev libzstd-dev libbz2-dev libxml2-dev libcurl4-openssl-dev
   libssl-dev libjansson-dev unzip zip python3-zarr python3-xarray python3-numcodecs
-  python3-numpy python3-h5py valgrind clang-format debian-archive-keyring)
+  python3-numpy python3-h5py python3-venv valgrind clang-format debian-archive-keyring)
 
 install_debs() {
   [ "${VOL_NCZARR_SKIP_APT:-0}" = 1 ] && return 0
@@ -167,4 +170,5 @@ else
   echo "$STAMP_TEXT" >"$PREFIX/.stamp"
   log "done: $PREFIX"
 fi
+VOL_NCZARR_CACHE="$CACHE" "$(dirname "$0")/setup-python.sh" >/dev/null
 echo "$PREFIX"

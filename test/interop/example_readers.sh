@@ -2,7 +2,7 @@
 # The example program writes a store through the connector; the real ncdump (netCDF-C's own
 # NCZarr reader) and zarr-python must read it with the values the program wrote.
 set -euo pipefail
-: "${NCZARR_BUILD:?}" "${NCZARR_PREFIX:?}"
+: "${NCZARR_BUILD:?}" "${NCZARR_PREFIX:?}" "${NCZARR_ZARR3_PYTHON:?}"
 here=$(cd "$(dirname "$0")" && pwd)
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/nczarr-ex.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
@@ -21,7 +21,9 @@ if ! diff -u "$here/expected/example.cdl" "$tmp/out.cdl"; then
 fi
 echo "ncdump: ok"
 
-env -u HDF5_VOL_CONNECTOR -u HDF5_PLUGIN_PATH LD_PRELOAD= /usr/bin/python3 - "$store" <<'PY'
+# zarr-python 2 (Debian's) and 3 (the pinned environment)
+for py in /usr/bin/python3 "$NCZARR_ZARR3_PYTHON"; do
+env -u HDF5_VOL_CONNECTOR -u HDF5_PLUGIN_PATH LD_PRELOAD= "$py" - "$store" <<'PY'
 import sys, zarr, numpy as np
 g = zarr.open_group(sys.argv[1], mode="r")
 t = g["temperature"]
@@ -32,5 +34,6 @@ assert t.attrs["units"] == "K" and list(t.attrs["valid_range"]) == [200.0, 350.0
 c = g["station/counts"]
 assert c.dtype == np.dtype("<i4") and list(c[...]) == [3, 1, 4, 1, 5], c[...]
 assert g["station"].attrs["station_id"] == 7, dict(g["station"].attrs)
-print("zarr-python: ok")
+print(f"zarr-python {zarr.__version__}: ok")
 PY
+done

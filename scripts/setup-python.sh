@@ -1,0 +1,56 @@
+#!/usr/bin/env bash
+# Makes the zarr-python 3 peer of the tests: a virtual environment of Debian's python3 in the
+# cache prefix (<VOL_NCZARR_CACHE or ~/.cache/vol-nczarr>/venv) holding the pins of
+# scripts/requirements-zarr3.txt from PyPI. An environment whose installed versions equal the
+# pins is reused; any other is made again. Prints the environment's python on its last line
+# of stdout. scripts/setup-deps.sh calls it; it also runs alone (it never reads stdin).
+set -euo pipefail
+
+CACHE="${VOL_NCZARR_CACHE:-$HOME/.cache/vol-nczarr}"
+VENV="$CACHE/venv"
+REQS="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)/requirements-zarr3.txt"
+log() { echo "[setup-python] $*" >&2; }
+
+# The pins as "name==version" lines (comments and blanks dropped), sorted.
+pins() { sed -e 's/#.*//' -e 's/[[:space:]]//g' "$REQS" | grep -v '^$' | sort; }
+
+# True when $VENV's python imports nothing but the pinned versions of the pinned packages.
+venv_matches() {
+  [ -x "$VENV/bin/python" ] || return 1
+  local want have
+  want=$(pins)
+  have=$("$VENV/bin/python" - "$REQS" </dev/null 2>/dev/null <<'PY'
+import sys, re
+from importlib import metadata
+for line in open(sys.argv[1]):
+    line = line.split("#", 1)[0].strip()
+    if not line:
+        continue
+    name = re.split(r"[=<>!~ ]", line, 1)[0]
+    try:
+        print(f"{name}=={metadata.version(name)}")
+    except metadata.PackageNotFoundError:
+        print(f"{name}==missing")
+PY
+) || return 1
+  [ "$(printf '%s\n' "$have" | sort)" = "$want" ]
+}
+
+setup_python_venv() {
+  [ -f "$REQS" ] || { log "missing $REQS"; return 1; }
+  if venv_matches; then
+    log "zarr-python 3 environment is current: $VENV"
+  else
+    [ -e "$VENV" ] && log "environment at $VENV does not match $REQS: making it again"
+    rm -rf "$VENV"
+    mkdir -p "$CACHE"
+    log "making $VENV ($(pins | tr '\n' ' '))"
+    /usr/bin/python3 -m venv "$VENV" </dev/null >&2
+    "$VENV/bin/python" -m pip install --no-input --disable-pip-version-check -q \
+      -r "$REQS" </dev/null >&2
+    venv_matches || { log "installed versions in $VENV do not match $REQS"; return 1; }
+  fi
+  echo "$VENV/bin/python"
+}
+
+setup_python_venv
