@@ -1,0 +1,6 @@
+# The worker pool (zmap/nczm_workers.c) and the chunk pipeline's parallel stages
+# (translate/data/ncztr_stages.c) with a fake codec.
+add_executable(test_workers ${CMAKE_CURRENT_LIST_DIR}/test_workers.c)
+target_link_libraries(test_workers PRIVATE nczm)
+target_include_directories(test_workers PRIVATE ${PROJECT_SOURCE_DIR}/test/common)
+add_test(NAME unit.workers COMMAND test_workers)
