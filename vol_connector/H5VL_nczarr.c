@@ -3,6 +3,7 @@
 #include "H5VL_nczarr.h"
 #include "H5VL_nczarr_wrap.h"
 #include "H5VL_nczarr_compat.h"
+#include "nczm_workers.h"
 
 #include <stdlib.h>
 
@@ -25,6 +26,8 @@ static herr_t nczarr_initialize(hid_t vipl_id)
 
 static herr_t nczarr_terminate(void)
 {
+    /* The chunk pipeline's threads: joined here so that nothing outlives the connector. */
+    nczm_workers_shutdown();
     ncz_err_term();
     return SUCCEED;
 }

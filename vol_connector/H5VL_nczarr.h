@@ -27,6 +27,7 @@ typedef struct H5VL_nczarr_info_t {
     unsigned zip_root;    /* zip keys at the archive root */
     unsigned consolidate; /* write .zmetadata */
     size_t maxstrlen;     /* default NC_STRING width; 0 = 128 */
+    unsigned workers;     /* threads for chunk work and store batches; 0 = one per core */
 } H5VL_nczarr_info_t;
 
 /* One open store (HDF5's H5F_shared_t): shared by every open of the same store. */

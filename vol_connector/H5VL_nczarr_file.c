@@ -350,6 +350,7 @@ void *H5VL_nczarr_file_create(const char *name, unsigned flags, hid_t fcpl_id, h
     }
     if (info.maxstrlen)
         ncztr_file_set_default_maxstrlen(tf, info.maxstrlen);
+    ncztr_file_set_workers(tf, info.workers);
     /* NCZarr has no place for HDF5's file creation settings (user block, sizes, ...):
      * keep a non-default fcpl so that H5Fget_create_plist returns it after a reopen. */
     if (ncztr_obj_plist_keep(ncztr_file_root(tf), "fcpl", fcpl, H5P_FILE_CREATE_DEFAULT) < 0) {
@@ -389,6 +390,7 @@ void *H5VL_nczarr_file_open(const char *name, unsigned flags, hid_t fapl_id, hid
         return NULL;
     if (info.maxstrlen)
         ncztr_file_set_default_maxstrlen(tf, info.maxstrlen);
+    ncztr_file_set_workers(tf, info.workers);
     hid_t fcpl = ncztr_obj_plist_kept(ncztr_file_root(tf), "fcpl");
     if (fcpl < 0)
         fcpl = H5Pcopy(H5P_FILE_CREATE_DEFAULT);

@@ -1,8 +1,9 @@
 /* Connector info: the options after the connector name in HDF5_VOL_CONNECTOR (or h5dump's
  * --vol-info). Words are separated by spaces or commas, as in netCDF-C's URL modes:
  *   mode=nczarr | mode=zarr (also bare "nczarr"/"zarr"), noxarray, xarray, consolidated,
- *   zip-root, maxstrlen=N. */
+ *   zip-root, maxstrlen=N, workers=N. */
 #include "H5VL_nczarr.h"
+#include "nczm_workers.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -52,7 +53,9 @@ herr_t H5VL_nczarr_info_to_str(const void *info, char **str)
     if (i->zip_root)
         n += snprintf(buf + n, sizeof buf - (size_t)n, " zip-root");
     if (i->maxstrlen)
-        snprintf(buf + n, sizeof buf - (size_t)n, " maxstrlen=%zu", i->maxstrlen);
+        n += snprintf(buf + n, sizeof buf - (size_t)n, " maxstrlen=%zu", i->maxstrlen);
+    if (i->workers)
+        snprintf(buf + n, sizeof buf - (size_t)n, " workers=%u", i->workers);
     *str = H5allocate_memory(strlen(buf) + 1, 0);
     if (!*str)
         return NCZ_PUSH(NCZ_E_NOMEM, "out of memory");
@@ -82,10 +85,18 @@ static herr_t apply_word(H5VL_nczarr_info_t *info, const char *w)
         if (errno || !end || *end || v == 0 || v > (1u << 30))
             return NCZ_PUSH(NCZ_E_ARGS, "connector option \"%s\": maxstrlen must be a positive integer", w);
         info->maxstrlen = (size_t)v;
+    } else if (!strncmp(w, "workers=", 8)) {
+        char *end = NULL;
+        errno = 0;
+        unsigned long long v = strtoull(w + 8, &end, 10);
+        if (errno || !end || *end || end == w + 8 || v == 0 || v > NCZM_WORKERS_MAX)
+            return NCZ_PUSH(NCZ_E_ARGS, "connector option \"%s\": workers must be an integer from 1 to %d", w,
+                            NCZM_WORKERS_MAX);
+        info->workers = (unsigned)v;
     } else
         return NCZ_PUSH(NCZ_E_ARGS,
                         "unknown nczarr connector option \"%s\" (known: mode=nczarr, mode=zarr, noxarray, "
-                        "consolidated, zip-root, maxstrlen=N)",
+                        "consolidated, zip-root, maxstrlen=N, workers=N)",
                         w);
     return SUCCEED;
 }
@@ -111,7 +122,7 @@ herr_t H5VL_nczarr_str_to_info(const char *str, void **info)
              * stack does not reach the user yet: say it on stderr too, once. */
             fprintf(stderr,
                     "nczarr: bad connector option \"%s\" in \"%s\" (known: mode=nczarr, mode=zarr, "
-                    "noxarray, consolidated, zip-root, maxstrlen=N)\n",
+                    "noxarray, consolidated, zip-root, maxstrlen=N, workers=N)\n",
                     w, str);
             free(copy);
             free(i);

@@ -291,3 +291,14 @@ const char *nczm_errmsg(const nczm_map *map)
 {
     return map ? map->errmsg : "no map";
 }
+
+void nczm_map_set_workers(nczm_map *map, unsigned workers)
+{
+    if (map)
+        map->workers = workers;
+}
+
+unsigned nczm_map_workers(const nczm_map *map)
+{
+    return map ? map->workers : 1;
+}

@@ -174,6 +174,10 @@ size_t nczm_key_max(const nczm_map *map);
 nczm_kind nczm_map_kind(const nczm_map *map);
 const char *nczm_map_location(const nczm_map *map);
 int nczm_map_readonly(const nczm_map *map);
+/* Threads (the caller included) that one batch on this map, and the chunk work of the
+ * layers above, may use (nczm_workers.h); 0, the default, means one per core. */
+void nczm_map_set_workers(nczm_map *map, unsigned workers);
+unsigned nczm_map_workers(const nczm_map *map);
 /* The message of the last failure on this map (never NULL). */
 const char *nczm_errmsg(const nczm_map *map);
 const char *nczm_status_str(nczm_status st);

@@ -1,6 +1,9 @@
 /* Batches of gets and puts: the store's own batch where it has one (S3), else a loop over
  * single requests with the same per-request statuses. */
 #include "nczm_impl.h"
+#include "nczm_workers.h"
+
+#include <stdlib.h>
 
 /* The loops used when a store has no native batch: run the requests in order, keeping the
  * message of the first real failure (a later one would otherwise overwrite it). */
@@ -30,6 +33,93 @@ static nczm_status loop_put(nczm_map *map, size_t n, nczm_put *reqs)
     return NCZM_OK;
 }
 
+/* ---- the same loops on the worker pool, for stores whose calls may run concurrently ---- */
+
+typedef enum { P_GET, P_PUT, P_GET_INTO } pkind;
+
+/* Each thread works on a byte copy of the map (its own errmsg) and remembers its lowest
+ * failed request with that request's message: the lowest over all threads is the batch's
+ * first failure, whose message the map keeps, as the serial loops do. */
+typedef struct pslot {
+    size_t first;
+    char msg[NCZM_ERRLEN];
+} pslot;
+
+typedef struct pbatch {
+    nczm_map *map;
+    pkind kind;
+    void *reqs;
+    unsigned char *copies; /* nslots maps of drv->map_size bytes */
+    pslot *slot;
+} pbatch;
+
+static int par_item(void *arg, size_t i, unsigned s)
+{
+    pbatch *b = arg;
+    nczm_map *m = (nczm_map *)(void *)(b->copies + (size_t)s * b->map->drv->map_size);
+    nczm_status st;
+    int failed;
+    if (b->kind == P_GET) {
+        nczm_get *r = &((nczm_get *)b->reqs)[i];
+        if (r->status != NCZM_OK)
+            return 0;
+        st = r->status = m->drv->read_all(m, r->key, &r->buf, &r->len);
+        failed = st != NCZM_OK && st != NCZM_NOTFOUND;
+    } else if (b->kind == P_PUT) {
+        nczm_put *r = &((nczm_put *)b->reqs)[i];
+        if (r->status != NCZM_OK)
+            return 0;
+        st = r->status = m->drv->write(m, r->key, r->buf ? r->buf : "", r->len);
+        failed = st != NCZM_OK;
+    } else {
+        nczm_getinto *r = &((nczm_getinto *)b->reqs)[i];
+        if (r->status != NCZM_OK)
+            return 0;
+        st = r->status = m->drv->get_into(m, r);
+        failed = st != NCZM_OK && st != NCZM_NOTFOUND;
+    }
+    if (failed && i < b->slot[s].first) {
+        b->slot[s].first = i;
+        memcpy(b->slot[s].msg, m->errmsg, sizeof m->errmsg);
+    }
+    return 0;
+}
+
+/* Runs a batch on the pool; 0 when it cannot (one thread's worth of work, or no memory
+ * for the copies), and the caller then loops itself. */
+static int par_run(nczm_map *map, pkind kind, size_t n, void *reqs)
+{
+    if (!map->drv->concurrent || n < 2 || (kind == P_GET_INTO && !map->drv->get_into))
+        return 0;
+    unsigned ns = nczm_workers_slots(map->workers);
+    if (ns < 2)
+        return 0;
+    if ((size_t)ns > n)
+        ns = (unsigned)n;
+    pbatch b = {.map = map, .kind = kind, .reqs = reqs};
+    b.copies = malloc((size_t)ns * map->drv->map_size);
+    b.slot = malloc((size_t)ns * sizeof *b.slot);
+    if (!b.copies || !b.slot) {
+        free(b.copies);
+        free(b.slot);
+        return 0;
+    }
+    for (unsigned s = 0; s < ns; s++) {
+        memcpy(b.copies + (size_t)s * map->drv->map_size, map, map->drv->map_size);
+        b.slot[s].first = n;
+    }
+    nczm_parallel_for(n, ns, par_item, &b);
+    size_t best = n;
+    for (unsigned s = 0; s < ns; s++)
+        if (b.slot[s].first < n && (best == n || b.slot[s].first < b.slot[best].first))
+            best = s;
+    if (best < n)
+        memcpy(map->errmsg, b.slot[best].msg, sizeof map->errmsg);
+    free(b.copies);
+    free(b.slot);
+    return 1;
+}
+
 nczm_status nczm_get_many(nczm_map *map, size_t n, nczm_get *reqs)
 {
     NCZM_CHECK_MAP(map);
@@ -45,7 +135,9 @@ nczm_status nczm_get_many(nczm_map *map, size_t n, nczm_get *reqs)
         if (reqs[i].status != NCZM_OK && first_bad == n)
             first_bad = i;
     }
-    nczm_status bst = map->drv->get_many ? map->drv->get_many(map, n, reqs) : loop_get(map, n, reqs);
+    nczm_status bst = map->drv->get_many             ? map->drv->get_many(map, n, reqs)
+                      : par_run(map, P_GET, n, reqs) ? NCZM_OK
+                                                     : loop_get(map, n, reqs);
     for (size_t i = 0; i < n; i++) {
         nczm_status s = reqs[i].status;
         if (s == NCZM_OK || s == NCZM_NOTFOUND)
@@ -79,6 +171,7 @@ static nczm_status put_batch(nczm_map *map, size_t n, nczm_put *reqs, int commit
     }
     nczm_status bst = commit && map->drv->commit_many ? map->drv->commit_many(map, n, reqs)
                       : map->drv->put_many            ? map->drv->put_many(map, n, reqs)
+                      : par_run(map, P_PUT, n, reqs)  ? NCZM_OK
                                                       : loop_put(map, n, reqs);
     for (size_t i = 0; i < n; i++) {
         nczm_status s = reqs[i].status;
@@ -115,6 +208,11 @@ static nczm_status loop_get_into(nczm_map *map, size_t n, nczm_getinto *reqs)
     for (size_t i = 0; i < n; i++) {
         if (reqs[i].status != NCZM_OK)
             continue;
+        if (map->drv->get_into) {
+            reqs[i].status = map->drv->get_into(map, &reqs[i]);
+            nczm_first_err_note(&fe, map, reqs[i].status != NCZM_OK && reqs[i].status != NCZM_NOTFOUND);
+            continue;
+        }
         uint64_t len = 0;
         nczm_status st = map->drv->len(map, reqs[i].key, &len);
         if (st == NCZM_OK && len > reqs[i].cap)
@@ -149,8 +247,9 @@ nczm_status nczm_get_into_many(nczm_map *map, size_t n, nczm_getinto *reqs)
         if (reqs[i].status != NCZM_OK && first_bad == n)
             first_bad = i;
     }
-    nczm_status bst =
-        map->drv->get_into_many ? map->drv->get_into_many(map, n, reqs) : loop_get_into(map, n, reqs);
+    nczm_status bst = map->drv->get_into_many             ? map->drv->get_into_many(map, n, reqs)
+                      : par_run(map, P_GET_INTO, n, reqs) ? NCZM_OK
+                                                          : loop_get_into(map, n, reqs);
     for (size_t i = 0; i < n; i++) {
         nczm_status s = reqs[i].status;
         if (s == NCZM_OK || s == NCZM_NOTFOUND)

@@ -492,29 +492,20 @@ static nczm_status file_read_all(nczm_map *map, const char *key, void **bufp, si
 }
 
 /* One open+fstat+pread per object: the size check costs no extra lookup. */
-static nczm_status file_get_into_many(nczm_map *map, size_t n, nczm_getinto *reqs)
+static nczm_status file_get_into(nczm_map *map, nczm_getinto *r)
 {
-    nczm_first_err fe = {.have = 0};
-    for (size_t i = 0; i < n; i++) {
-        nczm_getinto *r = &reqs[i];
-        if (r->status != NCZM_OK)
-            continue;
-        int fd;
-        uint64_t size = 0;
-        nczm_status st = open_object(map, "read", r->key, &fd, &size);
-        if (st == NCZM_OK) {
-            r->len = size > SIZE_MAX ? SIZE_MAX : (size_t)size;
-            if (size > r->cap)
-                st = nczm_long_err(map, r->key, size, r->cap);
-            else
-                st = pread_all(map, r->key, fd, r->buf, (size_t)size, 0);
-            close(fd);
-        }
-        r->status = st;
-        nczm_first_err_note(&fe, map, st != NCZM_OK && st != NCZM_NOTFOUND);
-    }
-    nczm_first_err_restore(&fe, map);
-    return NCZM_OK;
+    int fd;
+    uint64_t size = 0;
+    nczm_status st = open_object(map, "read", r->key, &fd, &size);
+    if (st != NCZM_OK)
+        return st;
+    r->len = size > SIZE_MAX ? SIZE_MAX : (size_t)size;
+    if (size > r->cap)
+        st = nczm_long_err(map, r->key, size, r->cap);
+    else
+        st = pread_all(map, r->key, fd, r->buf, (size_t)size, 0);
+    close(fd);
+    return st;
 }
 
 const nczm_driver nczm_file_driver = {
@@ -537,7 +528,11 @@ const nczm_driver nczm_file_driver = {
     .get_many = NULL,
     .put_many = NULL,
     .commit_many = nczm_file_commit_many,
-    .get_into_many = file_get_into_many,
+    .get_into_many = NULL,
+    .get_into = file_get_into,
+    /* Every call works on descriptors it opens itself, below the read-only rootfd. */
+    .concurrent = 1,
+    .map_size = sizeof(file_map),
     .rename_tree = nczm_file_rename_tree,
     .copy_tree = NULL,
 };

@@ -75,6 +75,15 @@ typedef struct nczm_driver {
      * renamed into place at close anyway). */
     nczm_status (*commit_many)(nczm_map *map, size_t n, nczm_put *reqs);       /* optional */
     nczm_status (*get_into_many)(nczm_map *map, size_t n, nczm_getinto *reqs); /* optional */
+    /* Optional: one request of get_into_many (size and read in one lookup), for the
+     * dispatcher's loop. */
+    nczm_status (*get_into)(nczm_map *map, nczm_getinto *req);
+    /* Nonzero when read_all, write and get_into may run concurrently on byte copies of an
+     * open map (map_size bytes each, every copy with its own errmsg), changing nothing
+     * else in it: the dispatcher then runs the batches of a store without native ones on
+     * the worker pool (nczm_workers.h), as many requests at once as the map's workers. */
+    int concurrent;
+    size_t map_size;
     /* Optional, both: the prefixes are valid non-empty keys, the second neither equal to nor
      * below the first, the map writable. Statuses as documented for nczm_rename_tree. A
      * driver that cannot do a particular call its own way (a directory store spanning
@@ -90,6 +99,7 @@ struct nczm_map {
     char *location; /* malloc'ed; the filesystem path or the URL */
     unsigned flags; /* as passed to nczm_open */
     int readonly;
+    unsigned workers; /* threads a batch may use (nczm_map_set_workers); 0 = default */
     char errmsg[NCZM_ERRLEN];
 };
 

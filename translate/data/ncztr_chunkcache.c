@@ -2,6 +2,7 @@
  * the queue of chunk writes stored with one nczm_put_many. */
 #include "ncztr_chunkio_internal.h"
 #include "ncztr_codec.h"
+#include "ncztr_stages.h"
 
 #include <inttypes.h>
 #include <stdio.h>
@@ -97,7 +98,7 @@ void ncztr_fill_elems(const ncztr_zarray *za, void *buf, size_t nelem)
 }
 
 /* ===================================================================================== */
-/* Buffer pool of one I/O call (see ncztr_chunkio_internal.h for why).                   */
+/* Buffer pool of an array (see ncztr_chunkio_internal.h for why).                      */
 
 void ncztr_pool_init(ncztr_bufpool *p, size_t chunk_bytes)
 {
@@ -127,6 +128,15 @@ void ncztr_pool_give(ncztr_bufpool *p, unsigned char *buf)
         return;
     }
     p->v[p->n++] = buf;
+}
+
+void ncztr_pool_trim(ncztr_bufpool *p)
+{
+    size_t keep = p->chunk_bytes ? NCZTR_POOL_KEEP_BYTES / p->chunk_bytes : 1;
+    if (keep < 1)
+        keep = 1;
+    while (p->n > keep)
+        free(p->v[--p->n]);
 }
 
 void ncztr_pool_clear(ncztr_bufpool *p)
@@ -162,6 +172,7 @@ void ncztr_chunkcache_free(ncztr_chunkcache *c)
         free(e->data);
         free(e);
     }
+    ncztr_pool_clear(&c->pool);
     free(c->buckets);
     free(c);
 }
@@ -182,6 +193,7 @@ ncztr_chunkcache *ncztr_cc_get(ncztr_obj *o, const ncztr_cgeom *g)
     c->nbuckets = 64;
     c->rank = g->rank;
     c->chunk_bytes = g->chunk_bytes;
+    ncztr_pool_init(&c->pool, g->chunk_bytes);
     o->arr->cache = c;
     o->arr->cache_free = ncztr_chunkcache_free;
     return c;
@@ -309,28 +321,21 @@ void ncztr_pl_clear(ncztr_putlist *pl)
     memset(pl, 0, sizeof *pl);
 }
 
-/* Queues a chunk: takes ownership of key, and of raw when own_raw, whatever the outcome. */
+/* Queues a chunk: takes ownership of key, and of raw when own_raw, whatever the outcome.
+ * Transposition and codecs wait for ncztr_pl_run, which runs them for the whole batch on
+ * the worker pool. */
 herr_t ncztr_pl_add(const ncztr_obj *o, const ncztr_cgeom *g, ncztr_putlist *pl, char *key,
                     unsigned char *raw, bool own_raw, ncztr_cc_entry *ent)
 {
+    (void)o;
     ncztr_pitem it = {.key = key, .raw = raw, .own_raw = own_raw, .ent = ent};
-    const unsigned char *src = raw;
-    if (g->transpose) {
-        if (!(it.trans = ncztr_pool_take(pl->pool, g->chunk_bytes))) {
-            NCZ_PUSH(NCZ_E_NOMEM, "out of memory writing chunk \"%s\"", key);
-            goto fail;
-        }
-        ncztr_transpose(g, raw, it.trans, true);
-        src = it.trans;
-    }
-    if (ncztr_codec_encode(o, key, src, g->chunk_bytes, &it.enc, &it.enclen) < 0)
-        goto fail;
     if (pl->n == pl->cap) {
         size_t nc = pl->cap ? pl->cap * 2 : 16;
         ncztr_pitem *v = realloc(pl->v, nc * sizeof *v);
         if (!v) {
             NCZ_PUSH(NCZ_E_NOMEM, "out of memory writing chunk \"%s\"", key);
-            goto fail;
+            pitem_clear(&it, pl->pool);
+            return FAIL;
         }
         pl->v = v;
         pl->cap = nc;
@@ -338,37 +343,81 @@ herr_t ncztr_pl_add(const ncztr_obj *o, const ncztr_cgeom *g, ncztr_putlist *pl,
     pl->v[pl->n++] = it;
     pl->bytes += g->chunk_bytes;
     return SUCCEED;
-fail:
-    pitem_clear(&it, pl->pool);
-    return FAIL;
+}
+
+/* Encodes every queued chunk (encode-all, on the worker pool). Items that fail keep enc
+ * NULL; the first failure is pushed. */
+static herr_t pl_encode(const ncztr_obj *o, const ncztr_cgeom *g, ncztr_putlist *pl)
+{
+    ncztr_stage s;
+    if (ncztr_stage_init(o, g, &s) < 0)
+        return FAIL;
+    if (!g->transpose && ncztr_chain_is_null(s.chain)) {
+        for (size_t i = 0; i < pl->n; i++) { /* stored as they are: no work for threads */
+            pl->v[i].enc = pl->v[i].raw;
+            pl->v[i].enclen = g->chunk_bytes;
+        }
+        return SUCCEED;
+    }
+    ncztr_enc_item *items = calloc(pl->n, sizeof *items);
+    if (!items)
+        return NCZ_PUSH(NCZ_E_NOMEM, "out of memory encoding the chunks of \"%s\"", g->path);
+    herr_t ret = SUCCEED;
+    for (size_t i = 0; i < pl->n; i++) {
+        items[i].raw = pl->v[i].raw;
+        if (g->transpose && !(items[i].trans = pl->v[i].trans = ncztr_pool_take(pl->pool, g->chunk_bytes))) {
+            ret = NCZ_PUSH(NCZ_E_NOMEM, "out of memory writing chunk \"%s\"", pl->v[i].key);
+            break;
+        }
+    }
+    if (ret == SUCCEED) {
+        size_t bad = ncztr_stage_encode(&s, pl->n, items);
+        for (size_t i = 0; i < pl->n; i++) {
+            pl->v[i].enc = items[i].enc;
+            pl->v[i].enclen = items[i].enclen;
+        }
+        if (bad < pl->n)
+            ret = ncztr_codec_failed(o, "encode", pl->v[bad].key, &items[bad].err);
+    }
+    free(items);
+    return ret;
 }
 
 /* Stores every queued chunk with one store call, marks flushed cache entries clean, and
- * empties the list. */
+ * empties the list. A chunk that cannot be encoded is not stored; the others still are. */
 herr_t ncztr_pl_run(const ncztr_obj *o, const ncztr_cgeom *g, ncztr_putlist *pl)
 {
     herr_t ret = SUCCEED;
     nczm_put *reqs = NULL;
+    size_t *idx = NULL, m = 0;
     if (pl->n == 0)
         return SUCCEED;
+    ret = pl_encode(o, g, pl);
     reqs = calloc(pl->n, sizeof *reqs);
-    NCZ_CHECK_ALLOC(reqs, FAIL);
+    idx = calloc(pl->n, sizeof *idx);
+    if (!reqs || !idx)
+        NCZ_GOTO(FAIL, NCZ_E_NOMEM, "out of memory storing the chunks of \"%s\"", g->path);
     for (size_t i = 0; i < pl->n; i++) {
-        reqs[i].key = pl->v[i].key;
-        reqs[i].buf = pl->v[i].enc;
-        reqs[i].len = pl->v[i].enclen;
+        if (!pl->v[i].enc)
+            continue;
+        idx[m] = i;
+        reqs[m].key = pl->v[i].key;
+        reqs[m].buf = pl->v[i].enc;
+        reqs[m].len = pl->v[i].enclen;
+        m++;
     }
-    nczm_put_many(o->file->map, pl->n, reqs);
-    for (size_t i = 0; i < pl->n; i++) {
-        if (reqs[i].status == NCZM_OK) {
-            if (pl->v[i].ent)
-                pl->v[i].ent->dirty = false;
+    nczm_put_many(o->file->map, m, reqs);
+    for (size_t k = 0; k < m; k++) {
+        if (reqs[k].status == NCZM_OK) {
+            if (pl->v[idx[k]].ent)
+                pl->v[idx[k]].ent->dirty = false;
         } else if (ret == SUCCEED) {
-            ret = NCZ_PUSH(NCZ_E_STORE, "dataset \"%s\": cannot write chunk \"%s\": %s", g->path, reqs[i].key,
+            ret = NCZ_PUSH(NCZ_E_STORE, "dataset \"%s\": cannot write chunk \"%s\": %s", g->path, reqs[k].key,
                            nczm_errmsg(o->file->map));
         }
     }
 done:
+    free(idx);
     free(reqs);
     for (size_t i = 0; i < pl->n; i++)
         pitem_clear(&pl->v[i], pl->pool);
@@ -424,6 +473,7 @@ herr_t ncztr_array_flush(ncztr_obj *o)
     }
     if (ncztr_geom_init(o, &g) < 0)
         return FAIL;
+    pl.pool = &c->pool;
     for (ncztr_cc_entry *e = c->tail; e; e = e->prev) {
         if (!e->dirty)
             continue;
@@ -437,6 +487,7 @@ herr_t ncztr_array_flush(ncztr_obj *o)
         NCZ_GOTO_QUIET(FAIL);
 done:
     ncztr_pl_clear(&pl);
+    ncztr_pool_trim(&c->pool);
     ncztr_geom_clear(&g);
     return ret;
 }

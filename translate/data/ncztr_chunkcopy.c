@@ -122,7 +122,8 @@ void ncztr_io_clear(ncztr_ioctx *x)
     free(x->fillbuf);
     free(x->tmp1);
     free(x->tmp2);
-    ncztr_pool_clear(&x->pool);
+    if (x->pool)
+        ncztr_pool_trim(x->pool);
     ncztr_geom_clear(&x->g);
 }
 
@@ -343,6 +344,37 @@ static herr_t copy_elems(ncztr_ioctx *x, const ncztr_cjob *jb)
             memcpy(u + el[i].moff * msz, x->tmp2 + i * msz, msz);
     }
     return SUCCEED;
+}
+
+unsigned char *ncztr_io_direct_run(ncztr_ioctx *x, const ncztr_cjob *jb, size_t vol)
+{
+    if (x->elem || x->convert || x->bkg || x->g.transpose || x->msz != x->g.esz || vol != x->g.chunk_elems ||
+        jb->fsel < 0)
+        return NULL;
+    /* Every element of the chunk is selected: in C order the chunk is one run. */
+    hssize_t nf = H5Sget_select_npoints(jb->fsel);
+    if (nf < 0 || (size_t)nf != x->g.chunk_elems)
+        return NULL;
+    bool borrowed = false;
+    hid_t msel = ncztr_chunk_msel(x, jb->coord, &borrowed);
+    if (msel < 0) {
+        H5Eclear2(H5E_DEFAULT); /* not an error: the chunk just goes the usual way */
+        return NULL;
+    }
+    unsigned char *run = NULL;
+    hid_t it = H5Ssel_iter_create(msel, x->msz, H5S_SEL_ITER_SHARE_WITH_DATASPACE);
+    size_t nseq = 0, nelem = 0, len[2];
+    hsize_t off[2];
+    herr_t r = it < 0 ? FAIL : H5Ssel_iter_get_seq_list(it, 2, SIZE_MAX, &nseq, &nelem, off, len);
+    if (r >= 0 && nseq == 1 && len[0] == x->g.chunk_bytes)
+        run = x->ubuf + off[0];
+    if (it >= 0)
+        H5Ssel_iter_close(it);
+    if (!borrowed)
+        H5Sclose(msel);
+    if (r < 0)
+        H5Eclear2(H5E_DEFAULT);
+    return run;
 }
 
 /* Moves the selected elements of one chunk between its buffer and the user's buffer. */

@@ -16,6 +16,7 @@
 #include "ncztr_array_internal.h"
 #include "ncztr_chunkio_internal.h"
 #include "ncztr_codec.h"
+#include "ncztr_stages.h"
 
 #include <inttypes.h>
 #include <stdio.h>
@@ -30,7 +31,7 @@
 static void job_release(ncztr_ioctx *x, ncztr_cjob *j)
 {
     if (j->own)
-        ncztr_pool_give(&x->pool, j->data);
+        ncztr_pool_give(x->pool, j->data);
     free(j->key);
     if (j->fsel >= 0)
         H5Sclose(j->fsel);
@@ -38,6 +39,7 @@ static void job_release(ncztr_ioctx *x, ncztr_cjob *j)
     j->key = NULL;
     j->own = false;
     j->ent = NULL;
+    j->direct = NULL;
     j->fsel = H5I_INVALID_HID;
 }
 
@@ -45,8 +47,13 @@ static void job_release(ncztr_ioctx *x, ncztr_cjob *j)
 static herr_t missing_chunk(ncztr_ioctx *x, ncztr_cjob *jb)
 {
     const char *path = x->g.path;
+    if (jb->direct) {
+        ncztr_fill_elems(&x->a->za, jb->direct, x->g.chunk_elems);
+        jb->data = jb->direct;
+        return SUCCEED;
+    }
     if (x->write) {
-        if (!(jb->data = ncztr_pool_take(&x->pool, x->g.chunk_bytes)))
+        if (!(jb->data = ncztr_pool_take(x->pool, x->g.chunk_bytes)))
             return NCZ_PUSH(NCZ_E_NOMEM, "dataset \"%s\": out of memory for chunk \"%s\"", path, jb->key);
         jb->own = true;
         ncztr_fill_elems(&x->a->za, jb->data, x->g.chunk_elems);
@@ -61,28 +68,33 @@ static herr_t missing_chunk(ncztr_ioctx *x, ncztr_cjob *jb)
     return SUCCEED;
 }
 
+static herr_t bad_size(ncztr_ioctx *x, const ncztr_cjob *jb, size_t rawlen)
+{
+    char shp[256];
+    ncztr_io_shape_str(&x->g, shp, sizeof shp);
+    return NCZ_PUSH(NCZ_E_FORMAT,
+                    "dataset \"%s\": chunk \"%s\" holds %zu bytes, expected %zu (a %s chunk of %zu-byte "
+                    "elements); the chunk object is damaged or was written with another shape",
+                    x->g.path, jb->key, rawlen, x->g.chunk_bytes, shp, x->g.esz);
+}
+
 /* Adopts a fetched raw chunk (owned, whatever the outcome): checks its size, and brings a
  * Fortran-ordered one into C order. */
 static herr_t adopt_chunk(ncztr_ioctx *x, ncztr_cjob *jb, unsigned char *raw, size_t rawlen)
 {
     const char *path = x->g.path;
     if (rawlen != x->g.chunk_bytes) {
-        char shp[256];
-        ncztr_io_shape_str(&x->g, shp, sizeof shp);
         free(raw); /* maybe smaller than a chunk: not for the pool */
-        return NCZ_PUSH(NCZ_E_FORMAT,
-                        "dataset \"%s\": chunk \"%s\" holds %zu bytes, expected %zu (a %s chunk of %zu-byte "
-                        "elements); the chunk object is damaged or was written with another shape",
-                        path, jb->key, rawlen, x->g.chunk_bytes, shp, x->g.esz);
+        return bad_size(x, jb, rawlen);
     }
     if (x->g.transpose) {
-        unsigned char *c = ncztr_pool_take(&x->pool, x->g.chunk_bytes);
+        unsigned char *c = ncztr_pool_take(x->pool, x->g.chunk_bytes);
         if (!c) {
-            ncztr_pool_give(&x->pool, raw);
+            ncztr_pool_give(x->pool, raw);
             return NCZ_PUSH(NCZ_E_NOMEM, "dataset \"%s\": out of memory for chunk \"%s\"", path, jb->key);
         }
         ncztr_transpose(&x->g, raw, c, false);
-        ncztr_pool_give(&x->pool, raw);
+        ncztr_pool_give(x->pool, raw);
         raw = c;
     }
     jb->data = raw;
@@ -103,7 +115,9 @@ static herr_t fetch_raw(ncztr_ioctx *x, ncztr_cjob *jobs, const size_t *which, s
         ncztr_cjob *jb = &jobs[which[i]];
         gets[i].key = jb->key;
         gets[i].cap = x->g.chunk_bytes;
-        if (!(gets[i].buf = ncztr_pool_take(&x->pool, x->g.chunk_bytes)))
+        if (jb->direct)
+            gets[i].buf = jb->direct;
+        else if (!(gets[i].buf = ncztr_pool_take(x->pool, x->g.chunk_bytes)))
             NCZ_GOTO(FAIL, NCZ_E_NOMEM, "dataset \"%s\": out of memory for chunk \"%s\"", path, jb->key);
     }
     nczm_get_into_many(map, n, gets); /* per-request statuses are examined below */
@@ -111,6 +125,11 @@ static herr_t fetch_raw(ncztr_ioctx *x, ncztr_cjob *jobs, const size_t *which, s
         ncztr_cjob *jb = &jobs[which[i]];
         if (gets[i].status == NCZM_NOTFOUND) {
             ret = missing_chunk(x, jb);
+        } else if (jb->direct && (gets[i].status == NCZM_OK || gets[i].status == NCZM_LONG)) {
+            gets[i].buf = NULL;
+            if (gets[i].len != x->g.chunk_bytes)
+                ret = bad_size(x, jb, gets[i].len);
+            jb->data = jb->direct;
         } else if (gets[i].status == NCZM_OK || gets[i].status == NCZM_LONG) {
             unsigned char *raw = gets[i].buf;
             gets[i].buf = NULL;
@@ -122,7 +141,8 @@ static herr_t fetch_raw(ncztr_ioctx *x, ncztr_cjob *jobs, const size_t *which, s
     }
 done:
     for (size_t i = 0; i < n; i++)
-        ncztr_pool_give(&x->pool, gets[i].buf);
+        if (gets[i].buf != jobs[which[i]].direct)
+            ncztr_pool_give(x->pool, gets[i].buf);
     free(gets);
     return ret;
 }
@@ -134,7 +154,9 @@ static herr_t fetch_chunks(ncztr_ioctx *x, ncztr_cjob *jobs, size_t njobs)
     nczm_map *map = x->o->file->map;
     const char *path = x->g.path;
     nczm_get *gets = NULL;
-    size_t *which = NULL, n = 0;
+    ncztr_dec_item *items = NULL;
+    ncztr_stage st;
+    size_t *which = NULL, *iidx = NULL, n = 0, m = 0;
     for (size_t j = 0; j < njobs; j++)
         n += jobs[j].data == NULL;
     if (n == 0)
@@ -149,32 +171,57 @@ static herr_t fetch_chunks(ncztr_ioctx *x, ncztr_cjob *jobs, size_t njobs)
         ret = fetch_raw(x, jobs, which, n);
         goto done;
     }
+    if (ncztr_stage_init(x->o, &x->g, &st) < 0)
+        NCZ_GOTO_QUIET(FAIL);
     gets = calloc(n, sizeof *gets);
-    NCZ_CHECK_ALLOC(gets, FAIL);
+    items = calloc(n, sizeof *items);
+    iidx = calloc(n, sizeof *iidx);
+    if (!gets || !items || !iidx)
+        NCZ_GOTO(FAIL, NCZ_E_NOMEM, "dataset \"%s\": out of memory fetching chunks", path);
     for (size_t i = 0; i < n; i++)
         gets[i].key = jobs[which[i]].key;
     nczm_get_many(map, n, gets); /* per-request statuses are examined below */
-    for (size_t i = 0; i < n && ret == SUCCEED; i++) {
+    for (size_t i = 0; i < n; i++) {
         ncztr_cjob *jb = &jobs[which[i]];
         if (gets[i].status == NCZM_NOTFOUND) {
-            ret = missing_chunk(x, jb);
+            if (missing_chunk(x, jb) < 0)
+                NCZ_GOTO_QUIET(FAIL);
             continue;
         }
         if (gets[i].status != NCZM_OK)
             NCZ_GOTO(FAIL, NCZ_E_STORE, "dataset \"%s\": cannot read chunk \"%s\": %s", path, jb->key,
                      nczm_errmsg(map));
-        void *raw = NULL;
-        void *in = gets[i].buf;
-        gets[i].buf = NULL;
-        if (ncztr_codec_decode(x->o, jb->key, in, gets[i].len, &raw, x->g.chunk_bytes) < 0)
-            NCZ_GOTO_QUIET(FAIL);
-        ret = adopt_chunk(x, jb, raw, x->g.chunk_bytes);
+        ncztr_dec_item *it = &items[m];
+        iidx[m++] = i;
+        it->in = gets[i].buf;
+        it->inlen = gets[i].len;
+        it->out = jb->direct ? jb->direct : ncztr_pool_take(x->pool, x->g.chunk_bytes);
+        if (!it->out || (x->g.transpose && !(it->tmp = ncztr_pool_take(x->pool, x->g.chunk_bytes))))
+            NCZ_GOTO(FAIL, NCZ_E_NOMEM, "dataset \"%s\": out of memory for chunk \"%s\"", path, jb->key);
+    }
+    /* decode-all: every fetched chunk of the batch at once, on the worker pool */
+    size_t bad = ncztr_stage_decode(&st, m, items);
+    if (bad < m)
+        NCZ_GOTO(FAIL, NCZ_E_FORMAT, "dataset \"%s\": cannot decode chunk \"%s\": %s", path,
+                 jobs[which[iidx[bad]]].key, items[bad].err.msg);
+    for (size_t k = 0; k < m; k++) {
+        ncztr_cjob *jb = &jobs[which[iidx[k]]];
+        jb->data = items[k].out;
+        jb->own = !jb->direct;
+        items[k].out = NULL;
     }
 done:
+    for (size_t k = 0; items && k < m; k++) {
+        if (items[k].out != jobs[which[iidx[k]]].direct)
+            ncztr_pool_give(x->pool, items[k].out);
+        ncztr_pool_give(x->pool, items[k].tmp);
+    }
     if (gets)
         for (size_t i = 0; i < n; i++)
             free(gets[i].buf);
     free(gets);
+    free(items);
+    free(iidx);
     free(which);
     return ret;
 }
@@ -182,29 +229,32 @@ done:
 static herr_t read_batch(ncztr_ioctx *x, ncztr_cjob *jobs, size_t n, ncztr_putlist *pl)
 {
     ncztr_chunkcache *c = x->a->cache;
-    size_t hits = 0;
+    size_t hits = 0, direct = 0;
     for (size_t j = 0; j < n; j++) {
-        if (!(jobs[j].key = ncztr_chunk_key(&x->g, jobs[j].coord)))
+        ncztr_cjob *jb = &jobs[j];
+        size_t vol = 0;
+        if (!(jb->key = ncztr_chunk_key(&x->g, jb->coord)))
             return FAIL;
-        if ((jobs[j].ent = ncztr_cc_find(c, jobs[j].coord))) {
-            jobs[j].data = jobs[j].ent->data;
-            ncztr_cc_touch(c, jobs[j].ent);
+        if (!x->elem && (jb->fsel = ncztr_chunk_fsel(x, jb->coord, &vol)) < 0)
+            return NCZ_PUSH(NCZ_E_HDF5, "dataset \"%s\": cannot select within chunk \"%s\"", x->g.path,
+                            jb->key);
+        if ((jb->ent = ncztr_cc_find(c, jb->coord))) {
+            jb->data = jb->ent->data;
+            ncztr_cc_touch(c, jb->ent);
             hits++;
+        } else if ((jb->direct = ncztr_io_direct_run(x, jb, vol))) {
+            direct++; /* read straight into the user's buffer, not cached */
         }
     }
     /* The hits are now the most recently used entries: kept. */
-    if (hits < n && ncztr_cc_make_room(x->o, &x->g, pl, (n - hits) * x->g.chunk_bytes, hits) < 0)
+    if (hits + direct < n &&
+        ncztr_cc_make_room(x->o, &x->g, pl, (n - hits - direct) * x->g.chunk_bytes, hits) < 0)
         return FAIL;
     if (fetch_chunks(x, jobs, n) < 0)
         return FAIL;
-    for (size_t j = 0; j < n; j++) {
-        size_t vol = 0;
-        if (!x->elem && (jobs[j].fsel = ncztr_chunk_fsel(x, jobs[j].coord, &vol)) < 0)
-            return NCZ_PUSH(NCZ_E_HDF5, "dataset \"%s\": cannot select within chunk \"%s\"", x->g.path,
-                            jobs[j].key);
-        if (ncztr_io_copy_chunk(x, &jobs[j]) < 0)
+    for (size_t j = 0; j < n; j++)
+        if (!jobs[j].direct && ncztr_io_copy_chunk(x, &jobs[j]) < 0)
             return FAIL;
-    }
     /* Keep what was fetched: repeated small reads of one chunk then hit memory. */
     for (size_t j = 0; j < n; j++) {
         if (!jobs[j].own)
@@ -245,10 +295,14 @@ static herr_t write_batch(ncztr_ioctx *x, ncztr_cjob *jobs, size_t n, ncztr_putl
             /* Overwritten whole: the old content is never read, and any cached copy is stale. */
             if (e) {
                 ncztr_cc_remove(c, e);
-                ncztr_pool_give(&x->pool, e->data);
+                ncztr_pool_give(x->pool, e->data);
                 free(e);
             }
-            if (!(jb->data = ncztr_pool_take(&x->pool, x->g.chunk_bytes)))
+            if ((jb->direct = ncztr_io_direct_run(x, jb, vol))) {
+                jb->data = jb->direct; /* stored from the user's buffer as it is */
+                continue;
+            }
+            if (!(jb->data = ncztr_pool_take(x->pool, x->g.chunk_bytes)))
                 return NCZ_PUSH(NCZ_E_NOMEM, "dataset \"%s\": out of memory for chunk \"%s\"", path, jb->key);
             jb->own = true;
             if (vol != x->g.chunk_elems) /* edge chunk: the overhang is stored too */
@@ -263,10 +317,17 @@ static herr_t write_batch(ncztr_ioctx *x, ncztr_cjob *jobs, size_t n, ncztr_putl
     if (fetch_chunks(x, jobs, n) < 0)
         return FAIL;
     for (size_t j = 0; j < n; j++)
-        if (ncztr_io_copy_chunk(x, &jobs[j]) < 0)
+        if (!jobs[j].direct && ncztr_io_copy_chunk(x, &jobs[j]) < 0)
             return FAIL;
     for (size_t j = 0; j < n; j++) {
         ncztr_cjob *jb = &jobs[j];
+        if (jb->direct) {
+            herr_t r = ncztr_pl_add(x->o, &x->g, pl, jb->key, jb->direct, false, NULL);
+            jb->key = NULL;
+            if (r < 0)
+                return FAIL;
+            continue;
+        }
         if (jb->ent || !jb->own)
             continue;
         if (!jb->whole) {
@@ -321,8 +382,11 @@ static herr_t do_io(ncztr_obj *o, hid_t mem_type, hid_t mem_space, hid_t file_sp
     x->ubuf = buf;
     if (ncztr_geom_init(o, &x->g) < 0)
         NCZ_GOTO_QUIET(FAIL);
-    ncztr_pool_init(&x->pool, x->g.chunk_bytes);
-    pl.pool = &x->pool;
+    ncztr_chunkcache *cache = ncztr_cc_get(o, &x->g);
+    if (!cache)
+        NCZ_GOTO_QUIET(FAIL);
+    x->pool = &cache->pool;
+    pl.pool = x->pool;
     if (write && o->file->readonly)
         NCZ_GOTO(FAIL, NCZ_E_ARGS, "cannot write dataset \"%s\": the store is open read-only", x->g.path);
     for (int k = 0; k < x->g.rank; k++)

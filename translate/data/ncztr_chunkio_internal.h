@@ -15,13 +15,15 @@
 #define NCZTR_BATCH_BYTES  ((size_t)32 << 20)
 #define NCZTR_BATCH_CHUNKS 4096
 
-/* Raw chunk buffers of one I/O call, reused across its batches. A big chunk freshly
+/* Raw chunk buffers of an array, reused across batches and calls. A big chunk freshly
  * malloc'ed is fresh memory: glibc maps it (or trims it back to the kernel when freed), so
  * every byte of every chunk cost a page fault and a page clearing, as much as the copy
- * itself. Fetches, whole-chunk writes and transpositions take buffers here; evicted cache
- * entries and stored chunks give theirs back. It lives for one call only (do_io drains it)
- * so an idle array holds no memory beyond its chunk cache; it keeps at most one batch
- * worth of buffers. Every buffer holds at least chunk_bytes. */
+ * itself. Fetches, whole-chunk writes, decodes and transpositions take buffers here;
+ * evicted cache entries and stored chunks give theirs back. It belongs to the array's
+ * chunk cache (freed with it); during a call it keeps at most one batch worth of buffers,
+ * and between calls at most NCZTR_POOL_KEEP_BYTES (ncztr_pool_trim), so that an idle
+ * array holds little beyond its chunk cache. Every buffer holds at least chunk_bytes. */
+#define NCZTR_POOL_KEEP_BYTES ((size_t)8 << 20)
 typedef struct ncztr_bufpool {
     unsigned char **v;
     size_t n, max;
@@ -35,6 +37,8 @@ unsigned char *ncztr_pool_take(ncztr_bufpool *p, size_t chunk_bytes);
 /* Keeps buf for reuse, or frees it (when full, or p is NULL). buf may be NULL. */
 void ncztr_pool_give(ncztr_bufpool *p, unsigned char *buf);
 void ncztr_pool_clear(ncztr_bufpool *p);
+/* Frees kept buffers beyond NCZTR_POOL_KEEP_BYTES worth (one buffer is always kept). */
+void ncztr_pool_trim(ncztr_bufpool *p);
 
 /* Geometry of an array's chunks, shared by I/O calls, flush and eviction. */
 typedef struct ncztr_cgeom {
@@ -75,6 +79,7 @@ struct ncztr_chunkcache {
     ncztr_cc_entry **buckets;
     size_t nbuckets, count, bytes;
     ncztr_cc_entry *head, *tail;
+    ncztr_bufpool pool; /* the array's chunk buffers (see ncztr_bufpool) */
 };
 
 /* The array's cache, created on first use (NULL after pushing an error). */
@@ -179,7 +184,7 @@ typedef struct ncztr_ioctx {
     unsigned char *fillbuf; /* read: one chunk of fill shared by missing chunks */
     unsigned char *tmp1, *tmp2;
     size_t tmpcap;
-    ncztr_bufpool pool; /* chunk buffers reused across this call's batches */
+    ncztr_bufpool *pool; /* the array's chunk buffers (its cache's) */
     ncztr_seqw fw, mw;
 } ncztr_ioctx;
 
@@ -229,6 +234,9 @@ typedef struct ncztr_cjob {
     bool whole;          /* write: every in-bounds element is written */
     hid_t fsel;
     size_t eb, ee; /* element mode: the chunk's elements in x->el */
+    /* The chunk is one contiguous run of the user's buffer (ncztr_io_direct_run): a read
+     * lands there and a write is stored from there, with no chunk buffer in between. */
+    unsigned char *direct;
 } ncztr_cjob;
 
 /* Chunk shape as "10x10", for messages. */
@@ -246,6 +254,11 @@ herr_t ncztr_io_setup_types(ncztr_ioctx *x, hid_t mem_type);
 /* Before writing variable-length strings into fixed-size storage: any string too long is
  * an error, found before a single chunk changes (never truncate silently). */
 herr_t ncztr_io_check_strings(ncztr_ioctx *x);
+
+/* Where the whole chunk jb (jb->fsel set, vol in-bounds elements) is one contiguous run of
+ * the user's buffer with the stored element layout (no type conversion, C order), the
+ * start of that run; else NULL. */
+unsigned char *ncztr_io_direct_run(ncztr_ioctx *x, const ncztr_cjob *jb, size_t vol);
 
 /* Moves the selected elements of one chunk between its buffer and the user's buffer. */
 herr_t ncztr_io_copy_chunk(ncztr_ioctx *x, const ncztr_cjob *jb);

@@ -30,7 +30,7 @@ ncztr_chain *ncztr_array_chain(const ncztr_obj *o)
     return a->chain;
 }
 
-static herr_t coding_failed(const ncztr_obj *o, const char *what, const char *key, const ncztr_cerr *e)
+herr_t ncztr_codec_failed(const ncztr_obj *o, const char *what, const char *key, const ncztr_cerr *e)
 {
     char *path = ncztr_obj_path(o);
     herr_t r = NCZ_PUSH(NCZ_E_FORMAT, "dataset \"%s\": cannot %s chunk \"%s\": %s", path ? path : "?", what,
@@ -61,7 +61,7 @@ herr_t ncztr_codec_decode(const ncztr_obj *o, const char *key, void *in, size_t 
     free(in);
     if (r < 0) {
         free(raw);
-        return coding_failed(o, "decode", key, &e);
+        return ncztr_codec_failed(o, "decode", key, &e);
     }
     *out = raw;
     return SUCCEED;
@@ -75,6 +75,6 @@ herr_t ncztr_codec_encode(const ncztr_obj *o, const char *key, const void *in, s
     if (!c)
         return FAIL;
     if (ncztr_chain_encode(c, in, inlen, out, outlen, &e) < 0)
-        return coding_failed(o, "encode", key, &e);
+        return ncztr_codec_failed(o, "encode", key, &e);
     return SUCCEED;
 }

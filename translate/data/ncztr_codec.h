@@ -3,6 +3,7 @@
 #ifndef NCZTR_CODEC_H
 #define NCZTR_CODEC_H
 
+#include "ncztr_codecs.h"
 #include "ncztr_model.h"
 
 #include <stdbool.h>
@@ -10,6 +11,9 @@
 
 /* The array's codec chain, built on first use (NULL after pushing an error). */
 ncztr_chain *ncztr_array_chain(const ncztr_obj *o);
+
+/* Pushes a failure of the codec chain on chunk key (what: "decode" or "encode"). */
+herr_t ncztr_codec_failed(const ncztr_obj *o, const char *what, const char *key, const ncztr_cerr *e);
 
 /* True when the array stores raw chunk bytes (compressor null and no filters). */
 bool ncztr_codec_is_null(const ncztr_array *a);

@@ -139,3 +139,8 @@ void ncztr_file_set_default_maxstrlen(ncztr_file *f, size_t maxstrlen)
 {
     f->default_maxstrlen = maxstrlen;
 }
+
+void ncztr_file_set_workers(ncztr_file *f, unsigned workers)
+{
+    nczm_map_set_workers(f->map, workers);
+}

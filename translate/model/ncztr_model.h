@@ -237,5 +237,7 @@ bool ncztr_file_is_readonly(const ncztr_file *f);
 const char *ncztr_file_location(const ncztr_file *f);
 /* The width of NC_STRING values stored as |S<n> when nothing else says. */
 void ncztr_file_set_default_maxstrlen(ncztr_file *f, size_t maxstrlen);
+/* Threads (the caller included) the file's chunk I/O may use; 0 = one per core. */
+void ncztr_file_set_workers(ncztr_file *f, unsigned workers);
 
 #endif

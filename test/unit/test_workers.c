@@ -1,0 +1,90 @@
+/* The worker pool: every item runs exactly once whatever the cap, the lowest failed item
+ * comes back, slots stay below nczm_workers_slots(cap), a call from inside a worker runs
+ * on that worker, and the pool shuts down and starts again (valgrind and TSan runs check
+ * that nothing leaks or races). */
+#include "ncz_test.h"
+#include "nczm_workers.h"
+
+#include <stdatomic.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct {
+    atomic_int *count; /* per item: times run */
+    size_t fail_from;  /* items >= this fail (every 3rd) */
+    unsigned slots;
+    atomic_int bad_slot;
+    atomic_int nested_bad;
+} ctx;
+
+static int nested_item(void *arg, size_t i, unsigned slot)
+{
+    atomic_int *c = arg;
+    (void)slot; /* on a worker, a nested call runs inline; on the caller it may use the pool */
+    atomic_fetch_add(&c[i], 1);
+    return 0;
+}
+
+static int item(void *arg, size_t i, unsigned slot)
+{
+    ctx *c = arg;
+    atomic_fetch_add(&c->count[i], 1);
+    if (slot >= c->slots)
+        atomic_store(&c->bad_slot, 1);
+    if (i % 97 == 5) {
+        atomic_int inner[4] = {0};
+        if (nczm_parallel_for(4, 0, nested_item, inner) != 4)
+            atomic_store(&c->nested_bad, 1);
+        for (int k = 0; k < 4; k++)
+            if (atomic_load(&inner[k]) != 1)
+                atomic_store(&c->nested_bad, 1);
+    }
+    return i >= c->fail_from && i % 3 == 0;
+}
+
+static void run(size_t n, unsigned cap, size_t fail_from)
+{
+    ctx c = {.fail_from = fail_from, .slots = nczm_workers_slots(cap)};
+    c.count = calloc(n ? n : 1, sizeof *c.count);
+    REQUIRE(c.count, "out of memory");
+    atomic_init(&c.bad_slot, 0);
+    atomic_init(&c.nested_bad, 0);
+    size_t r = nczm_parallel_for(n, cap, item, &c);
+    size_t want = n;
+    for (size_t i = fail_from; i < n; i++)
+        if (i % 3 == 0) {
+            want = i;
+            break;
+        }
+    CHECK(r == want, "n=%zu cap=%u: first failure %zu, expected %zu", n, cap, r, want);
+    size_t wrong = 0;
+    for (size_t i = 0; i < n; i++)
+        wrong += atomic_load(&c.count[i]) != 1;
+    CHECK(wrong == 0, "n=%zu cap=%u: %zu items not run exactly once", n, cap, wrong);
+    CHECK(!atomic_load(&c.bad_slot), "n=%zu cap=%u: a slot out of range", n, cap);
+    CHECK(!atomic_load(&c.nested_bad), "n=%zu cap=%u: a nested call went wrong", n, cap);
+    free(c.count);
+}
+
+int main(void)
+{
+    CHECK(nczm_workers_default() >= 1, "default %u", nczm_workers_default());
+    CHECK(nczm_workers_slots(1) == 1, "cap 1");
+    CHECK(nczm_workers_slots(1000) == NCZM_WORKERS_MAX, "cap 1000");
+    CHECK(nczm_workers_slots(0) == nczm_workers_default(), "cap 0");
+    unsigned caps[] = {1, 2, 3, 8, 0};
+    size_t sizes[] = {0, 1, 2, 7, 1000, 20000};
+    for (int round = 0; round < 2; round++) {
+        for (size_t a = 0; a < sizeof caps / sizeof *caps; a++)
+            for (size_t b = 0; b < sizeof sizes / sizeof *sizes; b++) {
+                run(sizes[b], caps[a], SIZE_MAX); /* no failure */
+                run(sizes[b], caps[a], 0);        /* item 0 fails first */
+                run(sizes[b], caps[a], sizes[b] / 2);
+            }
+        /* A fresh pool starts after a shutdown (the connector's terminate). */
+        nczm_workers_shutdown();
+    }
+    nczm_workers_shutdown(); /* twice is harmless */
+    TEST_MAIN_END();
+}

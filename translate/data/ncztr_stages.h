@@ -1,0 +1,53 @@
+/* The chunk pipeline's parallel stages: decode-all (after a batch is fetched) and
+ * encode-all (before a batch is stored), run over every chunk of a batch on the worker
+ * pool (zmap/nczm_workers.h). Workers only run the codec chain and the Fortran-order
+ * transposition; they never call HDF5 or push errors: each item carries its failure back
+ * and the calling thread pushes it (ncztr_codec_failed). translate/ only. */
+#ifndef NCZTR_STAGES_H
+#define NCZTR_STAGES_H
+
+#include "ncztr_chunkio_internal.h"
+#include "ncztr_codecs.h"
+
+/* The chain's own functions, or a test's stand-ins. */
+typedef int (*ncztr_decode_fn)(const ncztr_chain *c, const void *in, size_t inlen, void *out, size_t outlen,
+                               ncztr_cerr *e);
+typedef int (*ncztr_encode_fn)(const ncztr_chain *c, const void *in, size_t inlen, void **out, size_t *outlen,
+                               ncztr_cerr *e);
+
+typedef struct ncztr_stage {
+    const ncztr_chain *chain;
+    const ncztr_cgeom *g; /* chunk_bytes, and the shape when transposing */
+    unsigned workers;     /* threads, the caller included (0: one per core) */
+    ncztr_decode_fn decode;
+    ncztr_encode_fn encode;
+} ncztr_stage;
+
+/* The stage of an array's chain (built on the calling thread, which pushes on failure). */
+herr_t ncztr_stage_init(const ncztr_obj *o, const ncztr_cgeom *g, ncztr_stage *s);
+
+typedef struct ncztr_dec_item {
+    const void *in; /* stored bytes */
+    size_t inlen;
+    unsigned char *out; /* g->chunk_bytes: the raw C-order chunk */
+    unsigned char *tmp; /* with g->transpose, g->chunk_bytes of scratch; else unused */
+    ncztr_cerr err;
+} ncztr_dec_item;
+
+/* Decodes every item; returns the index of the first failed one (its err says why), n
+ * when none failed. Pushes nothing. */
+size_t ncztr_stage_decode(const ncztr_stage *s, size_t n, ncztr_dec_item *items);
+
+typedef struct ncztr_enc_item {
+    const unsigned char *raw; /* the raw C-order chunk */
+    unsigned char *trans;     /* with g->transpose, g->chunk_bytes to hold the Fortran order */
+    void *enc;                /* out: raw, trans, or a malloc'ed buffer of the codec */
+    size_t enclen;
+    ncztr_cerr err;
+} ncztr_enc_item;
+
+/* Encodes every item (enc NULL where it failed); returns the index of the first failure,
+ * n when none. Pushes nothing. */
+size_t ncztr_stage_encode(const ncztr_stage *s, size_t n, ncztr_enc_item *items);
+
+#endif

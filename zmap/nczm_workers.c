@@ -1,0 +1,149 @@
+/* The worker pool (nczm_workers.h). One job at a time: a call publishes its job, wakes up
+ * to (slots - 1) threads and works on the items itself; items are handed out by an atomic
+ * counter, so a slow item never holds up the others. Joining a job happens under the
+ * mutex and the caller closes the job under it before waiting, so no thread can touch a
+ * job (which lives on the caller's stack) after its call returned. */
+#include "nczm_workers.h"
+
+#include <pthread.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <stdint.h>
+#include <unistd.h>
+
+typedef struct job {
+    nczm_work_fn fn;
+    void *arg;
+    size_t n;
+    atomic_size_t next; /* the next item to hand out */
+    atomic_size_t fail; /* lowest failed item, n if none */
+    unsigned want;      /* threads that may join */
+    unsigned joined;    /* under mu */
+    unsigned running;   /* under mu: joined threads not finished yet */
+    int open;           /* under mu: joining allowed */
+} job;
+
+static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t wake = PTHREAD_COND_INITIALIZER; /* a job was posted, or quit */
+static pthread_cond_t idle = PTHREAD_COND_INITIALIZER; /* a job's last thread finished */
+static pthread_t threads[NCZM_WORKERS_MAX];
+static unsigned nthreads; /* under mu */
+static int quit;          /* under mu */
+static int busy;          /* under mu: a call owns the pool */
+static job *cur;          /* under mu */
+static _Thread_local int in_pool_thread;
+
+static void run_items(job *j, unsigned slot)
+{
+    for (;;) {
+        size_t i = atomic_fetch_add(&j->next, 1);
+        if (i >= j->n)
+            return;
+        if (j->fn(j->arg, i, slot) == 0)
+            continue;
+        size_t f = atomic_load(&j->fail);
+        while (i < f && !atomic_compare_exchange_weak(&j->fail, &f, i))
+            ;
+    }
+}
+
+static void *worker_main(void *unused)
+{
+    (void)unused;
+    in_pool_thread = 1;
+    pthread_mutex_lock(&mu);
+    for (;;) {
+        while (!quit && !(cur && cur->open && cur->joined < cur->want))
+            pthread_cond_wait(&wake, &mu);
+        if (quit)
+            break;
+        job *j = cur;
+        unsigned slot = ++j->joined;
+        j->running++;
+        pthread_mutex_unlock(&mu);
+        run_items(j, slot);
+        pthread_mutex_lock(&mu);
+        if (--j->running == 0)
+            pthread_cond_broadcast(&idle);
+    }
+    pthread_mutex_unlock(&mu);
+    return NULL;
+}
+
+unsigned nczm_workers_default(void)
+{
+    long n = sysconf(_SC_NPROCESSORS_ONLN);
+    if (n < 1)
+        return 1;
+    return n > NCZM_WORKERS_MAX ? NCZM_WORKERS_MAX : (unsigned)n;
+}
+
+unsigned nczm_workers_slots(unsigned cap)
+{
+    if (cap == 0)
+        cap = nczm_workers_default();
+    return cap > NCZM_WORKERS_MAX ? NCZM_WORKERS_MAX : cap;
+}
+
+/* Starts threads until there are want of them (fewer if the system refuses). Under mu.
+ * Workers block every signal: the application's handlers run on its own threads. */
+static void grow(unsigned want)
+{
+    sigset_t all, old;
+    sigfillset(&all);
+    pthread_sigmask(SIG_SETMASK, &all, &old);
+    while (nthreads < want && pthread_create(&threads[nthreads], NULL, worker_main, NULL) == 0)
+        nthreads++;
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
+}
+
+size_t nczm_parallel_for(size_t n, unsigned cap, nczm_work_fn fn, void *arg)
+{
+    job j = {.fn = fn, .arg = arg, .n = n};
+    atomic_init(&j.next, 0);
+    atomic_init(&j.fail, n);
+    if (n == 0)
+        return n;
+    unsigned slots = nczm_workers_slots(cap);
+    if ((size_t)slots > n)
+        slots = (unsigned)n;
+    int shared = 0;
+    if (slots > 1 && !in_pool_thread) {
+        pthread_mutex_lock(&mu);
+        if (!busy) {
+            busy = shared = 1;
+            grow(slots - 1);
+            j.want = nthreads < slots - 1 ? nthreads : slots - 1;
+            j.open = 1;
+            cur = &j;
+            pthread_cond_broadcast(&wake);
+        }
+        pthread_mutex_unlock(&mu);
+    }
+    run_items(&j, 0);
+    if (shared) {
+        pthread_mutex_lock(&mu);
+        j.open = 0;
+        while (j.running)
+            pthread_cond_wait(&idle, &mu);
+        cur = NULL;
+        busy = 0;
+        pthread_mutex_unlock(&mu);
+    }
+    return atomic_load(&j.fail);
+}
+
+void nczm_workers_shutdown(void)
+{
+    pthread_mutex_lock(&mu);
+    quit = 1;
+    pthread_cond_broadcast(&wake);
+    unsigned n = nthreads;
+    pthread_mutex_unlock(&mu);
+    for (unsigned i = 0; i < n; i++)
+        pthread_join(threads[i], NULL);
+    pthread_mutex_lock(&mu);
+    nthreads = 0;
+    quit = 0;
+    pthread_mutex_unlock(&mu);
+}
