@@ -4,7 +4,8 @@
  *
  * The registry is per process, guarded by a mutex: a directory is scanned once, a filter
  * library stays loaded for the life of the process (chains keep pointers into it), and
- * the first library found for an id wins, as in HDF5's search order.
+ * a filter is taken from the first directory of the current path that has it, as HDF5
+ * searches.
  *
  * Threads: the filter functions are later called from worker threads. netCDF-C's plugins
  * (lib__nch5blosc, zstd, bzip2, szip) are pure computation whose buffers come from
@@ -25,6 +26,7 @@ typedef H5PL_type_t (*plugin_type_fn)(void);
 typedef const void *(*plugin_info_fn)(void);
 
 typedef struct known {
+    size_t dir; /* index in scanned */
     H5Z_filter_t id;
     const H5Z_class2_t *cls;
 } known;
@@ -43,7 +45,7 @@ static bool is_library(const char *name)
 }
 
 /* Opens one library; keeps it when it is a filter plugin with an id not yet known. */
-static int load_one(const char *file)
+static int load_one(const char *file, size_t dir)
 {
     void *h = dlopen(file, RTLD_LAZY | RTLD_LOCAL);
     if (!h)
@@ -58,7 +60,7 @@ static int load_one(const char *file)
         return 0;
     }
     for (size_t k = 0; k < nfilters; k++)
-        if (filters[k].id == cls->id) {
+        if (filters[k].id == cls->id && filters[k].dir == dir) {
             dlclose(h);
             return 0;
         }
@@ -72,24 +74,28 @@ static int load_one(const char *file)
         filters = t;
         capfilters = cap;
     }
+    filters[nfilters].dir = dir;
     filters[nfilters].id = cls->id;
     filters[nfilters].cls = cls;
     nfilters++;
     return 0; /* h stays open: the class lives in it */
 }
 
-static int scan_dir(const char *dir)
+/* Scans dir unless done before; *idx: its index in scanned. */
+static int scan_dir(const char *dir, size_t *idx)
 {
     for (size_t k = 0; k < nscanned; k++)
-        if (strcmp(scanned[k], dir) == 0)
+        if (strcmp(scanned[k], dir) == 0) {
+            *idx = k;
             return 0;
+        }
     char **t = realloc(scanned, (nscanned + 1) * sizeof *t);
     if (!t)
         return -1;
     scanned = t;
     if (!(scanned[nscanned] = strdup(dir)))
         return -1;
-    nscanned++;
+    *idx = nscanned++;
     /* sorted, so that which library wins for an id does not depend on directory order */
     struct dirent **names = NULL;
     int n = scandir(dir, &names, NULL, alphasort);
@@ -102,7 +108,7 @@ static int scan_dir(const char *dir)
                 r = -1;
             } else {
                 snprintf(file, len, "%s/%s", dir, names[k]->d_name);
-                r = load_one(file);
+                r = load_one(file, *idx);
                 free(file);
             }
         }
@@ -140,12 +146,14 @@ herr_t ncztr_plugin_find(H5Z_filter_t id, const H5Z_class2_t **cls, char **dirs)
             break;
         path = t;
         plen += (size_t)snprintf(path + plen, (size_t)len + 2, "%s%s", plen ? ":" : "", one);
-        if (scan_dir(one) < 0)
+        size_t idx;
+        if (scan_dir(one, &idx) < 0)
             break;
+        /* the first directory of the current path that has the id wins */
+        for (size_t j = 0; j < nfilters && !*cls; j++)
+            if (filters[j].id == id && filters[j].dir == idx)
+                *cls = filters[j].cls;
     }
-    for (size_t k = 0; k < nfilters; k++)
-        if (filters[k].id == id)
-            *cls = filters[k].cls;
     pthread_mutex_unlock(&reg_lock);
     *dirs = path;
     path = NULL;
