@@ -10,7 +10,8 @@
  * deflate (zlib), shuffle and fletcher32 are the connector's own, byte-compatible with
  * HDF5's built-in filters (HDF5 has no public filter pipeline for non-native connectors).
  * numcodecs' gzip and lz4 are the connector's own too (their bytes are not those of any
- * HDF5 filter). Every other filter is run from an HDF5 filter plugin found on the plugin
+ * HDF5 filter), and so is bzip2 (filter 307: the same plain bzip2 stream; the plugin's
+ * decoder never returns on a truncated one). Every other filter is run from an HDF5 filter plugin found on the plugin
  * path (H5PLget_plugin_info -> H5Z_class2_t), as netCDF-C's NCZarr does.
  *
  * Threads: ncztr_chain_build and the dcpl functions call HDF5 and push errors: calling
