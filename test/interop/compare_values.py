@@ -315,9 +315,34 @@ def compare_dataset(h5path, a, store):
     checked["values"] += 1
 
 
+# codecs the connector runs itself or through netCDF-C's plugins on HDF5_PLUGIN_PATH
+RUN_CODECS = {"zlib", "gzip", "shuffle", "fletcher32", "lz4", "bz2", "zstd", "blosc"}
+
+
+def zarr_decodes(node):
+    """False where zarr-python misreads the codecs: netCDF-C 4.9.3's string parameters,
+    and shuffle's elementsize 0 (netCDF-C: the type's size; numcodecs: no shuffle)."""
+    for c in [node.compressor] + list(node.filters or []):
+        cfg = c.get_config() if c is not None else {}
+        if any(isinstance(v, str) for k, v in cfg.items() if k not in ("id", "cname")):
+            return False
+        if cfg.get("id") == "shuffle" and cfg.get("elementsize") in (0, "0"):
+            return False
+    return True
+
+
+def runnable(node):
+    return not isinstance(node, Unreadable) and set(codecs_of(node)) <= RUN_CODECS and zarr_decodes(node)
+
+
 def compare_codec_error(h5path, a, store):
     rc, so, se = h5dump(["--enable-error-stack", "-d", h5path, store])
     ids = codecs_of(a)
+    if rc == 0 and set(ids) <= RUN_CODECS:
+        # zarr-python here cannot load or decode it (no fletcher32 in its numcodecs, string
+        # parameters), the connector can: h5dump reading it is all this test can check
+        checked["values"] += 1
+        return
     if rc == 0:
         fail("%s %s: compressed array (%s) read without error" % (store, h5path, ids))
         return
@@ -596,11 +621,11 @@ def main():
     for h5path, node in nodes:
         if h5path not in full_objs:
             fail("%s: the full h5dump does not show %s" % (store, h5path))
-        elif is_array(node) and not codecs_of(node) and full_objs[h5path]["data"] is None:
+        elif is_array(node) and (not codecs_of(node) or runnable(node)) and full_objs[h5path]["data"] is None:
             fail("%s: the full h5dump shows no data for %s" % (store, h5path))
     for h5path, node in nodes:
         if is_array(node):
-            if codecs_of(node):
+            if codecs_of(node) and not runnable(node):
                 compare_codec_error(h5path, node, store)
             else:
                 compare_dataset(h5path, node, store)

@@ -67,10 +67,11 @@ static herr_t add_stage(ncztr_chain *c, const json_t *codec, size_t esz, size_t 
         s->k = id[0] == 'z' ? K_ZLIB : K_GZIP;
         s->level = (int)v;
     } else if (strcmp(id, "shuffle") == 0) {
-        if (ncztr_codec_int(codec, "elementsize", (long long)esz, 1, INT_MAX, &v, msg, sizeof msg) < 0)
+        if (ncztr_codec_int(codec, "elementsize", (long long)esz, 0, INT_MAX, &v, msg, sizeof msg) < 0)
             NCZ_GOTO(FAIL, NCZ_E_FORMAT, "array \"%s\": %s", path, msg);
         s->k = K_SHUFFLE;
-        s->esz = (size_t)v;
+        /* netCDF-C 4.9.3 writes "0" for "the element size of the type" */
+        s->esz = v ? (size_t)v : esz;
     } else if (strcmp(id, "fletcher32") == 0) {
         s->k = K_FLETCHER32;
     } else if (strcmp(id, "bz2") == 0) {
