@@ -3,12 +3,14 @@
 #include "H5VL_nczarr.h"
 #include "H5VL_nczarr_wrap.h"
 #include "H5VL_nczarr_compat.h"
+#include "ncztr_codecs.h"
 #include "nczm_workers.h"
 
 #include <stdlib.h>
 
 /* Honest capabilities: the HDF5 API test suite skips what these do not claim. No soft,
- * external or extra hard links, no committed datatypes, references or filters yet. */
+ * external or extra hard links, no committed datatypes or references yet. Filters: deflate,
+ * shuffle, fletcher32 and plugin filters that have a Zarr codec (translate/codec). */
 #define H5VL_NCZARR_CAP_FLAGS                                                                                \
     (H5VL_CAP_FLAG_ATTR_BASIC | H5VL_CAP_FLAG_ATTR_MORE | H5VL_CAP_FLAG_DATASET_BASIC |                      \
      H5VL_CAP_FLAG_DATASET_MORE | H5VL_CAP_FLAG_FILE_BASIC | H5VL_CAP_FLAG_FILE_MORE |                       \
@@ -16,7 +18,7 @@
      H5VL_CAP_FLAG_LINK_MORE | H5VL_CAP_FLAG_OBJECT_BASIC | H5VL_CAP_FLAG_OBJECT_MORE |                      \
      H5VL_CAP_FLAG_CREATION_ORDER | H5VL_CAP_FLAG_ITERATE | H5VL_CAP_FLAG_STORAGE_SIZE |                     \
      H5VL_CAP_FLAG_BY_IDX | H5VL_CAP_FLAG_GET_PLIST | H5VL_CAP_FLAG_FLUSH_REFRESH |                          \
-     H5VL_CAP_FLAG_FILL_VALUES | H5VL_CAP_FLAG_HARD_LINKS)
+     H5VL_CAP_FLAG_FILL_VALUES | H5VL_CAP_FLAG_HARD_LINKS | H5VL_CAP_FLAG_FILTERS)
 
 static herr_t nczarr_initialize(hid_t vipl_id)
 {
@@ -28,6 +30,7 @@ static herr_t nczarr_terminate(void)
 {
     /* The chunk pipeline's threads: joined here so that nothing outlives the connector. */
     nczm_workers_shutdown();
+    ncztr_codec_term();
     ncz_err_term();
     return SUCCEED;
 }

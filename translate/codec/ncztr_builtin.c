@@ -1,8 +1,11 @@
 /* The connector's own codecs: zlib and gzip, shuffle, Fletcher-32 (byte-compatible with
- * HDF5's built-in deflate, shuffle and fletcher32 filters) and numcodecs' lz4. Pure
+ * HDF5's built-in deflate, shuffle and fletcher32 filters), numcodecs' lz4, and bzip2
+ * (plain bzip2 streams, as the HDF5 bzip2 filter 307 and numcodecs' bz2 store them: run
+ * here because the plugin's decoder loops forever on a truncated stream). Pure
  * computation: thread-safe, no HDF5 calls. */
 #include "ncztr_codec_internal.h"
 
+#include <bzlib.h>
 #include <limits.h>
 #include <lz4.h>
 #include <stdio.h>
@@ -210,6 +213,42 @@ int ncztr_lz4_decode(const void *in, size_t inlen, void *out, size_t cap, size_t
     int r = LZ4_decompress_safe((const char *)p + 4, out, (int)(inlen - 4), (int)n);
     if (r < 0 || (size_t)r != n)
         return FAILMSG(e, "lz4: the compressed block is corrupt");
+    *outlen = n;
+    return 0;
+}
+
+int ncztr_bz2_encode(int level, const void *in, size_t inlen, void **out, size_t *outlen, ncztr_cerr *e)
+{
+    /* bzip2's worst case: 1% more plus 600 bytes */
+    size_t cap = inlen + inlen / 100 + 601;
+    if (cap > UINT_MAX)
+        return FAILMSG(e, "bz2: a chunk of %zu bytes is too large", inlen);
+    char *buf = malloc(cap);
+    if (!buf)
+        return FAILMSG(e, "bz2: out of memory");
+    unsigned n = (unsigned)cap;
+    int r = BZ2_bzBuffToBuffCompress(buf, &n, (char *)(uintptr_t)in, (unsigned)inlen, level, 0, 0);
+    if (r != BZ_OK) {
+        free(buf);
+        return FAILMSG(e, "bz2: compression failed (%d)", r);
+    }
+    *out = buf;
+    *outlen = n;
+    return 0;
+}
+
+int ncztr_bz2_decode(const void *in, size_t inlen, void *out, size_t cap, size_t *outlen, ncztr_cerr *e)
+{
+    if (inlen > UINT_MAX || cap > UINT_MAX)
+        return FAILMSG(e, "bz2: a chunk of %zu bytes is too large", inlen > cap ? inlen : cap);
+    unsigned n = (unsigned)cap;
+    int r = BZ2_bzBuffToBuffDecompress(out, &n, (char *)(uintptr_t)in, (unsigned)inlen, 0, 0);
+    if (r == BZ_OUTBUFF_FULL)
+        return FAILMSG(e, "bz2: the data decompresses to more than the %zu bytes expected", cap);
+    if (r == BZ_UNEXPECTED_EOF)
+        return FAILMSG(e, "bz2: the compressed stream is truncated (%zu bytes)", inlen);
+    if (r != BZ_OK)
+        return FAILMSG(e, "bz2: the compressed stream is corrupt (%d)", r);
     *outlen = n;
     return 0;
 }

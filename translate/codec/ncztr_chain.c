@@ -14,7 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-typedef enum stage_kind { K_ZLIB, K_GZIP, K_SHUFFLE, K_FLETCHER32, K_LZ4, K_PLUGIN } stage_kind;
+typedef enum stage_kind { K_ZLIB, K_GZIP, K_SHUFFLE, K_FLETCHER32, K_LZ4, K_BZ2, K_PLUGIN } stage_kind;
 
 typedef struct stage {
     stage_kind k;
@@ -67,12 +67,18 @@ static herr_t add_stage(ncztr_chain *c, const json_t *codec, size_t esz, size_t 
         s->k = id[0] == 'z' ? K_ZLIB : K_GZIP;
         s->level = (int)v;
     } else if (strcmp(id, "shuffle") == 0) {
-        if (ncztr_codec_int(codec, "elementsize", (long long)esz, 1, INT_MAX, &v, msg, sizeof msg) < 0)
+        if (ncztr_codec_int(codec, "elementsize", (long long)esz, 0, INT_MAX, &v, msg, sizeof msg) < 0)
             NCZ_GOTO(FAIL, NCZ_E_FORMAT, "array \"%s\": %s", path, msg);
         s->k = K_SHUFFLE;
-        s->esz = (size_t)v;
+        /* netCDF-C 4.9.3 writes "0" for "the element size of the type" */
+        s->esz = v ? (size_t)v : esz;
     } else if (strcmp(id, "fletcher32") == 0) {
         s->k = K_FLETCHER32;
+    } else if (strcmp(id, "bz2") == 0) {
+        if (ncztr_codec_int(codec, "level", 1, 1, 9, &v, msg, sizeof msg) < 0)
+            NCZ_GOTO(FAIL, NCZ_E_FORMAT, "array \"%s\": %s", path, msg);
+        s->k = K_BZ2;
+        s->level = (int)v;
     } else if (strcmp(id, "lz4") == 0) {
         if (ncztr_codec_int(codec, "acceleration", 1, INT_MIN, INT_MAX, &v, msg, sizeof msg) < 0)
             NCZ_GOTO(FAIL, NCZ_E_FORMAT, "array \"%s\": %s", path, msg);
@@ -248,6 +254,7 @@ int ncztr_chain_decode(const ncztr_chain *c, const void *in, size_t inlen, void 
         case K_ZLIB:
         case K_GZIP:
         case K_LZ4:
+        case K_BZ2:
             dst = last ? out : malloc(cap);
             if (!dst) {
                 r = FAILMSG(e, "out of memory");
@@ -255,6 +262,8 @@ int ncztr_chain_decode(const ncztr_chain *c, const void *in, size_t inlen, void 
             }
             if (s->k == K_LZ4)
                 r = ncztr_lz4_decode(src, n, dst, last ? outlen : cap, last ? outlen : 0, &m, e);
+            else if (s->k == K_BZ2)
+                r = ncztr_bz2_decode(src, n, dst, last ? outlen : cap, &m, e);
             else
                 r = ncztr_zlib_decode(src, n, dst, last ? outlen : cap, &m, e);
             break;
@@ -317,6 +326,9 @@ int ncztr_chain_encode(const ncztr_chain *c, const void *in, size_t inlen, void 
             break;
         case K_LZ4:
             r = ncztr_lz4_encode(s->level, src, n, &dst, &m, e);
+            break;
+        case K_BZ2:
+            r = ncztr_bz2_encode(s->level, src, n, &dst, &m, e);
             break;
         case K_SHUFFLE:
             if (!(dst = malloc(n ? n : 1))) {

@@ -72,6 +72,10 @@ int ncztr_lz4_encode(int acceleration, const void *in, size_t inlen, void **out,
 int ncztr_lz4_decode(const void *in, size_t inlen, void *out, size_t cap, size_t want, size_t *outlen,
                      ncztr_cerr *e);
 
+/* bzip2 streams (blockSize100k = level). */
+int ncztr_bz2_encode(int level, const void *in, size_t inlen, void **out, size_t *outlen, ncztr_cerr *e);
+int ncztr_bz2_decode(const void *in, size_t inlen, void *out, size_t cap, size_t *outlen, ncztr_cerr *e);
+
 /* ---- filter plugins (ncztr_plugins.c) ---- */
 
 /* Looks up filter id among the HDF5 filter plugins on the plugin path (HDF5_PLUGIN_PATH or

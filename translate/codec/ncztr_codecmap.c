@@ -144,9 +144,9 @@ int ncztr_codec_to_filt(const json_t *codec, size_t esz, size_t chunk_bytes, ncz
         cd[0] = (unsigned)v;
         set(f, H5Z_FILTER_DEFLATE, H5Z_FLAG_OPTIONAL, 1, cd);
     } else if (strcmp(id, "shuffle") == 0) {
-        if (ncztr_codec_int(codec, "elementsize", (long long)esz, 1, INT_MAX, &v, msg, msglen) < 0)
+        if (ncztr_codec_int(codec, "elementsize", (long long)esz, 0, INT_MAX, &v, msg, msglen) < 0)
             return -1;
-        cd[0] = (unsigned)v;
+        cd[0] = (unsigned)(v ? (size_t)v : esz); /* netCDF-C 4.9.3 writes "0": the type's size */
         set(f, H5Z_FILTER_SHUFFLE, H5Z_FLAG_OPTIONAL, 1, cd);
     } else if (strcmp(id, "fletcher32") == 0) {
         set(f, H5Z_FILTER_FLETCHER32, H5Z_FLAG_MANDATORY, 0, cd);

@@ -10,8 +10,9 @@
  * deflate (zlib), shuffle and fletcher32 are the connector's own, byte-compatible with
  * HDF5's built-in filters (HDF5 has no public filter pipeline for non-native connectors).
  * numcodecs' gzip and lz4 are the connector's own too (their bytes are not those of any
- * HDF5 filter). Every other filter is run from an HDF5 filter plugin found on the plugin
- * path (H5PLget_plugin_info -> H5Z_class2_t), as netCDF-C's NCZarr does.
+ * HDF5 filter), and so is bzip2 (filter 307: the same plain bzip2 stream; the plugin's
+ * decoder never returns on a truncated one). Every other filter is run from an HDF5 filter plugin found on
+ * the plugin path (H5PLget_plugin_info -> H5Z_class2_t), as netCDF-C's NCZarr does.
  *
  * Threads: ncztr_chain_build and the dcpl functions call HDF5 and push errors: calling
  * thread only. ncztr_chain_encode/decode never call HDF5 or push: they may run on worker
@@ -43,6 +44,10 @@ herr_t ncztr_codecs_from_dcpl(hid_t dcpl, hid_t type, int rank, const hsize_t *c
  * for an array read from a store. Codecs with no HDF5 filter id are left out; the array
  * still opens. esz: element size (for shuffle without "elementsize"). */
 herr_t ncztr_codecs_to_dcpl(const json_t *filters, const json_t *compressor, size_t esz, hid_t dcpl);
+
+/* Forgets the filter plugins found (the connector's terminate callback: no chain may be in
+ * use); their libraries stay loaded. */
+void ncztr_codec_term(void);
 
 /* ---- the codec chain of one array ---- */
 

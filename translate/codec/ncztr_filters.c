@@ -14,7 +14,7 @@
 static bool builtin(H5Z_filter_t id)
 {
     return id == H5Z_FILTER_DEFLATE || id == H5Z_FILTER_SHUFFLE || id == H5Z_FILTER_FLETCHER32 ||
-           id == NCZTR_FILTER_LZ4;
+           id == NCZTR_FILTER_LZ4 || id == NCZTR_FILTER_BZIP2;
 }
 
 /* Runs a plugin's can_apply and set_local as HDF5 would at H5Dcreate. Returns 1 when the

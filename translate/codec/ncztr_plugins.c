@@ -78,7 +78,7 @@ static int load_one(const char *file, size_t dir)
     filters[nfilters].id = cls->id;
     filters[nfilters].cls = cls;
     nfilters++;
-    return 0; /* h stays open: the class lives in it */
+    return 0; /* h stays open: the class lives in it (and stays loaded) */
 }
 
 /* Scans dir unless done before; *idx: its index in scanned. */
@@ -161,4 +161,19 @@ done:
     free(one);
     free(path);
     return ret;
+}
+
+void ncztr_codec_term(void)
+{
+    /* The libraries stay loaded: a plugin's library may keep process-wide state of its
+     * own (blosc's global context) that unloading would turn into leaks. */
+    pthread_mutex_lock(&reg_lock);
+    for (size_t k = 0; k < nscanned; k++)
+        free(scanned[k]);
+    free(filters);
+    free(scanned);
+    filters = NULL;
+    scanned = NULL;
+    nfilters = capfilters = nscanned = 0;
+    pthread_mutex_unlock(&reg_lock);
 }

@@ -1,0 +1,201 @@
+/* translate/codec: each codec round-trips through a chain (the connector's own and the
+ * plugins on HDF5_PLUGIN_PATH), HDF5's shuffle and Fletcher-32 give known bytes, codec
+ * JSON <-> HDF5 filters (integers or strings of integers read, integers written), corrupt
+ * and oversized input is an error, and an unknown codec builds an unusable chain. */
+#include "ncz_test.h"
+#include "ncztr_codec_internal.h"
+
+#include <string.h>
+
+#define N 4099 /* not a multiple of the element size: shuffle's trailing bytes */
+
+static unsigned char raw[N];
+
+static ncztr_chain *chain_of(const char *filters, const char *compressor)
+{
+    json_t *f = filters ? json_loads(filters, 0, NULL) : NULL,
+           *c = compressor ? json_loads(compressor, 0, NULL) : NULL;
+    ncztr_chain *ch = NULL;
+    if (ncztr_chain_build(f, c, 4, N, "t", &ch) < 0)
+        ch = NULL;
+    json_decref(f);
+    json_decref(c);
+    return ch;
+}
+
+static void roundtrip(const char *filters, const char *compressor)
+{
+    const char *what = compressor ? compressor : filters;
+    ncztr_chain *c = chain_of(filters, compressor);
+    REQUIRE(c, "%s: build", what);
+    CHECK(ncztr_chain_unusable(c) == NULL, "%s: usable: %s", what, ncztr_chain_unusable(c));
+    ncztr_cerr e = {{0}};
+    void *enc = NULL;
+    size_t n = 0;
+    unsigned char back[N];
+    int r = ncztr_chain_encode(c, raw, N, &enc, &n, &e);
+    CHECK(r == 0, "%s: encode: %s", what, e.msg);
+    if (r == 0) {
+        CHECK(ncztr_chain_decode(c, enc, n, back, N, &e) == 0, "%s: decode: %s", what, e.msg);
+        CHECK(memcmp(raw, back, N) == 0, "%s: round trip differs", what);
+        /* a decode into a smaller raw size is an error, not an overflow */
+        CHECK(ncztr_chain_decode(c, enc, n, back, N - 100, &e) < 0, "%s: wrong raw size accepted", what);
+        /* truncated input */
+        CHECK(ncztr_chain_decode(c, enc, n / 2, back, N, &e) < 0, "%s: truncated input accepted", what);
+        free(enc);
+    }
+    ncztr_chain_free(c);
+}
+
+static void test_roundtrips(void)
+{
+    for (int i = 0; i < N; i++)
+        raw[i] = (unsigned char)((i / 4) % 17 + (i % 4 == 3 ? 0x40 : 0));
+    roundtrip(NULL, "{\"id\": \"zlib\", \"level\": 4}");
+    roundtrip(NULL, "{\"id\": \"gzip\", \"level\": \"5\"}");
+    roundtrip("[{\"id\": \"shuffle\", \"elementsize\": 4}]", "{\"id\": \"zlib\", \"level\": 1}");
+    roundtrip("[{\"id\": \"shuffle\"}, {\"id\": \"zlib\"}]", "{\"id\": \"fletcher32\"}");
+    roundtrip(NULL, "{\"id\": \"lz4\", \"acceleration\": 1}");
+    roundtrip(NULL, "{\"id\": \"bz2\", \"level\": 9}");
+    roundtrip(NULL, "{\"id\": \"zstd\", \"level\": 3, \"checksum\": false}");
+    roundtrip(NULL,
+              "{\"id\": \"blosc\", \"cname\": \"lz4\", \"clevel\": 5, \"shuffle\": 1, \"blocksize\": 0}");
+    roundtrip(NULL, "{\"id\": \"blosc\", \"cname\": \"zstd\", \"clevel\": \"3\", \"shuffle\": -1}");
+}
+
+static void test_known_bytes(void)
+{
+    /* HDF5's shuffle of 3 two-byte elements plus one trailing byte */
+    unsigned char in[7] = {1, 2, 3, 4, 5, 6, 7}, out[7], back[7];
+    ncztr_shuffle(2, in, 7, out);
+    CHECK(memcmp(out, (unsigned char[]){1, 3, 5, 2, 4, 6, 7}, 7) == 0, "shuffle bytes");
+    ncztr_unshuffle(2, out, 7, back);
+    CHECK(memcmp(back, in, 7) == 0, "unshuffle");
+    /* Fletcher-32 of "abcde" as HDF5 computes it (big-endian words, odd last byte) */
+    uint32_t a = 0x6162 + 0x6364 + 0x6500, b = 0x6162 + (0x6162 + 0x6364) + a;
+    a = (a & 0xffff) + (a >> 16);
+    b = (b & 0xffff) + (b >> 16);
+    CHECK(ncztr_fletcher32("abcde", 5) == ((b << 16) | a), "fletcher32 %08x",
+          (unsigned)ncztr_fletcher32("abcde", 5));
+    /* numcodecs lz4: the header states the size */
+    void *enc = NULL;
+    size_t n = 0, m = 0;
+    ncztr_cerr e = {{0}};
+    unsigned char dec[N];
+    REQUIRE(ncztr_lz4_encode(1, raw, N, &enc, &n, &e) == 0, "lz4 encode");
+    const unsigned char *p = enc;
+    CHECK(p[0] == (N & 0xff) && p[1] == (N >> 8) && p[2] == 0 && p[3] == 0, "lz4 size header");
+    CHECK(ncztr_lz4_decode(enc, n, dec, N, N + 1, &m, &e) < 0, "lz4: a header size other than the chunk's");
+    free(enc);
+}
+
+static void test_corrupt(void)
+{
+    ncztr_chain *c = chain_of("[{\"id\": \"zlib\"}]", "{\"id\": \"fletcher32\"}");
+    REQUIRE(c, "build");
+    ncztr_cerr e = {{0}};
+    void *enc = NULL;
+    size_t n = 0;
+    unsigned char back[N];
+    REQUIRE(ncztr_chain_encode(c, raw, N, &enc, &n, &e) == 0, "encode");
+    ((unsigned char *)enc)[n / 2] ^= 1;
+    CHECK(ncztr_chain_decode(c, enc, n, back, N, &e) < 0 && strstr(e.msg, "fletcher32"), "checksum: %s",
+          e.msg);
+    free(enc);
+    ncztr_chain_free(c);
+    /* garbage for zlib, lz4, blosc and zstd */
+    static const char *codecs[] = {"{\"id\": \"zlib\"}", "{\"id\": \"lz4\"}", "{\"id\": \"blosc\"}",
+                                   "{\"id\": \"zstd\"}", "{\"id\": \"bz2\"}"};
+    unsigned char junk[64];
+    for (int i = 0; i < 64; i++)
+        junk[i] = (unsigned char)(i * 37 + 11);
+    /* a blosc header stating 4 GB, an lz4 header stating 1 GB */
+    unsigned char big[32] = {2, 1, 1, 4, 0xff, 0xff, 0xff, 0xff, 0, 0, 1, 0, 32, 0, 0, 0};
+    for (int k = 0; k < 5; k++) {
+        c = chain_of(NULL, codecs[k]);
+        REQUIRE(c && !ncztr_chain_unusable(c), "build %s", codecs[k]);
+        CHECK(ncztr_chain_decode(c, junk, sizeof junk, back, N, &e) < 0, "%s: garbage decoded", codecs[k]);
+        CHECK(ncztr_chain_decode(c, big, sizeof big, back, N, &e) < 0, "%s: huge header decoded", codecs[k]);
+        ncztr_chain_free(c);
+    }
+}
+
+static void test_unknown(void)
+{
+    ncztr_chain *c = chain_of(NULL, "{\"id\": \"foo\"}");
+    REQUIRE(c, "an unknown codec builds");
+    ncztr_cerr e = {{0}};
+    unsigned char back[16];
+    CHECK(ncztr_chain_decode(c, raw, 16, back, 16, &e) < 0 && strstr(e.msg, "codec \"foo\"") &&
+              strstr(e.msg, "no HDF5 filter id"),
+          "unknown codec: %s", e.msg);
+    void *out;
+    size_t n;
+    CHECK(ncztr_chain_encode(c, raw, 16, &out, &n, &e) < 0, "unknown codec encodes");
+    ncztr_chain_free(c);
+    /* malformed codec JSON fails the build */
+    H5E_BEGIN_TRY
+    {
+        CHECK(chain_of(NULL, "{\"id\": \"zlib\", \"level\": \"x\"}") == NULL, "level \"x\" accepted");
+        CHECK(chain_of(NULL, "{\"id\": \"zlib\", \"level\": 12}") == NULL, "level 12 accepted");
+        CHECK(chain_of("{\"id\": \"zlib\"}", NULL) == NULL, "filters not a list accepted");
+    }
+    H5E_END_TRY
+    c = chain_of(NULL, NULL);
+    CHECK(c && ncztr_chain_is_null(c), "no codecs: the null chain");
+    ncztr_chain_free(c);
+}
+
+static void check_map(const char *json, H5Z_filter_t id, size_t ncd, const unsigned *cd, const char *back)
+{
+    json_t *j = json_loads(json, 0, NULL);
+    ncztr_filt f;
+    char msg[400];
+    REQUIRE(j, "parse %s", json);
+    CHECK(ncztr_codec_to_filt(j, 1, 1000, &f, msg, sizeof msg) == 1, "%s: mapped: %s", json, msg);
+    CHECK(f.id == id && f.ncd == ncd && (ncd == 0 || memcmp(f.cd, cd, ncd * sizeof *cd) == 0),
+          "%s: filter %d, %zu values", json, (int)f.id, f.ncd);
+    json_t *b = ncztr_filt_to_codec(&f, msg, sizeof msg);
+    char *t = b ? json_dumps(b, JSON_SORT_KEYS | JSON_COMPACT) : NULL;
+    CHECK(t && strcmp(t, back) == 0, "%s: back as %s, expected %s", json, t ? t : msg, back);
+    free(t);
+    json_decref(b);
+    json_decref(j);
+}
+
+static void test_mapping(void)
+{
+    check_map("{\"id\": \"zlib\", \"level\": \"7\"}", 1, 1, (unsigned[]){7}, "{\"id\":\"zlib\",\"level\":7}");
+    check_map("{\"id\": \"gzip\", \"level\": 2}", 1, 1, (unsigned[]){2}, "{\"id\":\"zlib\",\"level\":2}");
+    check_map("{\"id\": \"shuffle\", \"elementsize\": \"8\"}", 2, 1, (unsigned[]){8},
+              "{\"elementsize\":8,\"id\":\"shuffle\"}");
+    check_map("{\"id\": \"fletcher32\"}", 3, 0, NULL, "{\"id\":\"fletcher32\"}");
+    check_map("{\"id\": \"bz2\", \"level\": 5}", 307, 1, (unsigned[]){5}, "{\"id\":\"bz2\",\"level\":5}");
+    check_map("{\"id\": \"zstd\", \"level\": 4, \"checksum\": true}", 32015, 1, (unsigned[]){4},
+              "{\"checksum\":false,\"id\":\"zstd\",\"level\":4}");
+    /* auto shuffle on a 1-byte type: bit shuffle; netCDF-C's chunk size in "blocksize" ignored */
+    check_map("{\"id\": \"blosc\", \"cname\": \"zstd\", \"clevel\": 3, \"shuffle\": -1, \"blocksize\": 1000}",
+              32001, 7, (unsigned[]){2, 2, 1, 1000, 3, 2, 5},
+              "{\"blocksize\":0,\"clevel\":3,\"cname\":\"zstd\",\"id\":\"blosc\",\"shuffle\":2}");
+    check_map("{\"id\": \"lz4\", \"acceleration\": 1}", 32004, 0, NULL,
+              "{\"acceleration\":1,\"id\":\"lz4\"}");
+    json_t *j = json_loads("{\"id\": \"blosc2\"}", 0, NULL);
+    ncztr_filt f;
+    char msg[400];
+    CHECK(ncztr_codec_to_filt(j, 1, 1, &f, msg, sizeof msg) == 0 && strstr(msg, "blosc2"), "blosc2: %s", msg);
+    json_decref(j);
+    f.id = 32008;
+    f.ncd = 0;
+    CHECK(ncztr_filt_to_codec(&f, msg, sizeof msg) == NULL && strstr(msg, "32008"), "bitshuffle: %s", msg);
+}
+
+int main(void)
+{
+    test_roundtrips();
+    test_known_bytes();
+    test_corrupt();
+    test_unknown();
+    test_mapping();
+    ncztr_codec_term();
+    TEST_MAIN_END();
+}
