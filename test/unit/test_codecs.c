@@ -172,7 +172,7 @@ static void test_mapping(void)
     check_map("{\"id\": \"fletcher32\"}", 3, 0, NULL, "{\"id\":\"fletcher32\"}");
     check_map("{\"id\": \"bz2\", \"level\": 5}", 307, 1, (unsigned[]){5}, "{\"id\":\"bz2\",\"level\":5}");
     check_map("{\"id\": \"zstd\", \"level\": 4, \"checksum\": true}", 32015, 1, (unsigned[]){4},
-              "{\"checksum\":false,\"id\":\"zstd\",\"level\":4}");
+              "{\"id\":\"zstd\",\"level\":4}");
     /* auto shuffle on a 1-byte type: bit shuffle; netCDF-C's chunk size in "blocksize" ignored */
     check_map("{\"id\": \"blosc\", \"cname\": \"zstd\", \"clevel\": 3, \"shuffle\": -1, \"blocksize\": 1000}",
               32001, 7, (unsigned[]){2, 2, 1, 1000, 3, 2, 5},

@@ -229,11 +229,9 @@ json_t *ncztr_filt_to_codec(const ncztr_filt *f, char *msg, size_t msglen)
         j = with_int(codec("bz2"), "level", n ? cd[0] : 9);
         break;
     case NCZTR_FILTER_ZSTD:
+        /* no "checksum": numcodecs before 0.12 (Debian 12's 0.11) rejects the key, and
+         * false is the default of those that know it */
         j = with_int(codec("zstd"), "level", n ? (int)cd[0] : 0);
-        if (j && json_object_set_new(j, "checksum", json_false()) < 0) {
-            json_decref(j);
-            j = NULL;
-        }
         break;
     case NCZTR_FILTER_BLOSC: {
         unsigned code = n > 6 ? cd[6] : 0;
