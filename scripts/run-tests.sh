@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Sets up everything and runs the whole test suite twice: a normal build, then an
-# AddressSanitizer + UBSan build. Exits non-zero if anything fails.
+# Sets up everything and runs the whole test suite three times: a normal build, an
+# AddressSanitizer + UBSan build, and a ThreadSanitizer build (the chunk pipeline runs
+# codecs and store I/O on worker threads). Exits non-zero if anything fails.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 jobs=$(nproc)
@@ -16,4 +17,7 @@ if [ "${NCZARR_SKIP_SANITIZE:-0}" != 1 ]; then
   "$root/scripts/build.sh" "$root/build-asan" -DNCZARR_SANITIZE=ON -DCMAKE_BUILD_TYPE=Debug >/dev/null
   echo "== tests (AddressSanitizer + UBSan) =="
   ctest --test-dir "$root/build-asan" --output-on-failure -j "$jobs" --timeout 900
+  "$root/scripts/build.sh" "$root/build-tsan" -DNCZARR_SANITIZE=thread >/dev/null
+  echo "== tests (ThreadSanitizer) =="
+  ctest --test-dir "$root/build-tsan" --output-on-failure -j "$jobs" --timeout 900
 fi
