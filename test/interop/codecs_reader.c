@@ -32,6 +32,19 @@ static unsigned char *load(const char *dir, const char *file, size_t n)
     return b;
 }
 
+/* HDF5 silently falls back to the native VOL when the plugin does not load: every file of
+ * this test must have been opened by the connector. */
+static int opened_by_nczarr(hid_t f, const char *path)
+{
+    char name[64] = "";
+    if (H5VLget_connector_name(f, name, sizeof name) < 0 || strcmp(name, "nczarr") != 0) {
+        printf("FAIL: %s was not opened by the nczarr connector (\"%s\"): check HDF5_PLUGIN_PATH\n", path,
+               name);
+        return 0;
+    }
+    return 1;
+}
+
 /* The deepest message of the current error stack (the connector's own reason). */
 static char deepest[512];
 static herr_t first_frame(unsigned n, const H5E_error2_t *e, void *data)
@@ -134,6 +147,8 @@ int main(int argc, char **argv)
         printf("FAIL: H5Fopen %s\n", path);
         return 100;
     }
+    if (!opened_by_nczarr(f, path))
+        return 100;
     int nfail = 0;
     while (fscanf(names, "%255s", name) == 1) {
         const char *kind = strrchr(name, '_'), *why;

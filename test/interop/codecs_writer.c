@@ -52,6 +52,19 @@ static void make_values(void)
         }
 }
 
+/* HDF5 silently falls back to the native VOL when the plugin does not load: every file of
+ * this test must have been opened by the connector. */
+static int opened_by_nczarr(hid_t f, const char *path)
+{
+    char name[64] = "";
+    if (H5VLget_connector_name(f, name, sizeof name) < 0 || strcmp(name, "nczarr") != 0) {
+        printf("FAIL: %s was not opened by the nczarr connector (\"%s\"): check HDF5_PLUGIN_PATH\n", path,
+               name);
+        return 0;
+    }
+    return 1;
+}
+
 /* The deepest message of the current error stack (the connector's own reason). */
 static char deepest[512];
 static herr_t first_frame(unsigned n, const H5E_error2_t *e, void *data)
@@ -208,6 +221,8 @@ int main(int argc, char **argv)
         printf("FAIL: H5Fcreate %s\n", argv[1]);
         return 100;
     }
+    if (!opened_by_nczarr(f, argv[1]))
+        return 100;
     for (size_t c = 0; c < NCASES; c++)
         failed[c] = write_case(f, &cases[c]);
     if (H5Fclose(f) < 0)
@@ -217,6 +232,8 @@ int main(int argc, char **argv)
         printf("FAIL: H5Fopen %s\n", argv[1]);
         return 100;
     }
+    if (!opened_by_nczarr(f, argv[1]))
+        return 100;
     int nfail = 0;
     for (size_t c = 0; c < NCASES; c++) {
         if (!failed[c])
