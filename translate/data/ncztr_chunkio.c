@@ -167,7 +167,10 @@ static herr_t fetch_chunks(ncztr_ioctx *x, ncztr_cjob *jobs, size_t njobs)
     for (size_t j = 0; j < njobs; j++)
         if (!jobs[j].data)
             which[n++] = j;
-    if (ncztr_codec_is_null(x->a)) {
+    ncztr_chain *chain = ncztr_array_chain(x->o);
+    if (!chain)
+        NCZ_GOTO_QUIET(FAIL);
+    if (ncztr_chain_is_null(chain)) {
         ret = fetch_raw(x, jobs, which, n);
         goto done;
     }

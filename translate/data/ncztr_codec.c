@@ -6,16 +6,6 @@
 #include <stdint.h>
 #include <stdlib.h>
 
-static bool codec_absent(const json_t *j)
-{
-    return j == NULL || json_is_null(j) || (json_is_array(j) && json_array_size(j) == 0);
-}
-
-bool ncztr_codec_is_null(const ncztr_array *a)
-{
-    return codec_absent(a->za.compressor) && codec_absent(a->za.filters);
-}
-
 ncztr_chain *ncztr_array_chain(const ncztr_obj *o)
 {
     ncztr_array *a = o->arr;

@@ -16,7 +16,4 @@ ncztr_chain *ncztr_array_chain(const ncztr_obj *o);
 /* Pushes a failure of the codec chain on chunk key (what: "decode" or "encode"). */
 herr_t ncztr_codec_failed(const ncztr_obj *o, const char *what, const char *key, const ncztr_cerr *e);
 
-/* True when the array stores raw chunk bytes (compressor null and no filters). */
-bool ncztr_codec_is_null(const ncztr_array *a);
-
 #endif
