@@ -100,6 +100,9 @@ ncztr_obj *H5VL_nczarr_node(H5VL_nczarr_obj_t *obj);
 /* Tokens: the node id in the first 8 bytes (little-endian), zero padded. */
 void H5VL_nczarr_token_encode(uint64_t id, H5O_token_t *tok);
 uint64_t H5VL_nczarr_token_decode(const H5O_token_t *tok);
+/* Lets the model turn references in attribute values into object ids and back, through
+ * this open of the store (H5VL_nczarr_ref.c). */
+void H5VL_nczarr_set_refops(H5VL_nczarr_file_t *f);
 /* Fills an H5O_info2_t for a node. */
 herr_t H5VL_nczarr_fill_oinfo(H5VL_nczarr_file_t *f, ncztr_obj *n, unsigned fields, H5O_info2_t *oinfo);
 H5O_type_t H5VL_nczarr_otype(const ncztr_obj *n);

@@ -198,7 +198,9 @@ herr_t H5VL_nczarr_attr_read(void *attr, hid_t mem_type_id, void *buf, hid_t dxp
         return FAIL;
     if (!buf && ncztr_attr_nelem(a) > 0)
         return NCZ_PUSH(NCZ_E_ARGS, "reading attribute \"%s\": no buffer", ncztr_attr_name(a));
-    return ncztr_attr_read(a, mem_type_id, buf);
+    H5VL_nczarr_obj_t *o = attr;
+    H5VL_nczarr_set_refops(o->file);
+    return ncztr_attr_read(o->node, a, mem_type_id, buf);
 }
 
 herr_t H5VL_nczarr_attr_write(void *attr, hid_t mem_type_id, const void *buf, hid_t dxpl_id, void **req)
@@ -211,6 +213,7 @@ herr_t H5VL_nczarr_attr_write(void *attr, hid_t mem_type_id, const void *buf, hi
         return FAIL;
     if (!buf && ncztr_attr_nelem(a) > 0)
         return NCZ_PUSH(NCZ_E_ARGS, "writing attribute \"%s\": no buffer", ncztr_attr_name(a));
+    H5VL_nczarr_set_refops(o->file);
     return ncztr_attr_write(o->node, a, mem_type_id, buf);
 }
 

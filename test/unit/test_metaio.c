@@ -133,10 +133,11 @@ static void test_reload(const char *store)
     ncztr_attr *n = ncztr_attr_find(g, "n"), *t = ncztr_attr_find(g, "title");
     int nv = 0;
     char tv[6] = {0};
-    CHECK(n && ncztr_attr_read(n, H5T_NATIVE_INT, &nv) >= 0 && nv == 42, "attribute n: %d", nv);
+    CHECK(n && ncztr_attr_read(NULL, n, H5T_NATIVE_INT, &nv) >= 0 && nv == 42, "attribute n: %d", nv);
     hid_t ts = H5Tcopy(H5T_C_S1);
     H5Tset_size(ts, 5);
-    CHECK(t && ncztr_attr_read(t, ts, tv) >= 0 && memcmp(tv, "hello", 5) == 0, "attribute title: %s", tv);
+    CHECK(t && ncztr_attr_read(NULL, t, ts, tv) >= 0 && memcmp(tv, "hello", 5) == 0, "attribute title: %s",
+          tv);
     H5Tclose(ts);
     ncztr_obj *v = ncztr_child(g, "v");
     CHECK(v && v->kind == NCZTR_ARRAY && ncztr_array_check_usable(v) >= 0, "array v: %s", err_text());
@@ -151,7 +152,7 @@ static void test_reload(const char *store)
         CHECK(H5Pget_fill_value(dcpl, H5T_NATIVE_INT, &fill) >= 0 && fill == 7, "fill %d", fill);
         double x = 0;
         ncztr_attr *s = ncztr_attr_find(v, "scale");
-        CHECK(s && ncztr_attr_read(s, H5T_NATIVE_DOUBLE, &x) >= 0 && x == 2.5, "array attribute scale");
+        CHECK(s && ncztr_attr_read(NULL, s, H5T_NATIVE_DOUBLE, &x) >= 0 && x == 2.5, "array attribute scale");
         H5Sclose(sp);
         H5Tclose(ty);
         H5Pclose(dcpl);

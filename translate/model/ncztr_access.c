@@ -144,3 +144,10 @@ void ncztr_file_set_workers(ncztr_file *f, unsigned workers)
 {
     nczm_map_set_workers(f->map, workers);
 }
+
+void ncztr_file_set_refops(ncztr_file *f, ncztr_ref_in_fn in, ncztr_ref_out_fn out, void *ctx)
+{
+    f->refs.in = in;
+    f->refs.out = out;
+    f->refs.ctx = ctx;
+}

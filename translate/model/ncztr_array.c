@@ -567,6 +567,17 @@ herr_t ncztr_array_setup_loaded(ncztr_obj *o, json_t *nca, json_t *zattrs, const
         a->maxdims[k] = za->shape[k];
         if (a->dimrefs) {
             ncztr_dim *d = ncztr_find_dim(o->file, a->dimrefs[k], NULL);
+            /* NCZarr's own references must hold: netCDF-C refuses such a store, and the
+             * dimension scales made from them would be wrong */
+            if (!d && nca)
+                NCZ_GOTO(FAIL, NCZ_E_FORMAT,
+                         "%s: dimension reference %d (\"%s\") names no dimension of the store's groups", key,
+                         k, a->dimrefs[k]);
+            if (d && nca && !d->unlimited && d->size != za->shape[k])
+                NCZ_GOTO(FAIL, NCZ_E_FORMAT,
+                         "%s: dimension \"%s\" has size %llu, but the array's shape is %llu in dimension %d",
+                         key, a->dimrefs[k], (unsigned long long)d->size, (unsigned long long)za->shape[k],
+                         k);
             if (d && d->unlimited)
                 a->maxdims[k] = H5S_UNLIMITED;
         }

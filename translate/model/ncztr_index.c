@@ -258,7 +258,7 @@ herr_t ncztr_attr_append(ncztr_obj *o, ncztr_attr *a)
 ncztr_attr *ncztr_attr_find(const ncztr_obj *o, const char *name)
 {
     size_t len = strlen(name);
-    if (ncztr_obj_load(o) < 0)
+    if (ncztr_obj_load_attrs(o) < 0)
         return NULL;
     if (o->nattrs >= INDEX_MIN && !o->attr_ix.count)
         build_attr_index((ncztr_obj *)o);
@@ -274,7 +274,7 @@ ncztr_attr **ncztr_attrs_sorted(const ncztr_obj *o, H5_index_t idx, H5_iter_orde
 {
     ncztr_obj *m = (ncztr_obj *)o;
     void **named = NULL, **v = NULL;
-    if (ncztr_obj_load(o) < 0)
+    if (ncztr_obj_load_attrs(o) < 0)
         return NULL;
     if (idx == H5_INDEX_NAME && o->nattrs &&
         !(named = by_name((void **)&m->attr_by_name, (void *const *)o->attrs, o->nattrs, cmp_attr_name)))
@@ -289,7 +289,7 @@ nomem:
 
 ncztr_attr *ncztr_attr_by_idx(const ncztr_obj *o, H5_index_t idx, H5_iter_order_t order, hsize_t n)
 {
-    if (ncztr_obj_load(o) < 0)
+    if (ncztr_obj_load_attrs(o) < 0)
         return NULL;
     if (n >= o->nattrs) {
         NCZ_PUSH(NCZ_E_NOTFOUND, "attribute index %llu is out of range (the object has %zu attributes)",

@@ -103,17 +103,24 @@ herr_t ncztr_obj_attach(ncztr_obj *parent, ncztr_obj *child)
     return SUCCEED;
 }
 
-static size_t path_len(const ncztr_obj *o)
+/* An HDF5 path uses link names; a store key the names of the keys (ncztr_obj_keyname). */
+static const char *part(const ncztr_obj *o, bool key)
+{
+    return key ? ncztr_obj_keyname(o) : o->name;
+}
+
+static size_t path_len(const ncztr_obj *o, bool key)
 {
     size_t n = 0;
     for (; o && o->parent; o = o->parent)
-        n += strlen(o->name) + 1;
+        n += strlen(part(o, key)) + 1;
     return n;
 }
 
 static char *build_path(const ncztr_obj *o, bool leading_slash)
 {
-    size_t n = path_len(o);
+    bool key = !leading_slash;
+    size_t n = path_len(o, key);
     char *s = malloc(n + 2);
     if (!s) {
         NCZ_PUSH(NCZ_E_NOMEM, "out of memory building an object path");
@@ -122,9 +129,10 @@ static char *build_path(const ncztr_obj *o, bool leading_slash)
     size_t pos = n;
     s[n] = '\0';
     for (; o && o->parent; o = o->parent) {
-        size_t l = strlen(o->name);
+        const char *nm = part(o, key);
+        size_t l = strlen(nm);
         pos -= l;
-        memcpy(s + pos, o->name, l);
+        memcpy(s + pos, nm, l);
         s[--pos] = '/';
     }
     if (n == 0)
@@ -340,7 +348,7 @@ herr_t ncztr_unlink(ncztr_obj *o)
         NCZ_GOTO(FAIL, NCZ_E_ARGS, "cannot delete the root group");
     if (o->file->readonly)
         NCZ_GOTO(FAIL, NCZ_E_ARGS, "cannot delete \"%s\": the store is open read-only", o->name);
-    if (ncztr_alias_check_unlink(o) < 0)
+    if (ncztr_alias_check_unlink(o) < 0 || ncztr_dimscales_materialize(o->file) < 0)
         NCZ_GOTO_QUIET(FAIL);
     if (o->kind == NCZTR_ALIAS) {
         /* an alias owns no keys: only its group's metadata changes */
@@ -422,7 +430,7 @@ herr_t ncztr_link_anon(ncztr_obj *o, ncztr_obj *parent, const char *name)
 size_t ncztr_obj_nattrs(const ncztr_obj *o)
 {
     /* out of memory reading them: none can be reached, and the failure is on the stack */
-    return ncztr_obj_load(o) < 0 ? 0 : o->nattrs;
+    return ncztr_obj_load_attrs(o) < 0 ? 0 : o->nattrs;
 }
 
 /* ---- HDF5 settings ---- */
@@ -473,7 +481,14 @@ herr_t ncztr_attr_create(ncztr_obj *o, const char *name, hid_t type, hid_t space
         NCZ_GOTO(FAIL, NCZ_E_ARGS, "attribute name \"%s\" is reserved by NCZarr", name);
     if (ncztr_attr_find(o, name))
         NCZ_GOTO(FAIL, NCZ_E_EXISTS, "attribute \"%s\" already exists", name);
-    if (ncztr_cattr_is_special(type)) {
+    if (ncztr_type_has_ref(type)) {
+        /* References: H5DS's DIMENSION_LIST and REFERENCE_LIST on datasets, which stand
+         * for dimensions and are never written as attributes. */
+        if (o->kind != NCZTR_ARRAY ||
+            (strcmp(name, "DIMENSION_LIST") != 0 && strcmp(name, "REFERENCE_LIST") != 0))
+            NCZ_GOTO(FAIL, NCZ_E_NOTREPR,
+                     "attribute \"%s\": object references in attributes are not supported in NCZarr", name);
+    } else if (ncztr_cattr_is_special(type)) {
         /* enum/compound/array/half: every member must have a JSON form */
         hid_t st = ncztr_ctype_storage(type, name);
         if (st < 0)
@@ -648,6 +663,38 @@ static void free_vlen_strings(hid_t t, void *data, size_t n)
         }
 }
 
+/* Values holding references are kept with object ids in place of each H5R_ref_t
+ * (ncztr_refval.h): the application's type must be the attribute's own, as H5DS's are. */
+static herr_t same_ref_type(const ncztr_attr *a, hid_t mem_type)
+{
+    if (H5Tequal(mem_type, a->val.type) <= 0)
+        return NCZ_PUSH(
+            NCZ_E_ARGS,
+            "attribute \"%s\" holds references: it can be read and written only with its own type", a->name);
+    return SUCCEED;
+}
+
+static herr_t write_refs(ncztr_obj *o, ncztr_attr *a, hid_t mem_type, const void *buf)
+{
+    ncztr_file *f = o->file;
+    if (same_ref_type(a, mem_type) < 0)
+        return FAIL;
+    if (!f->refs.in)
+        return NCZ_PUSH(NCZ_E_ARGS, "attribute \"%s\": references cannot be stored here", a->name);
+    void *nd = calloc(a->val.nelem ? a->val.nelem : 1, H5Tget_size(a->val.type));
+    if (!nd)
+        return NCZ_PUSH(NCZ_E_NOMEM, "out of memory writing attribute \"%s\"", a->name);
+    if (ncztr_refval_in(a->val.type, buf, nd, a->val.nelem, f->refs.in, f->refs.ctx, a->name) < 0) {
+        free(nd);
+        return FAIL;
+    }
+    ncztr_refval_free(a->val.type, a->val.data, a->val.nelem);
+    free(a->val.data);
+    a->val.data = nd;
+    o->attrs_dirty = true;
+    return SUCCEED;
+}
+
 herr_t ncztr_attr_write(ncztr_obj *o, ncztr_attr *a, hid_t mem_type, const void *buf)
 {
     if (a->deleted)
@@ -657,6 +704,8 @@ herr_t ncztr_attr_write(ncztr_obj *o, ncztr_attr *a, hid_t mem_type, const void 
     if (a->val.nelem == 0) /* no elements (H5S_NULL): nothing to convert, as in HDF5 */
         return SUCCEED;
     size_t esz = H5Tget_size(a->val.type);
+    if (ncztr_type_has_ref(a->val.type))
+        return write_refs(o, a, mem_type, buf);
     void *nd = calloc(a->val.nelem ? a->val.nelem : 1, esz);
     if (!nd)
         return NCZ_PUSH(NCZ_E_NOMEM, "out of memory writing attribute \"%s\"", a->name);
@@ -671,12 +720,20 @@ herr_t ncztr_attr_write(ncztr_obj *o, ncztr_attr *a, hid_t mem_type, const void 
     return SUCCEED;
 }
 
-herr_t ncztr_attr_read(const ncztr_attr *a, hid_t mem_type, void *buf)
+herr_t ncztr_attr_read(const ncztr_obj *o, const ncztr_attr *a, hid_t mem_type, void *buf)
 {
     if (a->deleted)
         return NCZ_PUSH(NCZ_E_NOTFOUND, "attribute \"%s\" has been deleted", a->name);
     if (a->val.nelem == 0)
         return SUCCEED;
+    if (ncztr_type_has_ref(a->val.type)) {
+        if (same_ref_type(a, mem_type) < 0)
+            return FAIL;
+        if (!o->file->refs.out)
+            return NCZ_PUSH(NCZ_E_ARGS, "attribute \"%s\": references cannot be made here", a->name);
+        return ncztr_refval_out(a->val.type, a->val.data, buf, a->val.nelem, o->file->refs.out,
+                                o->file->refs.ctx, a->name);
+    }
     return convert_values(a->val.type, a->val.data, mem_type, buf, a->val.nelem, a->name, buf);
 }
 

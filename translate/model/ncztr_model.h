@@ -13,6 +13,7 @@
 #ifndef NCZTR_MODEL_H
 #define NCZTR_MODEL_H
 
+#include "ncztr_refval.h"
 #include "ncztr_err.h"
 #include "ncztr_zarray.h"
 #include "nczm.h"
@@ -156,7 +157,7 @@ ncztr_attr **ncztr_attrs_sorted(const ncztr_obj *o, H5_index_t idx, H5_iter_orde
 /* Creates an attribute with zeroed value (vlen strings NULL). */
 herr_t ncztr_attr_create(ncztr_obj *o, const char *name, hid_t type, hid_t space, ncztr_attr **out);
 herr_t ncztr_attr_write(ncztr_obj *o, ncztr_attr *a, hid_t mem_type, const void *buf);
-herr_t ncztr_attr_read(const ncztr_attr *a, hid_t mem_type, void *buf);
+herr_t ncztr_attr_read(const ncztr_obj *o, const ncztr_attr *a, hid_t mem_type, void *buf);
 herr_t ncztr_attr_delete(ncztr_obj *o, ncztr_attr *a);
 herr_t ncztr_attr_rename(ncztr_obj *o, ncztr_attr *a, const char *new_name);
 void ncztr_attr_ref(ncztr_attr *a);
@@ -239,5 +240,8 @@ const char *ncztr_file_location(const ncztr_file *f);
 void ncztr_file_set_default_maxstrlen(ncztr_file *f, size_t maxstrlen);
 /* Threads (the caller included) the file's chunk I/O may use; 0 = one per core. */
 void ncztr_file_set_workers(ncztr_file *f, unsigned workers);
+/* How references in attribute values become object ids and back (ncztr_refval.h): the
+ * connector sets them before each attribute read or write, ctx naming the open file. */
+void ncztr_file_set_refops(ncztr_file *f, ncztr_ref_in_fn in, ncztr_ref_out_fn out, void *ctx);
 
 #endif

@@ -7,6 +7,7 @@
 
 #include "ncztr_codecs.h"
 #include "ncztr_model.h"
+#include "ncztr_refval.h"
 
 struct ncztr_attr {
     char *name;
@@ -56,6 +57,12 @@ struct ncztr_array {
     /* The codec chain, built on the first chunk I/O (translate/data) from za's codecs and
      * freed with the array; NULL until then. */
     ncztr_chain *chain;
+    /* Dimension scales (ncztr_dimscale.c), as found on load: coord = this array is the
+     * coordinate variable of the dimension of its name in its group; dimonly = a netCDF
+     * dimension without a variable, shown as the dataset netCDF-4 makes for it and never
+     * stored as an array. */
+    bool coord;
+    bool dimonly;
 };
 
 struct ncztr_obj {
@@ -72,8 +79,12 @@ struct ncztr_obj {
     bool is_new;        /* never written */
     bool at_store_root; /* an array stored at the store's root key (pure Zarr array store) */
     bool anonymous;     /* created without a link (H5Gcreate_anon): in memory until linked */
-    json_t *hdf5;       /* "_nczarr_attr": {"hdf5": ...} in .zattrs: HDF5 settings NCZarr has
-                         * no place for (encoded creation plists), or NULL */
+    /* Loaded from a store: the H5DS/netCDF-4 attributes (CLASS, NAME, DIMENSION_LIST,
+     * REFERENCE_LIST, _Netcdf4Dimid, _Netcdf4Coordinates) that stand for its shared
+     * dimensions are made on the first use of its attributes (ncztr_dimscale.c). */
+    bool synth_pending;
+    json_t *hdf5; /* "_nczarr_attr": {"hdf5": ...} in .zattrs: HDF5 settings NCZarr has
+                   * no place for (encoded creation plists), or NULL */
     /* attributes, in creation order */
     ncztr_attr **attrs;
     size_t nattrs, attrs_cap;
@@ -128,6 +139,13 @@ struct ncztr_file {
     struct {
         herr_t (*load_stub)(ncztr_obj *o);
     } hooks;
+    /* References in attribute values: set by the connector around each attribute read
+     * and write (ncztr_file_set_refops). */
+    struct {
+        ncztr_ref_in_fn in;
+        ncztr_ref_out_fn out;
+        void *ctx;
+    } refs;
 };
 
 ncztr_obj *ncztr_obj_new(ncztr_file *f, ncztr_objkind kind, const char *name);
@@ -152,5 +170,26 @@ void ncztr_index_obj_free(ncztr_obj *o);
 void ncztr_obj_detach(ncztr_obj *o);
 /* ncztr_check_name, for the name of an alias too when keyless (no length limit). */
 herr_t ncztr_check_link_name(const char *name, const char *what, bool keyless);
+
+/* ---- dimension scales (ncztr_dimscale.c) ---- */
+#define NCZTR_DIM_ONLY_TEXT "This is a netCDF dimension but not a netCDF variable."
+#define NCZTR_NON_COORD     "_nc4_non_coord_"
+/* An attribute that stands for shared-dimension structure and is never written to
+ * .zattrs (it is made again on load). */
+bool ncztr_attr_is_plumbing(const ncztr_obj *o, const ncztr_attr *a);
+/* ncztr_obj_load, then the pending H5DS/netCDF-4 attributes of o. */
+herr_t ncztr_obj_load_attrs(const ncztr_obj *o);
+/* After a store was loaded: coordinate variables found, the netCDF dimensions without one
+ * given their dimension-only datasets, arrays named like a dimension they are not the
+ * coordinate of renamed with NCZTR_NON_COORD. */
+herr_t ncztr_dimscales_loaded(ncztr_file *f);
+/* Before a save: the groups' dimensions and the arrays' dimension references from the
+ * scales and their attachments. */
+herr_t ncztr_dimscales_derive(ncztr_file *f);
+/* Makes every pending attribute of the file, before a scale is renamed or deleted (the
+ * arrays that name its dimension must then follow it by id, not by name). */
+herr_t ncztr_dimscales_materialize(ncztr_file *f);
+/* The name of o's key in its group: NCZTR_NON_COORD dropped. */
+const char *ncztr_obj_keyname(const ncztr_obj *o);
 
 #endif

@@ -25,8 +25,11 @@ static herr_t evict_caches(ncztr_obj *o)
 }
 
 /* The key o would have as child new_name of parent. */
-static char *child_key(const ncztr_obj *parent, const char *new_name)
+static char *child_key(const ncztr_obj *parent, const ncztr_obj *o, const char *new_name)
 {
+    size_t pl = strlen(NCZTR_NON_COORD);
+    if (o->kind == NCZTR_ARRAY && strncmp(new_name, NCZTR_NON_COORD, pl) == 0 && new_name[pl])
+        new_name += pl; /* see ncztr_obj_keyname */
     char *pk = ncztr_obj_key(parent), *k = pk ? nczm_key_join(pk, new_name) : NULL;
     if (pk && !k)
         NCZ_PUSH(NCZ_E_NOMEM, "out of memory building the key of \"%s\"", new_name);
@@ -82,6 +85,9 @@ herr_t ncztr_move(ncztr_obj *o, ncztr_obj *new_parent, const char *new_name)
                  new_name);
     nm = strdup(new_name);
     NCZ_CHECK_ALLOC(nm, FAIL);
+    /* arrays that name a scale's dimension must follow the scale, not its old name */
+    if (ncztr_dimscales_materialize(o->file) < 0)
+        NCZ_GOTO_QUIET(FAIL);
     if (o->kind == NCZTR_ALIAS) {
         /* an alias owns no keys: moving it changes only its groups' metadata */
         if (relink(o, new_parent, &nm) < 0)
@@ -94,9 +100,16 @@ herr_t ncztr_move(ncztr_obj *o, ncztr_obj *new_parent, const char *new_name)
      * changes only once the store has, so a failure leaves both as they were. */
     if (evict_caches(o) < 0 || ncztr_save_tree(o->file) < 0)
         NCZ_GOTO_QUIET(FAIL);
+    if (o->kind == NCZTR_ARRAY && o->arr && o->arr->dimonly) {
+        /* a netCDF dimension-only dataset owns no keys */
+        if (relink(o, new_parent, &nm) < 0)
+            NCZ_GOTO_QUIET(FAIL);
+        new_parent->attrs_dirty = true;
+        NCZ_GOTO_QUIET(SUCCEED);
+    }
     old_key = ncztr_obj_key(o);
     NCZ_CHECK_ALLOC(old_key, FAIL);
-    if (!(new_key = child_key(new_parent, new_name)))
+    if (!(new_key = child_key(new_parent, o, new_name)))
         NCZ_GOTO_QUIET(FAIL);
     if (nczm_rename_tree(map, old_key, new_key) != NCZM_OK)
         NCZ_GOTO(FAIL, NCZ_E_STORE, "cannot move \"%s\" to \"%s\": %s", old_key, new_key, nczm_errmsg(map));
@@ -126,6 +139,8 @@ static herr_t copy_attrs(const ncztr_obj *src, ncztr_obj *dst)
 {
     for (size_t i = 0; i < src->nattrs; i++) {
         const ncztr_attr *sa = src->attrs[i];
+        if (ncztr_attr_is_plumbing(src, sa))
+            continue; /* a copy is attached to no dimension scale */
         ncztr_attr *a = calloc(1, sizeof *a);
         if (!a || !(a->name = strdup(sa->name))) {
             free(a);

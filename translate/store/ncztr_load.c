@@ -550,6 +550,10 @@ herr_t ncztr_load_tree(ncztr_file *f)
         f->opts.consolidate = true;
     f->old_cons = L.cons;
     L.cons = NULL;
+    /* dimension scales need the whole tree, and read the coordinate arrays' metadata
+     * (through .zmetadata when there is one, now that old_cons is set) */
+    if (ncztr_dimscales_loaded(f) < 0)
+        NCZ_GOTO_QUIET(FAIL);
 done:
     for (int i = 0; i < 4; i++) {
         json_decref(js[i]);

@@ -162,8 +162,10 @@ static json_t *name_list(const ncztr_obj *g, ncztr_objkind kind, bool hidden)
     json_t *l = json_array();
     for (size_t i = 0; i < g->nchildren; i++) {
         const ncztr_obj *c = g->children[i];
+        if (c->kind == NCZTR_ARRAY && c->arr && c->arr->dimonly)
+            continue; /* a dimension, not an array */
         if (c->kind == kind && (kind != NCZTR_ARRAY || (c->arr && c->arr->nc_hidden) == hidden))
-            jadd(&ok, l, json_string(c->name));
+            jadd(&ok, l, json_string(ncztr_obj_keyname(c)));
     }
     if (!ok) {
         json_decref(l);
@@ -235,6 +237,8 @@ static herr_t build_zattrs(const ncztr_obj *o, json_t **out)
     NCZ_CHECK_ALLOC(j && types && ashapes && acsets, FAIL);
     for (size_t i = 0; i < o->nattrs; i++) {
         char dtype[NCZTR_DTYPE_MAX];
+        if (ncztr_attr_is_plumbing(o, o->attrs[i]))
+            continue; /* written as dimensions */
         if (o->attrs[i]->load_error) {
             if (unreadable_attr(o->attrs[i], j, nc ? types : NULL, &atypes) < 0 ||
                 (nc && attr_extras(o->attrs[i], ashapes, acsets) < 0))
@@ -490,6 +494,8 @@ static herr_t save_node(saver *S, ncztr_obj *o)
     char *key = NULL;
     if (o->deleted || o->kind == NCZTR_ALIAS)
         return SUCCEED; /* an alias is written in its group's "hdf5_links" */
+    if (o->kind == NCZTR_ARRAY && o->arr && o->arr->dimonly)
+        return SUCCEED; /* a netCDF dimension: written in its group's "dimensions" */
     key = ncztr_obj_key(o);
     NCZ_CHECK_ALLOC(key, FAIL);
     if (o->kind == NCZTR_GROUP) {
@@ -547,7 +553,7 @@ herr_t ncztr_save_tree(ncztr_file *f)
         return SUCCEED;
     /* Arrays whose metadata was never read are read now, as they would have been on open:
      * a save derives dimensions and writes .zmetadata from all of them. */
-    if (ncztr_tree_load(f->root) < 0 || resolve_dims(f->root) < 0)
+    if (ncztr_tree_load(f->root) < 0 || ncztr_dimscales_derive(f) < 0 || resolve_dims(f->root) < 0)
         NCZ_GOTO_QUIET(FAIL);
     ncztr_alias_refresh(f);
     S.cons = f->opts.consolidate;

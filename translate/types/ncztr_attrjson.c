@@ -1,4 +1,5 @@
 /* NCZarr's JSON attribute convention: attribute values <-> .zattrs JSON. */
+#include "ncztr_refval.h"
 #include "ncztr_types.h"
 
 #include <float.h>
@@ -31,8 +32,10 @@ void ncztr_attrval_clear(ncztr_attrval *val)
     /* Every HDF5 API call clears the default error stack on entry, and this runs in error
      * paths right after a message was pushed: keep the stack aside meanwhile. */
     errs = H5Eget_current_stack();
-    if (val->data && val->type >= 0 && H5Tget_class(val->type) == H5T_STRING &&
-        H5Tis_variable_str(val->type) > 0) {
+    if (val->data && val->type >= 0 && ncztr_type_has_ref(val->type))
+        ncztr_refval_free(val->type, val->data, val->nelem);
+    else if (val->data && val->type >= 0 && H5Tget_class(val->type) == H5T_STRING &&
+             H5Tis_variable_str(val->type) > 0) {
         char **s = val->data;
         for (size_t i = 0; i < val->nelem; i++)
             free(s[i]);

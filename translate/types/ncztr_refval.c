@@ -1,0 +1,228 @@
+/* Walking values whose types hold references: one recursive walk serves the four uses
+ * (in, out, free, list ids), the element's bytes outside references copied as they are. */
+#include "ncztr_refval.h"
+#include "ncztr_err.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+bool ncztr_type_has_ref(hid_t type)
+{
+    H5T_class_t c = H5Tget_class(type);
+    if (c == H5T_REFERENCE)
+        return H5Tget_size(type) == sizeof(H5R_ref_t);
+    if (c != H5T_VLEN && c != H5T_COMPOUND && c != H5T_ARRAY)
+        return false;
+    if (c == H5T_COMPOUND) {
+        int nm = H5Tget_nmembers(type);
+        for (int i = 0; i < nm; i++) {
+            hid_t m = H5Tget_member_type(type, (unsigned)i);
+            bool r = m >= 0 && ncztr_type_has_ref(m);
+            if (m >= 0)
+                H5Tclose(m);
+            if (r)
+                return true;
+        }
+        return false;
+    }
+    hid_t s = H5Tget_super(type);
+    bool r = s >= 0 && ncztr_type_has_ref(s);
+    if (s >= 0)
+        H5Tclose(s);
+    return r;
+}
+
+uint64_t ncztr_refval_slot_id(const void *slot)
+{
+    uint64_t id;
+    memcpy(&id, slot, sizeof id);
+    return id;
+}
+
+void ncztr_refval_slot_set(void *slot, uint64_t id)
+{
+    memset(slot, 0, sizeof(H5R_ref_t));
+    memcpy(slot, &id, sizeof id);
+}
+
+typedef enum { W_IN, W_OUT, W_FREE, W_IDS } wmode;
+
+typedef struct walk {
+    wmode mode;
+    ncztr_ref_in_fn in;
+    ncztr_ref_out_fn out;
+    herr_t (*ids)(void *ctx, uint64_t id);
+    void *ctx;
+    const char *what;
+} walk;
+
+static bool all_zero(const void *p, size_t n)
+{
+    const unsigned char *b = p;
+    for (size_t i = 0; i < n; i++)
+        if (b[i])
+            return false;
+    return true;
+}
+
+/* One element of type t at src -> dst (dst NULL for W_FREE/W_IDS, src the kept form). */
+static herr_t walk_elem(const walk *w, hid_t t, const unsigned char *src, unsigned char *dst);
+
+static herr_t walk_n(const walk *w, hid_t t, const unsigned char *src, unsigned char *dst, size_t n)
+{
+    size_t sz = H5Tget_size(t);
+    for (size_t i = 0; i < n; i++)
+        if (walk_elem(w, t, src + i * sz, dst ? dst + i * sz : NULL) < 0)
+            return FAIL;
+    return SUCCEED;
+}
+
+static herr_t walk_ref(const walk *w, const unsigned char *src, unsigned char *dst)
+{
+    uint64_t id = 0;
+    switch (w->mode) {
+    case W_IN:
+        if (!all_zero(src, sizeof(H5R_ref_t)) && w->in(w->ctx, (const H5R_ref_t *)(const void *)src, &id) < 0)
+            return NCZ_PUSH(NCZ_E_ARGS, "%s: a reference cannot be stored", w->what);
+        ncztr_refval_slot_set(dst, id);
+        return SUCCEED;
+    case W_OUT:
+        memset(dst, 0, sizeof(H5R_ref_t));
+        id = ncztr_refval_slot_id(src);
+        if (id && w->out(w->ctx, id, (H5R_ref_t *)(void *)dst) < 0)
+            return NCZ_PUSH(NCZ_E_ARGS, "%s: a stored reference cannot be made into an HDF5 reference",
+                            w->what);
+        return SUCCEED;
+    case W_IDS:
+        id = ncztr_refval_slot_id(src);
+        return id ? w->ids(w->ctx, id) : SUCCEED;
+    case W_FREE:
+        return SUCCEED;
+    }
+    return SUCCEED;
+}
+
+static herr_t walk_vlen(const walk *w, hid_t t, const unsigned char *src, unsigned char *dst)
+{
+    herr_t ret = SUCCEED;
+    hvl_t v;
+    memcpy(&v, src, sizeof v);
+    hid_t s = H5Tget_super(t);
+    if (s < 0)
+        return NCZ_PUSH(NCZ_E_HDF5, "%s: cannot read a variable-length type", w->what);
+    size_t ssz = H5Tget_size(s);
+    if (w->mode == W_FREE || w->mode == W_IDS) {
+        if (v.p && ncztr_type_has_ref(s))
+            ret = walk_n(w, s, v.p, NULL, v.len);
+        if (w->mode == W_FREE)
+            free(v.p);
+        H5Tclose(s);
+        return ret;
+    }
+    hvl_t o = {0, NULL};
+    if (v.len && v.p) {
+        if (ssz && v.len > SIZE_MAX / ssz)
+            NCZ_GOTO(FAIL, NCZ_E_ARGS, "%s: a variable-length element is too long", w->what);
+        o.p = calloc(v.len, ssz ? ssz : 1);
+        NCZ_CHECK_ALLOC(o.p, FAIL);
+        o.len = v.len;
+        if (walk_n(w, s, v.p, o.p, v.len) < 0) {
+            walk fw = *w;
+            fw.mode = W_FREE;
+            if (w->mode == W_IN) /* kept form: free its vlen parts */
+                walk_n(&fw, s, o.p, NULL, v.len);
+            free(o.p);
+            o.p = NULL;
+            o.len = 0;
+            NCZ_GOTO_QUIET(FAIL);
+        }
+    }
+done:
+    memcpy(dst, &o, sizeof o);
+    H5Tclose(s);
+    return ret;
+}
+
+static herr_t walk_elem(const walk *w, hid_t t, const unsigned char *src, unsigned char *dst)
+{
+    herr_t ret = SUCCEED;
+    H5T_class_t c = H5Tget_class(t);
+    if (c == H5T_REFERENCE && H5Tget_size(t) == sizeof(H5R_ref_t))
+        return walk_ref(w, src, dst);
+    if (c == H5T_VLEN && H5Tis_variable_str(t) <= 0)
+        return walk_vlen(w, t, src, dst);
+    if (c == H5T_COMPOUND) {
+        int nm = H5Tget_nmembers(t);
+        if (dst && (w->mode == W_IN || w->mode == W_OUT))
+            memcpy(dst, src, H5Tget_size(t)); /* padding and plain members */
+        for (int i = 0; i < nm && ret >= 0; i++) {
+            hid_t m = H5Tget_member_type(t, (unsigned)i);
+            size_t off = H5Tget_member_offset(t, (unsigned)i);
+            if (m < 0)
+                return NCZ_PUSH(NCZ_E_HDF5, "%s: cannot read a compound member", w->what);
+            if (ncztr_type_has_ref(m))
+                ret = walk_elem(w, m, src + off, dst ? dst + off : NULL);
+            H5Tclose(m);
+        }
+        return ret;
+    }
+    if (c == H5T_ARRAY) {
+        hid_t s = H5Tget_super(t);
+        if (s < 0)
+            return NCZ_PUSH(NCZ_E_HDF5, "%s: cannot read an array type", w->what);
+        size_t n = H5Tget_size(t) / (H5Tget_size(s) ? H5Tget_size(s) : 1);
+        if (ncztr_type_has_ref(s))
+            ret = walk_n(w, s, src, dst, n);
+        else if (dst && (w->mode == W_IN || w->mode == W_OUT))
+            memcpy(dst, src, H5Tget_size(t));
+        H5Tclose(s);
+        return ret;
+    }
+    if (dst && (w->mode == W_IN || w->mode == W_OUT))
+        memcpy(dst, src, H5Tget_size(t));
+    return SUCCEED;
+}
+
+herr_t ncztr_refval_in(hid_t type, const void *src, void *dst, size_t n, ncztr_ref_in_fn fn, void *ctx,
+                       const char *what)
+{
+    walk w = {W_IN, fn, NULL, NULL, ctx, what};
+    if (walk_n(&w, type, src, dst, n) < 0) {
+        ncztr_refval_free(type, dst, n);
+        memset(dst, 0, n * H5Tget_size(type));
+        return FAIL;
+    }
+    return SUCCEED;
+}
+
+herr_t ncztr_refval_out(hid_t type, const void *src, void *dst, size_t n, ncztr_ref_out_fn fn, void *ctx,
+                        const char *what)
+{
+    walk w = {W_OUT, NULL, fn, NULL, ctx, what};
+    if (walk_n(&w, type, src, dst, n) < 0) {
+        /* release what was made: H5Treclaim frees vlen parts and destroys references */
+        hid_t sp = H5Screate_simple(1, (hsize_t[]){n ? n : 1}, NULL);
+        if (sp >= 0) {
+            H5Treclaim(type, sp, H5P_DEFAULT, dst);
+            H5Sclose(sp);
+        }
+        memset(dst, 0, n * H5Tget_size(type));
+        return FAIL;
+    }
+    return SUCCEED;
+}
+
+void ncztr_refval_free(hid_t type, void *data, size_t n)
+{
+    if (!data)
+        return;
+    walk w = {W_FREE, NULL, NULL, NULL, NULL, ""};
+    walk_n(&w, type, data, NULL, n);
+}
+
+herr_t ncztr_refval_ids(hid_t type, const void *data, size_t n, herr_t (*fn)(void *ctx, uint64_t id),
+                        void *ctx)
+{
+    walk w = {W_IDS, NULL, NULL, fn, ctx, ""};
+    return walk_n(&w, type, data, NULL, n);
+}
