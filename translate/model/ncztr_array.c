@@ -392,6 +392,10 @@ herr_t ncztr_array_create_anon(ncztr_file *f, hid_t type, hid_t space, hid_t dcp
     }
     o->arr = a;
     o->anonymous = true;
+    if (ncztr_ids_take(o, NULL) < 0) {
+        ncztr_obj_unref(o);
+        return FAIL;
+    }
     o->is_new = o->meta_dirty = o->attrs_dirty = true;
     *out = o; /* the caller's reference is the only one */
     return SUCCEED;

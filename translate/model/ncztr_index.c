@@ -6,7 +6,7 @@
  *    list of more than a few members and kept up to date from then on;
  *  - by name order: the members sorted once, kept until the list changes;
  *  - by creation order: the member arrays themselves (appended in creation order);
- *  - by id: one index of the file's linked objects, rebuilt after the tree changes.
+ *  - by id: one index of the file's live objects, kept by ncztr_ids.c.
  * Every index is a cache: if memory runs out while updating one it is dropped, and
  * lookups fall back to scanning, never to a wrong answer. */
 #include "ncztr_model_internal.h"
@@ -45,8 +45,6 @@ void ncztr_index_child_added(ncztr_obj *g, ncztr_obj *c)
     g->child_by_name = NULL;
     if (g->child_ix.count && nczm_hindex_add(&g->child_ix, name_hash(c->name), c) != 0)
         nczm_hindex_clear(&g->child_ix);
-    if (g->file)
-        ncztr_index_tree_changed(g->file);
 }
 
 void ncztr_index_child_removed(ncztr_obj *g, ncztr_obj *c)
@@ -54,8 +52,6 @@ void ncztr_index_child_removed(ncztr_obj *g, ncztr_obj *c)
     free(g->child_by_name);
     g->child_by_name = NULL;
     nczm_hindex_remove(&g->child_ix, name_hash(c->name), c);
-    if (g->file)
-        ncztr_index_tree_changed(g->file);
 }
 
 ncztr_obj *ncztr_child_len(const ncztr_obj *g, const char *name, size_t len)
@@ -402,94 +398,6 @@ ncztr_dim *ncztr_group_add_dim(ncztr_obj *g, const char *name, uint64_t size, bo
     if (g->dim_ix.count && nczm_hindex_add(&g->dim_ix, name_hash(name), (void *)(uintptr_t)g->ndims) != 0)
         nczm_hindex_clear(&g->dim_ix);
     return d;
-}
-
-/* ---- objects by id ---- */
-
-static int id_match(const void *item, const void *key, size_t len)
-{
-    (void)len;
-    return ((const ncztr_obj *)item)->id == *(const uint64_t *)key;
-}
-
-void ncztr_index_tree_changed(ncztr_file *f)
-{
-    nczm_hindex_clear(&f->id_ix);
-}
-
-/* Adds o and everything below it; iterative, as a tree may be thousands of levels deep. */
-static int index_ids(nczm_hindex *ix, ncztr_obj *top)
-{
-    ncztr_obj *o = top;
-    size_t *pos = NULL, depth = 0, cap = 0;
-    int ret = 0;
-    for (;;) {
-        if (nczm_hindex_add(ix, nczm_hash_u64(o->id), o) != 0) {
-            ret = -1;
-            break;
-        }
-        if (o->nchildren) {
-            if (depth == cap) {
-                size_t nc = cap ? cap * 2 : 16;
-                size_t *np = realloc(pos, nc * sizeof *np);
-                if (!np) {
-                    ret = -1;
-                    break;
-                }
-                pos = np;
-                cap = nc;
-            }
-            pos[depth++] = 0;
-            o = o->children[0];
-            continue;
-        }
-        /* up until a parent has a next child */
-        while (depth && ++pos[depth - 1] >= o->parent->nchildren) {
-            o = o->parent;
-            depth--;
-        }
-        if (!depth)
-            break;
-        o = o->parent->children[pos[depth - 1]];
-    }
-    free(pos);
-    return ret;
-}
-
-ncztr_obj *ncztr_find_by_id(ncztr_file *f, uint64_t id)
-{
-    if (!f->root)
-        return NULL;
-    if (!f->id_ix.count && index_ids(&f->id_ix, f->root) != 0)
-        nczm_hindex_clear(&f->id_ix);
-    if (f->id_ix.count)
-        return nczm_hindex_find(&f->id_ix, nczm_hash_u64(id), id_match, &id, 0);
-    /* No memory for the index: walk the tree. */
-    ncztr_obj **stack = NULL;
-    size_t n = 0, cap = 0;
-    ncztr_obj *hit = NULL;
-    for (ncztr_obj *o = f->root; o && !hit;) {
-        if (o->id == id) {
-            hit = o;
-            break;
-        }
-        for (size_t i = 0; i < o->nchildren; i++) {
-            if (n == cap) {
-                size_t nc = cap ? cap * 2 : 64;
-                ncztr_obj **ns = realloc(stack, nc * sizeof *ns);
-                if (!ns) {
-                    free(stack);
-                    return NULL;
-                }
-                stack = ns;
-                cap = nc;
-            }
-            stack[n++] = o->children[i];
-        }
-        o = n ? stack[--n] : NULL;
-    }
-    free(stack);
-    return hit;
 }
 
 void ncztr_index_obj_free(ncztr_obj *o)

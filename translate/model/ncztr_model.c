@@ -30,8 +30,7 @@ ncztr_obj *ncztr_obj_new(ncztr_file *f, ncztr_objkind kind, const char *name)
     }
     o->kind = kind;
     o->file = f;
-    o->id = f->next_id++;
-    o->refcount = 1;
+    o->refcount = 1; /* its id comes when it is attached (ncztr_ids_take) */
     return o;
 }
 
@@ -74,6 +73,7 @@ static void obj_free(ncztr_obj *o)
     if (o->arr)
         ncztr_array_free(o->arr);
     ncztr_index_obj_free(o);
+    ncztr_ids_forget(o);
     json_decref(o->hdf5);
     free(o->target_path);
     free(o->name);
@@ -93,9 +93,17 @@ void ncztr_obj_unref(ncztr_obj *o)
 
 herr_t ncztr_obj_attach(ncztr_obj *parent, ncztr_obj *child)
 {
-    if (grow((void **)&parent->children, &parent->children_cap, parent->nchildren + 1, sizeof(ncztr_obj *)) <
-        0)
+    bool had_id = child->id != 0;
+    if (ncztr_ids_take(child, parent) < 0)
         return FAIL;
+    if (grow((void **)&parent->children, &parent->children_cap, parent->nchildren + 1, sizeof(ncztr_obj *)) <
+        0) {
+        if (!had_id) {
+            ncztr_ids_forget(child);
+            child->id = 0;
+        }
+        return FAIL;
+    }
     parent->children[parent->nchildren++] = child;
     child->parent = parent;
     child->corder = parent->next_child_corder++;
@@ -382,6 +390,10 @@ herr_t ncztr_group_create_anon(ncztr_file *f, ncztr_obj **out)
     if (!g)
         return FAIL;
     g->anonymous = true;
+    if (ncztr_ids_take(g, NULL) < 0) {
+        ncztr_obj_unref(g);
+        return FAIL;
+    }
     g->is_new = g->meta_dirty = g->attrs_dirty = true;
     *out = g; /* the caller's reference is the only one */
     return SUCCEED;

@@ -70,7 +70,8 @@ struct ncztr_obj {
     char *name;        /* link name in the parent ("" for the root) */
     ncztr_obj *parent; /* NULL for the root or once unlinked */
     ncztr_file *file;
-    uint64_t id;     /* object token: unique in the open file, stable across renames */
+    uint64_t id;     /* object token (ncztr_ids.c): unique among live objects, kept across
+                      * renames; 0 until the object is first known in this open */
     uint64_t corder; /* creation order within the parent */
     int refcount;    /* the tree holds one; each open handle one */
     bool deleted;
@@ -116,14 +117,17 @@ struct ncztr_file {
     bool readonly;
     bool root_is_array; /* the store root is an array: shown as "/<basename>" */
     ncztr_obj *root;
-    uint64_t next_id;
+    /* every live object by id (ncztr_ids.c); ids_live: objects get their ids as they are
+     * made (off while a store loads, when ids are given once the tree is complete) */
+    nczm_hindex ids;
+    bool ids_live;
+    uint64_t anon_seq;            /* anonymous objects made, for their ids */
     bool superblock;              /* an NCZarr superblock was found (or we write one) */
     char *ncproperties;           /* _NCProperties text to keep, may be NULL */
     struct ncztr_zmeta *old_cons; /* the .zmetadata found on open (owned), or NULL: entries
                                      of arrays the connector could not load are kept from it */
     size_t default_maxstrlen;
-    nczm_hindex id_ix; /* linked objects by id (ncztr_index.c), empty until asked for */
-    bool has_aliases;  /* an alias was created or loaded: walks must look for aliases */
+    bool has_aliases; /* an alias was created or loaded: walks must look for aliases */
     /* The HDF5 types of loaded arrays of plain dtypes, one per dtype ("<i4"): the arrays
      * share it (by reference count; a type is never changed once made), since making
      * 100000 copies of one type costs more than the rest of setting the arrays up. */
@@ -164,12 +168,22 @@ void ncztr_index_child_added(ncztr_obj *g, ncztr_obj *c);
 void ncztr_index_child_removed(ncztr_obj *g, ncztr_obj *c);
 void ncztr_index_attr_added(ncztr_obj *o, ncztr_attr *a);
 void ncztr_index_attr_removed(ncztr_obj *o, ncztr_attr *a);
-void ncztr_index_tree_changed(ncztr_file *f);
 void ncztr_index_obj_free(ncztr_obj *o);
 /* Model changes that must reach the store first (o's keys are moved or copied there). */
 void ncztr_obj_detach(ncztr_obj *o);
 /* ncztr_check_name, for the name of an alias too when keyless (no length limit). */
 herr_t ncztr_check_link_name(const char *name, const char *what, bool keyless);
+
+/* ---- ids (ncztr_ids.c) ---- */
+/* Gives o (when it has none and ids are live) the id of its path as a child of parent
+ * (parent NULL: the root; o anonymous: an id of no path) and enters it in the index. */
+herr_t ncztr_ids_take(ncztr_obj *o, const ncztr_obj *parent);
+/* Turns ids on and gives one to every object of the tree that has none (after a load). */
+herr_t ncztr_ids_assign_tree(ncztr_file *f);
+/* o is being freed. */
+void ncztr_ids_forget(ncztr_obj *o);
+/* The file is being freed: the objects handles still hold no longer point to it. */
+void ncztr_ids_file_closing(ncztr_file *f);
 
 /* ---- dimension scales (ncztr_dimscale.c) ---- */
 #define NCZTR_DIM_ONLY_TEXT "This is a netCDF dimension but not a netCDF variable."

@@ -25,7 +25,6 @@ static herr_t file_new(const char *name, const ncztr_opts *opts, ncztr_file **ou
         f->opts.noxarray = true;
     if (nczm_mode_has(f->url.mode, "consolidated"))
         f->opts.consolidate = true;
-    f->next_id = 1;
     f->default_maxstrlen = NCZTR_DEFAULT_MAXSTRLEN;
     *out = f;
     return SUCCEED;
@@ -39,7 +38,7 @@ static void file_free(ncztr_file *f)
         /* Handles the application still holds keep their nodes alive, detached. */
         ncztr_obj_unref(f->root);
     }
-    nczm_hindex_clear(&f->id_ix);
+    ncztr_ids_file_closing(f);
     for (size_t i = 0; i < f->ntypes; i++)
         if (H5Iis_valid(f->types[i].type) > 0) /* see ncztr_array_free */
             H5Tclose(f->types[i].type);
@@ -64,7 +63,7 @@ herr_t ncztr_file_create(const char *name, unsigned flags, const ncztr_opts *opt
         NCZ_GOTO(FAIL, st == NCZM_NOTFOUND || st == NCZM_EXISTS || st == NCZM_PERM ? NCZ_E_STORE : NCZ_E_ARGS,
                  "cannot create store \"%s\": %s", name, emsg);
     f->root = ncztr_obj_new(f, NCZTR_GROUP, "");
-    if (!f->root)
+    if (!f->root || ncztr_ids_assign_tree(f) < 0)
         NCZ_GOTO_QUIET(FAIL);
     f->root->is_new = f->root->meta_dirty = f->root->attrs_dirty = true;
     f->superblock = !f->opts.pure_zarr;

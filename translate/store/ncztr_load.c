@@ -554,6 +554,9 @@ herr_t ncztr_load_tree(ncztr_file *f)
      * (through .zmetadata when there is one, now that old_cons is set) */
     if (ncztr_dimscales_loaded(f) < 0)
         NCZ_GOTO_QUIET(FAIL);
+    /* ids follow the names the dimension scales gave (ncztr_ids.c) */
+    if (ncztr_ids_assign_tree(f) < 0)
+        NCZ_GOTO_QUIET(FAIL);
 done:
     for (int i = 0; i < 4; i++) {
         json_decref(js[i]);

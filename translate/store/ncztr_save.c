@@ -103,10 +103,14 @@ static herr_t resolve_dims(ncztr_obj *o)
         }
         /* Anonymous dimensions live in the root group, named as netCDF-C names the
          * dimensions it infers for pure Zarr arrays. An unlimited one belongs to its array
-         * alone (its size follows that array). */
+         * alone (its size follows that array): it gets a name no dimension has yet, which
+         * the array's dimension references keep from then on. */
         char name[96];
+        uint64_t u = 1;
         if (unlim)
-            snprintf(name, sizeof name, "_Anonymous_UDim_%" PRIu64 "_%d", o->id, k);
+            do
+                snprintf(name, sizeof name, "_Anonymous_UDim_%" PRIu64, u++);
+            while (ncztr_group_dim(f->root, name));
         else
             snprintf(name, sizeof name, "_Anonymous_Dim_%" PRIu64, len);
         ncztr_dim *d = ncztr_group_dim(f->root, name);
