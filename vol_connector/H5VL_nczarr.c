@@ -157,7 +157,13 @@ const H5VL_class_t H5VL_nczarr_g = {
             .opt_query = H5VL_nczarr_cb_introspect_opt_query,
         },
     .request_cls = {NULL, NULL, NULL, NULL, NULL, NULL},
-    .blob_cls = {NULL, NULL, NULL, NULL},
+    .blob_cls =
+        {
+            .put = H5VL_nczarr_cb_blob_put,
+            .get = H5VL_nczarr_cb_blob_get,
+            .specific = H5VL_nczarr_cb_blob_specific,
+            .optional = NULL,
+        },
     .token_cls =
         {
             .cmp = H5VL_nczarr_cb_token_cmp,

@@ -45,6 +45,10 @@ typedef struct H5VL_nczarr_obj_t {
     hid_t dapl;               /* datasets: the application's access plist (a copy), or -1 */
 } H5VL_nczarr_obj_t;
 
+/* The blobs of a store (H5VL_nczarr_blob.c). */
+typedef struct H5VL_nczarr_blobs_t H5VL_nczarr_blobs_t;
+#define H5VL_NCZARR_BLOB_ID_SIZE 8
+
 struct H5VL_nczarr_store_t {
     int rc; /* H5VL_nczarr_file_t opens of this store */
     ncztr_file *tf;
@@ -52,7 +56,8 @@ struct H5VL_nczarr_store_t {
     unsigned intent;
     hid_t fcpl; /* as created, or as kept in the store */
     unsigned long fileno;
-    H5VL_nczarr_store_t *next; /* registry of open stores (same store opened twice) */
+    H5VL_nczarr_blobs_t *blobs; /* variable-length values converted to our file types */
+    H5VL_nczarr_store_t *next;  /* registry of open stores (same store opened twice) */
 };
 
 struct H5VL_nczarr_file_t {
@@ -214,5 +219,10 @@ herr_t H5VL_nczarr_introspect_opt_query(void *obj, H5VL_subclass_t cls, int opt_
 herr_t H5VL_nczarr_token_cmp(void *obj, const H5O_token_t *token1, const H5O_token_t *token2, int *cmp_value);
 herr_t H5VL_nczarr_token_to_str(void *obj, H5I_type_t obj_type, const H5O_token_t *token, char **token_str);
 herr_t H5VL_nczarr_token_from_str(void *obj, H5I_type_t obj_type, const char *token_str, H5O_token_t *token);
+herr_t H5VL_nczarr_blob_put(void *obj, const void *buf, size_t size, void *blob_id, void *ctx);
+herr_t H5VL_nczarr_blob_get(void *obj, const void *blob_id, void *buf, size_t size, void *ctx);
+herr_t H5VL_nczarr_blob_specific(void *obj, void *blob_id, H5VL_blob_specific_args_t *args);
+/* Frees the blobs left when the store closes. */
+void H5VL_nczarr_blobs_free(H5VL_nczarr_store_t *st);
 
 #endif

@@ -46,6 +46,7 @@ static void store_release(H5VL_nczarr_store_t *st, herr_t *ret)
         *ret = FAIL;
     if (st->fcpl >= 0)
         H5Pclose(st->fcpl);
+    H5VL_nczarr_blobs_free(st);
     free(st->name);
     free(st);
 }
@@ -466,7 +467,7 @@ herr_t H5VL_nczarr_file_get(void *obj, H5VL_file_get_args_t *args, hid_t dxpl_id
     case H5VL_FILE_GET_CONT_INFO:
         args->args.get_cont_info.info->feature_flags = 0;
         args->args.get_cont_info.info->token_size = 8;
-        args->args.get_cont_info.info->blob_id_size = 0;
+        args->args.get_cont_info.info->blob_id_size = H5VL_NCZARR_BLOB_ID_SIZE;
         return SUCCEED;
     case H5VL_FILE_GET_FAPL:
         if ((args->args.get_fapl.fapl_id = H5Pcopy(f->fapl)) < 0)

@@ -6,6 +6,8 @@
  * itself does. */
 #include "H5VL_nczarr.h"
 
+#include <string.h>
+
 static herr_t ref_in(void *ctx, const H5R_ref_t *ref, uint64_t *id)
 {
     H5VL_nczarr_file_t *f = ctx;
@@ -41,9 +43,12 @@ static herr_t ref_out(void *ctx, uint64_t id, H5R_ref_t *ref)
 {
     H5VL_nczarr_file_t *f = ctx;
     ncztr_obj *n = ncztr_find_by_id(f->tf, id);
-    if (!n)
-        return NCZ_PUSH(NCZ_E_NOTFOUND, "a stored reference names an object that no longer exists in \"%s\"",
-                        f->name);
+    if (!n) {
+        /* The object was deleted: a null reference, as the store will have after a save
+         * (H5Ropen_object on it fails, as on a reference to a deleted object in HDF5). */
+        memset(ref, 0, sizeof *ref);
+        return SUCCEED;
+    }
     hid_t loc = H5VL_nczarr_wrap_register(f, n);
     if (loc < 0)
         return FAIL;

@@ -371,7 +371,8 @@ herr_t ncztr_unlink(ncztr_obj *o)
         NCZ_GOTO(FAIL, NCZ_E_STORE, "cannot delete \"%s\": %s", key, nczm_errmsg(o->file->map));
     mark_deleted(o);
     ncztr_obj_detach(o);
-    ncztr_obj_unref(o); /* the tree's reference */
+    ncztr_refattrs_touch(o->file); /* references to it become null */
+    ncztr_obj_unref(o);            /* the tree's reference */
 done:
     free(key);
     return ret;
@@ -431,7 +432,8 @@ herr_t ncztr_link_anon(ncztr_obj *o, ncztr_obj *parent, const char *name)
     }
     free(old);
     o->anonymous = false;
-    ncztr_obj_ref(o); /* the tree's reference */
+    ncztr_refattrs_touch(o->file); /* references to it get its path */
+    ncztr_obj_ref(o);              /* the tree's reference */
     o->is_new = o->meta_dirty = o->attrs_dirty = true;
     parent->attrs_dirty = true;
     if (o->kind == NCZTR_ARRAY)
@@ -494,12 +496,19 @@ herr_t ncztr_attr_create(ncztr_obj *o, const char *name, hid_t type, hid_t space
     if (ncztr_attr_find(o, name))
         NCZ_GOTO(FAIL, NCZ_E_EXISTS, "attribute \"%s\" already exists", name);
     if (ncztr_type_has_ref(type)) {
-        /* References: H5DS's DIMENSION_LIST and REFERENCE_LIST on datasets, which stand
-         * for dimensions and are never written as attributes. */
-        if (o->kind != NCZTR_ARRAY ||
-            (strcmp(name, "DIMENSION_LIST") != 0 && strcmp(name, "REFERENCE_LIST") != 0))
+        /* kept as the objects' paths with the exact type in "_nczarr_attr", which pure
+         * Zarr lacks; H5DS's DIMENSION_LIST and REFERENCE_LIST on datasets stand for
+         * dimensions and are never written as attributes */
+        bool h5ds = o->kind == NCZTR_ARRAY &&
+                    (strcmp(name, "DIMENSION_LIST") == 0 || strcmp(name, "REFERENCE_LIST") == 0);
+        if (!h5ds && o->file->opts.pure_zarr)
             NCZ_GOTO(FAIL, NCZ_E_NOTREPR,
-                     "attribute \"%s\": object references in attributes are not supported in NCZarr", name);
+                     "attribute \"%s\" holds object references, which pure Zarr (mode=zarr) has no place to "
+                     "keep the type of",
+                     name);
+        if (ncztr_reftype_check(type, name) < 0)
+            NCZ_GOTO_QUIET(FAIL);
+        o->file->has_ref_attrs = true;
     } else if (ncztr_cattr_is_special(type)) {
         /* enum/compound/array/half: every member must have a JSON form */
         hid_t st = ncztr_ctype_storage(type, name);
@@ -675,38 +684,6 @@ static void free_vlen_strings(hid_t t, void *data, size_t n)
         }
 }
 
-/* Values holding references are kept with object ids in place of each H5R_ref_t
- * (ncztr_refval.h): the application's type must be the attribute's own, as H5DS's are. */
-static herr_t same_ref_type(const ncztr_attr *a, hid_t mem_type)
-{
-    if (H5Tequal(mem_type, a->val.type) <= 0)
-        return NCZ_PUSH(
-            NCZ_E_ARGS,
-            "attribute \"%s\" holds references: it can be read and written only with its own type", a->name);
-    return SUCCEED;
-}
-
-static herr_t write_refs(ncztr_obj *o, ncztr_attr *a, hid_t mem_type, const void *buf)
-{
-    ncztr_file *f = o->file;
-    if (same_ref_type(a, mem_type) < 0)
-        return FAIL;
-    if (!f->refs.in)
-        return NCZ_PUSH(NCZ_E_ARGS, "attribute \"%s\": references cannot be stored here", a->name);
-    void *nd = calloc(a->val.nelem ? a->val.nelem : 1, H5Tget_size(a->val.type));
-    if (!nd)
-        return NCZ_PUSH(NCZ_E_NOMEM, "out of memory writing attribute \"%s\"", a->name);
-    if (ncztr_refval_in(a->val.type, buf, nd, a->val.nelem, f->refs.in, f->refs.ctx, a->name) < 0) {
-        free(nd);
-        return FAIL;
-    }
-    ncztr_refval_free(a->val.type, a->val.data, a->val.nelem);
-    free(a->val.data);
-    a->val.data = nd;
-    o->attrs_dirty = true;
-    return SUCCEED;
-}
-
 herr_t ncztr_attr_write(ncztr_obj *o, ncztr_attr *a, hid_t mem_type, const void *buf)
 {
     if (a->deleted)
@@ -717,7 +694,7 @@ herr_t ncztr_attr_write(ncztr_obj *o, ncztr_attr *a, hid_t mem_type, const void 
         return SUCCEED;
     size_t esz = H5Tget_size(a->val.type);
     if (ncztr_type_has_ref(a->val.type))
-        return write_refs(o, a, mem_type, buf);
+        return ncztr_attr_write_refs(o, a, mem_type, buf);
     void *nd = calloc(a->val.nelem ? a->val.nelem : 1, esz);
     if (!nd)
         return NCZ_PUSH(NCZ_E_NOMEM, "out of memory writing attribute \"%s\"", a->name);
@@ -738,14 +715,8 @@ herr_t ncztr_attr_read(const ncztr_obj *o, const ncztr_attr *a, hid_t mem_type, 
         return NCZ_PUSH(NCZ_E_NOTFOUND, "attribute \"%s\" has been deleted", a->name);
     if (a->val.nelem == 0)
         return SUCCEED;
-    if (ncztr_type_has_ref(a->val.type)) {
-        if (same_ref_type(a, mem_type) < 0)
-            return FAIL;
-        if (!o->file->refs.out)
-            return NCZ_PUSH(NCZ_E_ARGS, "attribute \"%s\": references cannot be made here", a->name);
-        return ncztr_refval_out(a->val.type, a->val.data, buf, a->val.nelem, o->file->refs.out,
-                                o->file->refs.ctx, a->name);
-    }
+    if (ncztr_type_has_ref(a->val.type))
+        return ncztr_attr_read_refs(o, a, mem_type, buf);
     return convert_values(a->val.type, a->val.data, mem_type, buf, a->val.nelem, a->name, buf);
 }
 

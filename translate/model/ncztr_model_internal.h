@@ -24,6 +24,9 @@ struct ncztr_attr {
     char *load_error;
     char *load_warning;
     json_t *raw;
+    /* Loaded with references (as paths, in raw) that become object ids once the tree and
+     * its ids are complete (ncztr_loadattrs.c); val's type and dataspace are set. */
+    bool refs_pending;
 };
 
 typedef struct ncztr_dim {
@@ -127,7 +130,8 @@ struct ncztr_file {
     struct ncztr_zmeta *old_cons; /* the .zmetadata found on open (owned), or NULL: entries
                                      of arrays the connector could not load are kept from it */
     size_t default_maxstrlen;
-    bool has_aliases; /* an alias was created or loaded: walks must look for aliases */
+    bool has_aliases;   /* an alias was created or loaded: walks must look for aliases */
+    bool has_ref_attrs; /* an attribute holding references was created or loaded */
     /* The HDF5 types of loaded arrays of plain dtypes, one per dtype ("<i4"): the arrays
      * share it (by reference count; a type is never changed once made), since making
      * 100000 copies of one type costs more than the rest of setting the arrays up. */
@@ -173,6 +177,14 @@ void ncztr_index_obj_free(ncztr_obj *o);
 void ncztr_obj_detach(ncztr_obj *o);
 /* ncztr_check_name, for the name of an alias too when keyless (no length limit). */
 herr_t ncztr_check_link_name(const char *name, const char *what, bool keyless);
+
+/* ---- attribute values holding references (ncztr_refattr.c) ---- */
+herr_t ncztr_attr_write_refs(ncztr_obj *o, ncztr_attr *a, hid_t mem_type, const void *buf);
+herr_t ncztr_attr_read_refs(const ncztr_obj *o, const ncztr_attr *a, hid_t mem_type, void *buf);
+/* The attributes holding references are written as paths: when paths change (a move, a
+ * delete, an anonymous object linked) the objects holding such attributes are marked to
+ * be written again. */
+void ncztr_refattrs_touch(ncztr_file *f);
 
 /* ---- ids (ncztr_ids.c) ---- */
 /* Gives o (when it has none and ids are live) the id of its path as a child of parent

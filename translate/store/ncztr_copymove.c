@@ -54,6 +54,7 @@ static herr_t relink(ncztr_obj *o, ncztr_obj *new_parent, char **name)
     } else {
         *name = NULL;
         free(old_nm);
+        ncztr_refattrs_touch(o->file); /* references to it are written as paths */
     }
     ncztr_obj_unref(o);
     return ret;

@@ -555,7 +555,7 @@ herr_t ncztr_load_tree(ncztr_file *f)
     if (ncztr_dimscales_loaded(f) < 0)
         NCZ_GOTO_QUIET(FAIL);
     /* ids follow the names the dimension scales gave (ncztr_ids.c) */
-    if (ncztr_ids_assign_tree(f) < 0)
+    if (ncztr_ids_assign_tree(f) < 0 || ncztr_load_resolve_refs(f) < 0)
         NCZ_GOTO_QUIET(FAIL);
 done:
     for (int i = 0; i < 4; i++) {

@@ -57,6 +57,109 @@ static herr_t unreadable_raw(ncztr_attr *a, json_t *val, json_t *type, json_t *a
     return SUCCEED;
 }
 
+/* Frees an attribute never appended to its object. */
+static void attr_discard(ncztr_attr *a)
+{
+    ncztr_attrval_clear(&a->val);
+    free(a->load_error);
+    free(a->load_warning);
+    json_decref(a->raw);
+    free(a->name);
+    free(a);
+}
+
+/* ---- attributes holding references ---- */
+
+/* A path in a stored reference -> the id of its object (ids are given by then). */
+static herr_t ref_id(void *ctx, const char *path, uint64_t *id)
+{
+    ncztr_file *f = ctx;
+    ncztr_obj *t = path[0] == '/' ? ncztr_find(f->root, path) : NULL;
+    if (!t)
+        return NCZ_PUSH(NCZ_E_NOTFOUND, "a reference names \"%s\", which is no object of the store", path);
+    *id = t->id;
+    return SUCCEED;
+}
+
+/* The stored paths of a pending attribute become object ids; an attribute they do not fit
+ * becomes unreadable, kept as the store has it (a->raw). FAIL only when out of memory. */
+static herr_t resolve_refs(ncztr_file *f, ncztr_attr *a)
+{
+    void *data = NULL;
+    size_t mark = ncz_err_mark();
+    bool scalar = H5Sget_simple_extent_type(a->val.space) == H5S_SCALAR;
+    a->refs_pending = false;
+    if (ncztr_refattr_from_json(a->name, json_object_get(a->raw, "value"), scalar, a->val.type, a->val.nelem,
+                                ref_id, f, &data) < 0) {
+        a->load_error = ncz_err_take_messages(mark);
+        if (!a->load_error && !(a->load_error = strdup("its references cannot be read")))
+            return NCZ_PUSH(NCZ_E_NOMEM, "out of memory");
+        ncztr_attrval_clear(&a->val);
+        return SUCCEED;
+    }
+    free(a->val.data); /* zeros, nothing of its own */
+    a->val.data = data;
+    json_decref(a->raw);
+    a->raw = NULL;
+    return SUCCEED;
+}
+
+herr_t ncztr_load_resolve_refs(ncztr_file *f)
+{
+    ncztr_obj **stack = NULL;
+    size_t n = 0, cap = 0;
+    herr_t ret = SUCCEED;
+    if (!f->root)
+        return SUCCEED;
+    ncztr_obj *o = f->root;
+    for (;;) {
+        for (size_t i = 0; i < o->nattrs; i++)
+            if (o->attrs[i]->refs_pending && resolve_refs(f, o->attrs[i]) < 0)
+                NCZ_GOTO_QUIET(FAIL);
+        if (n + o->nchildren > cap) {
+            size_t nc = cap ? cap : 64;
+            while (nc < n + o->nchildren)
+                nc *= 2;
+            ncztr_obj **ns = realloc(stack, nc * sizeof *ns);
+            NCZ_CHECK_ALLOC(ns, FAIL);
+            stack = ns;
+            cap = nc;
+        }
+        for (size_t i = 0; i < o->nchildren; i++)
+            stack[n++] = o->children[i];
+        if (!n)
+            break;
+        o = stack[--n];
+    }
+done:
+    free(stack);
+    return ret;
+}
+
+/* An attribute whose kept type t holds references: its type and shape now, its value once
+ * every object has its id (at once when they have). The JSON stays in a->raw until then.
+ * FAIL (with the reason pushed) when the value does not fit: then it is unreadable. */
+static herr_t load_ref_attr(ncztr_attr *a, json_t *val, hid_t t, json_t *ashapes)
+{
+    json_t *sh = json_is_object(ashapes) ? json_object_get(ashapes, a->name) : NULL;
+    if ((a->val.type = ncztr_reftype_rebuild(t)) < 0)
+        return FAIL;
+    bool scalar = ncztr_reftype_elem_is_list(a->val.type) ? json_is_array(sh) && json_array_size(sh) == 0
+                                                          : !json_is_array(val);
+    if (!scalar && !json_is_array(val))
+        return NCZ_PUSH(NCZ_E_FORMAT, "attribute \"%s\": expected a list of values", a->name);
+    size_t n = scalar ? 1 : json_array_size(val);
+    hsize_t dim = n;
+    a->val.space = scalar ? H5Screate(H5S_SCALAR) : n ? H5Screate_simple(1, &dim, NULL) : H5Screate(H5S_NULL);
+    if (a->val.space < 0)
+        return NCZ_PUSH(NCZ_E_HDF5, "attribute \"%s\": cannot make a dataspace", a->name);
+    a->val.nelem = n;
+    if (!(a->val.data = calloc(n ? n : 1, H5Tget_size(a->val.type))))
+        return NCZ_PUSH(NCZ_E_NOMEM, "out of memory reading attribute \"%s\"", a->name);
+    a->refs_pending = true;
+    return SUCCEED;
+}
+
 /* Adds the user attributes of a .zattrs object to a node (skipping NCZarr's own keys).
  * types = the _nczarr_attr.types object or NULL. */
 herr_t ncztr_load_attrs(ncztr_obj *o, json_t *zattrs, const char *key)
@@ -118,40 +221,47 @@ herr_t ncztr_load_attrs(ncztr_obj *o, json_t *zattrs, const char *key)
             NCZ_GOTO(FAIL, NCZ_E_NOMEM, "out of memory");
         }
         herr_t got = FAIL;
+        bool refs = false;
         json_t *kt = atypes ? json_object_get(atypes, name) : NULL;
+        size_t mark = ncz_err_mark();
         if (json_is_string(kt)) {
-            /* an enum/compound/array attribute: its exact HDF5 type was kept */
+            /* an enum/compound/array attribute, or one holding references: its exact HDF5
+             * type was kept */
             hid_t t = ncztr_type_decode(json_string_value(kt), name);
-            if (t >= 0 && ncztr_cattr_is_special(t))
+            refs = t >= 0 && ncztr_type_has_ref(t);
+            if (refs) {
+                got = load_ref_attr(a, val, t, ashapes);
+                o->file->has_ref_attrs = true;
+            } else if (t >= 0 && ncztr_cattr_is_special(t))
                 got = ncztr_cattr_from_json(name, val, t, &a->val);
             if (t >= 0)
                 H5Tclose(t);
-            if (got < 0)
+            if (got < 0 && !refs)
                 H5Eclear2(H5E_DEFAULT); /* read as if the type had not been kept */
         }
-        size_t mark = ncz_err_mark();
-        if (got < 0 && ncztr_attr_decode(name, val, type, &a->val, &a->load_warning) < 0) {
+        if (refs && got < 0)
+            ncztr_attrval_clear(&a->val); /* the reason is on the stack, from mark on */
+        /* the paths wait in raw for the objects' ids (at once when there are ids) */
+        if (refs && got >= 0 &&
+            (unreadable_raw(a, val, type, ashapes, kt) < 0 ||
+             (o->file->ids_live && resolve_refs(o->file, a) < 0))) {
+            attr_discard(a);
+            NCZ_GOTO(FAIL, NCZ_E_NOMEM, "out of memory");
+        }
+        if (got < 0 && (refs || ncztr_attr_decode(name, val, type, &a->val, &a->load_warning) < 0)) {
             /* One unreadable attribute must not make the object unreadable: it is kept with
              * its message (opening it fails with it) and written back as it was. */
             a->load_error = ncz_err_take_messages(mark);
             if (!a->load_error)
                 a->load_error = strdup("its value does not fit its type");
             if (!a->load_error || unreadable_raw(a, val, type, ashapes, kt) < 0) {
-                free(a->load_error);
-                json_decref(a->raw);
-                free(a->name);
-                free(a);
+                attr_discard(a);
                 NCZ_GOTO(FAIL, NCZ_E_NOMEM, "out of memory");
             }
         }
         attr_extras(a, a->load_error ? NULL : ashapes, acsets);
         if (ncztr_attr_append(o, a) < 0) {
-            ncztr_attrval_clear(&a->val);
-            free(a->load_error);
-            free(a->load_warning);
-            json_decref(a->raw);
-            free(a->name);
-            free(a);
+            attr_discard(a);
             NCZ_GOTO_QUIET(FAIL);
         }
     }

@@ -231,6 +231,30 @@ static herr_t unreadable_attr(const ncztr_attr *a, json_t *j, json_t *types, jso
     return SUCCEED;
 }
 
+/* References are written as the paths their objects have now (renames before the save
+ * are followed); one to an object no longer in the store as null. */
+static herr_t ref_path(void *ctx, uint64_t id, char **path)
+{
+    ncztr_obj *t = ncztr_find_by_id(ctx, id);
+    *path = NULL;
+    if (t && !(*path = ncztr_obj_path(t)))
+        return FAIL;
+    return SUCCEED;
+}
+
+/* A value holding references (see ncztr_refattr_to_json); a scalar whose element is a
+ * JSON list keeps the shape [] to be told from a list of elements. */
+static herr_t ref_attr_json(ncztr_file *f, const ncztr_attr *a, json_t **v, char dtype[NCZTR_DTYPE_MAX],
+                            json_t *ashapes)
+{
+    if (ncztr_refattr_to_json(a->name, &a->val, ref_path, f, v, dtype) < 0)
+        return FAIL;
+    if (H5Sget_simple_extent_type(a->val.space) == H5S_SCALAR && ncztr_reftype_elem_is_list(a->val.type) &&
+        json_object_set_new(ashapes, a->name, json_array()) < 0)
+        return NCZ_PUSH(NCZ_E_NOMEM, "out of memory");
+    return SUCCEED;
+}
+
 static herr_t build_zattrs(const ncztr_obj *o, json_t **out)
 {
     herr_t ret = SUCCEED;
@@ -249,9 +273,11 @@ static herr_t build_zattrs(const ncztr_obj *o, json_t **out)
                 NCZ_GOTO_QUIET(FAIL);
             continue;
         }
-        if (ncztr_attr_to_json(o->attrs[i]->name, &o->attrs[i]->val, &v, dtype) < 0)
+        bool refs = ncztr_type_has_ref(o->attrs[i]->val.type);
+        if (refs ? ref_attr_json(f, o->attrs[i], &v, dtype, ashapes) < 0
+                 : ncztr_attr_to_json(o->attrs[i]->name, &o->attrs[i]->val, &v, dtype) < 0)
             NCZ_GOTO_QUIET(FAIL);
-        if (nc && ncztr_cattr_is_special(o->attrs[i]->val.type)) {
+        if (nc && (refs || ncztr_cattr_is_special(o->attrs[i]->val.type))) {
             /* the exact type of an enum/compound/array attribute: "_nczarr_attr.hdf5.atypes" */
             char *b64 = ncztr_type_encode(o->attrs[i]->val.type, o->attrs[i]->name);
             if (!b64 || (!atypes && !(atypes = json_object()))) {

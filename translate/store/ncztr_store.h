@@ -41,5 +41,8 @@ herr_t ncztr_save_tree(ncztr_file *f);
  * messages. */
 herr_t ncztr_load_attrs(ncztr_obj *o, json_t *zattrs, const char *key);
 herr_t ncztr_load_dims(ncztr_obj *g, json_t *dims, const char *key);
+/* After a load, once every object has its id: the references of the attributes read so far
+ * (stored as paths) become ids. Attributes read later (arrays put off) do that at once. */
+herr_t ncztr_load_resolve_refs(ncztr_file *f);
 
 #endif

@@ -79,6 +79,10 @@ herr_t ncztr_attrval_copy(const ncztr_attrval *src, ncztr_attrval *dst)
         for (size_t i = 0; i < src->nelem; i++)
             if (s[i] && !(d[i] = strdup(s[i])))
                 NCZ_GOTO(FAIL, NCZ_E_NOMEM, "out of memory copying an attribute value");
+    } else if (ncztr_type_has_ref(src->type)) {
+        /* object ids, with variable-length parts of their own */
+        if (ncztr_refval_copy(src->type, src->data, v.data, src->nelem, "attribute value copy") < 0)
+            NCZ_GOTO_QUIET(FAIL);
     } else if (src->nelem) {
         memcpy(v.data, src->data, src->nelem * size);
     }

@@ -636,6 +636,16 @@ done:
     return ret;
 }
 
+json_t *ncztr_celem_to_json(hid_t type, const void *elem, const char *what)
+{
+    return elem_to_json(type, elem, what, 0);
+}
+
+herr_t ncztr_celem_from_json(hid_t type, const json_t *j, void *elem, const char *what)
+{
+    return elem_from_json(type, j, elem, what, 0);
+}
+
 herr_t ncztr_cattr_to_json(const char *name, const ncztr_attrval *val, json_t **value,
                            char dtype[NCZTR_DTYPE_MAX])
 {

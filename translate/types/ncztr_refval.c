@@ -32,6 +32,36 @@ bool ncztr_type_has_ref(hid_t type)
     return r;
 }
 
+/* Whether values of t have parts the walk must visit: references, or variable-length
+ * sequences (whose memory each form owns). */
+static bool needs_walk(hid_t t)
+{
+    H5T_class_t c = H5Tget_class(t);
+    if (c == H5T_REFERENCE)
+        return H5Tget_size(t) == sizeof(H5R_ref_t);
+    if (c == H5T_VLEN)
+        return H5Tis_variable_str(t) <= 0;
+    if (c == H5T_COMPOUND) {
+        int nm = H5Tget_nmembers(t);
+        for (int i = 0; i < nm; i++) {
+            hid_t m = H5Tget_member_type(t, (unsigned)i);
+            bool r = m >= 0 && needs_walk(m);
+            if (m >= 0)
+                H5Tclose(m);
+            if (r)
+                return true;
+        }
+        return false;
+    }
+    if (c != H5T_ARRAY)
+        return false;
+    hid_t s = H5Tget_super(t);
+    bool r = s >= 0 && needs_walk(s);
+    if (s >= 0)
+        H5Tclose(s);
+    return r;
+}
+
 uint64_t ncztr_refval_slot_id(const void *slot)
 {
     uint64_t id;
@@ -45,7 +75,7 @@ void ncztr_refval_slot_set(void *slot, uint64_t id)
     memcpy(slot, &id, sizeof id);
 }
 
-typedef enum { W_IN, W_OUT, W_FREE, W_IDS } wmode;
+typedef enum { W_IN, W_OUT, W_FREE, W_IDS, W_COPY } wmode;
 
 typedef struct walk {
     wmode mode;
@@ -96,6 +126,9 @@ static herr_t walk_ref(const walk *w, const unsigned char *src, unsigned char *d
     case W_IDS:
         id = ncztr_refval_slot_id(src);
         return id ? w->ids(w->ctx, id) : SUCCEED;
+    case W_COPY:
+        memcpy(dst, src, sizeof(H5R_ref_t));
+        return SUCCEED;
     case W_FREE:
         return SUCCEED;
     }
@@ -112,7 +145,7 @@ static herr_t walk_vlen(const walk *w, hid_t t, const unsigned char *src, unsign
         return NCZ_PUSH(NCZ_E_HDF5, "%s: cannot read a variable-length type", w->what);
     size_t ssz = H5Tget_size(s);
     if (w->mode == W_FREE || w->mode == W_IDS) {
-        if (v.p && ncztr_type_has_ref(s))
+        if (v.p && needs_walk(s))
             ret = walk_n(w, s, v.p, NULL, v.len);
         if (w->mode == W_FREE)
             free(v.p);
@@ -129,7 +162,7 @@ static herr_t walk_vlen(const walk *w, hid_t t, const unsigned char *src, unsign
         if (walk_n(w, s, v.p, o.p, v.len) < 0) {
             walk fw = *w;
             fw.mode = W_FREE;
-            if (w->mode == W_IN) /* kept form: free its vlen parts */
+            if (w->mode == W_IN || w->mode == W_COPY) /* kept form: free its vlen parts */
                 walk_n(&fw, s, o.p, NULL, v.len);
             free(o.p);
             o.p = NULL;
@@ -153,14 +186,24 @@ static herr_t walk_elem(const walk *w, hid_t t, const unsigned char *src, unsign
         return walk_vlen(w, t, src, dst);
     if (c == H5T_COMPOUND) {
         int nm = H5Tget_nmembers(t);
-        if (dst && (w->mode == W_IN || w->mode == W_OUT))
-            memcpy(dst, src, H5Tget_size(t)); /* padding and plain members */
+        if (dst) {
+            /* padding and plain members as they are; the members walked below start
+             * zeroed, so that freeing after a failure half-way frees only what was made */
+            memcpy(dst, src, H5Tget_size(t));
+            for (int i = 0; i < nm; i++) {
+                hid_t m = H5Tget_member_type(t, (unsigned)i);
+                if (m >= 0 && needs_walk(m))
+                    memset(dst + H5Tget_member_offset(t, (unsigned)i), 0, H5Tget_size(m));
+                if (m >= 0)
+                    H5Tclose(m);
+            }
+        }
         for (int i = 0; i < nm && ret >= 0; i++) {
             hid_t m = H5Tget_member_type(t, (unsigned)i);
             size_t off = H5Tget_member_offset(t, (unsigned)i);
             if (m < 0)
                 return NCZ_PUSH(NCZ_E_HDF5, "%s: cannot read a compound member", w->what);
-            if (ncztr_type_has_ref(m))
+            if (needs_walk(m))
                 ret = walk_elem(w, m, src + off, dst ? dst + off : NULL);
             H5Tclose(m);
         }
@@ -171,14 +214,14 @@ static herr_t walk_elem(const walk *w, hid_t t, const unsigned char *src, unsign
         if (s < 0)
             return NCZ_PUSH(NCZ_E_HDF5, "%s: cannot read an array type", w->what);
         size_t n = H5Tget_size(t) / (H5Tget_size(s) ? H5Tget_size(s) : 1);
-        if (ncztr_type_has_ref(s))
+        if (needs_walk(s))
             ret = walk_n(w, s, src, dst, n);
-        else if (dst && (w->mode == W_IN || w->mode == W_OUT))
+        else if (dst)
             memcpy(dst, src, H5Tget_size(t));
         H5Tclose(s);
         return ret;
     }
-    if (dst && (w->mode == W_IN || w->mode == W_OUT))
+    if (dst)
         memcpy(dst, src, H5Tget_size(t));
     return SUCCEED;
 }
@@ -225,4 +268,15 @@ herr_t ncztr_refval_ids(hid_t type, const void *data, size_t n, herr_t (*fn)(voi
 {
     walk w = {W_IDS, NULL, NULL, fn, ctx, ""};
     return walk_n(&w, type, data, NULL, n);
+}
+
+herr_t ncztr_refval_copy(hid_t type, const void *src, void *dst, size_t n, const char *what)
+{
+    walk w = {W_COPY, NULL, NULL, NULL, NULL, what};
+    if (walk_n(&w, type, src, dst, n) < 0) {
+        ncztr_refval_free(type, dst, n);
+        memset(dst, 0, n * H5Tget_size(type));
+        return FAIL;
+    }
+    return SUCCEED;
 }

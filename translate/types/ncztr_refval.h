@@ -15,7 +15,8 @@
 
 /* ref -> id; a null (all-zero) reference never reaches it. */
 typedef herr_t (*ncztr_ref_in_fn)(void *ctx, const H5R_ref_t *ref, uint64_t *id);
-/* id (never 0) -> a new live reference. */
+/* id (never 0) -> a new live reference, or *ref left zeroed (a null reference) when the id
+ * names no object any more. */
 typedef herr_t (*ncztr_ref_out_fn)(void *ctx, uint64_t id, H5R_ref_t *ref);
 
 /* Whether type holds an H5T_STD_REF anywhere (itself, a vlen, compound or array of it).
@@ -30,6 +31,9 @@ herr_t ncztr_refval_in(hid_t type, const void *src, void *dst, size_t n, ncztr_r
  * failure what was made is released and dst zeroed. */
 herr_t ncztr_refval_out(hid_t type, const void *src, void *dst, size_t n, ncztr_ref_out_fn fn, void *ctx,
                         const char *what);
+/* A deep copy of n kept elements into dst (zeroed by the caller); on failure what was
+ * made is freed and dst zeroed. */
+herr_t ncztr_refval_copy(hid_t type, const void *src, void *dst, size_t n, const char *what);
 /* Frees the vlen parts of n kept elements (not data itself). */
 void ncztr_refval_free(hid_t type, void *data, size_t n);
 /* Calls fn(id) for every non-null id of n kept elements, stopping at a negative return. */

@@ -172,5 +172,40 @@ herr_t ncztr_cattr_to_json(const char *name, const ncztr_attrval *val, json_t **
                            char dtype[NCZTR_DTYPE_MAX]);
 /* Decodes a value written by ncztr_cattr_to_json for the exact type `type` (copied). */
 herr_t ncztr_cattr_from_json(const char *name, json_t *value, hid_t type, ncztr_attrval *out);
+/* One element of a number, enum, fixed string, compound or array type as that JSON, and
+ * back (elem: H5Tget_size(type) bytes). */
+json_t *ncztr_celem_to_json(hid_t type, const void *elem, const char *what);
+herr_t ncztr_celem_from_json(hid_t type, const json_t *j, void *elem, const char *what);
+
+/* ---- attribute values holding object references (ncztr_refjson.c) ---------------------
+ * Types with H5T_STD_REF inside (itself, in vlen sequences, compounds, arrays; see
+ * ncztr_refval.h for the kept form, an object id per reference). In .zattrs each
+ * reference is the absolute path of its object as a JSON string, a null reference JSON
+ * null; a vlen sequence is a list, a compound an object {member: value}, an array type
+ * nested lists, other members as ncztr_celem_to_json. A scalar value is one element,
+ * anything else a list of elements. The dtype in "_nczarr_attr.types" is "|S<n>" for
+ * plain references none of which is null (netCDF-C shows strings), else ">S1" (netCDF-C
+ * shows the JSON as text); the exact type goes to "_nczarr_attr.hdf5.atypes". */
+/* id -> *path (malloc'ed), or *path NULL when the id names no object (a null in JSON). */
+typedef herr_t (*ncztr_ref_path_fn)(void *ctx, uint64_t id, char **path);
+/* path -> id; pushes why and fails when the path names nothing. */
+typedef herr_t (*ncztr_ref_id_fn)(void *ctx, const char *path, uint64_t *id);
+/* Whether every part of type has a JSON form here (NCZ_E_NOTREPR naming what if not). */
+herr_t ncztr_reftype_check(hid_t type, const char *what);
+/* A copy of type built from HDF5's constructors (H5T_STD_REF, H5Tvlen_create, ...): a type
+ * H5Tdecode made compares unequal to the application's (its references inside a vlen are
+ * not in memory form), and reading needs the application's own type. */
+hid_t ncztr_reftype_rebuild(hid_t type);
+herr_t ncztr_refattr_to_json(const char *name, const ncztr_attrval *val, ncztr_ref_path_fn fn, void *ctx,
+                             json_t **value, char dtype[NCZTR_DTYPE_MAX]);
+/* Whether one element of type is a JSON list (a vlen sequence or an array type): then a
+ * scalar value cannot be told from a list of elements by its JSON, and the writer keeps
+ * the shape [] for it in "_nczarr_attr.hdf5.ashapes". */
+bool ncztr_reftype_elem_is_list(hid_t type);
+/* A .zattrs value (one element when scalar, else a list of nelem) as nelem elements of
+ * type in the kept form (object ids): *data malloc'ed (free the vlen parts with
+ * ncztr_refval_free). */
+herr_t ncztr_refattr_from_json(const char *name, const json_t *value, bool scalar, hid_t type, size_t nelem,
+                               ncztr_ref_id_fn fn, void *ctx, void **data);
 
 #endif
