@@ -11,8 +11,8 @@
  *  - the blob callbacks: H5VLget_file_type + H5Tconvert both ways on references and on a
  *    vlen of ints, null values (ISNULL/SETNULL) and overwritten ones (DELETE);
  *  - H5Gget_objinfo and the deprecated calls netCDF-C's NC4_isnetcdf4 walk makes.
- * With "--write STORE" it only writes the store of the attribute test (for the readers in
- * test/interop/refs_readers.sh). */
+ * With "--write STORE" it only writes the store of the attribute test, "--write-native FILE"
+ * the same as a native HDF5 file (for the readers in test/interop/refs_readers.sh). */
 #include "vol_test_util.h"
 
 #include <H5VLconnector.h>
@@ -236,10 +236,10 @@ static herr_t put_attr(hid_t loc, const char *name, hid_t type, hid_t space, con
  * on the root: scalar -> /g/d, list -> [/g, /g/d, null], vl -> [[/g/d, /top], []],
  * cmp -> [{/g/d, 0}, {/top, 1}], grid (2 x 2) -> /g, /top, /g/d, /; on /g: svl (scalar vlen)
  * -> [/top]; on /top: back -> /. Then /g/d is renamed /g/dd. */
-static int write_store(const char *p)
+static int write_store(const char *p, bool native)
 {
     hid_t f = H5Fcreate(p, H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
-    if (f < 0 || !is_nczarr(f))
+    if (f < 0 || is_nczarr(f) == native)
         return -1;
     hid_t g = H5Gcreate2(f, "g", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
     hid_t sub = H5Gcreate2(g, "sub", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
@@ -411,7 +411,7 @@ static void test_ref_attrs(void)
 {
     char p[4200], q[4300];
     snprintf(p, sizeof p, "%s/refattrs.zarr", dir);
-    REQUIRE(write_store(p) == 0, "write the store with reference attributes");
+    REQUIRE(write_store(p, false) == 0, "write the store with reference attributes");
     snprintf(q, sizeof q, "%s/.zattrs", p);
     const char *za = slurp(q);
     CHECK(strstr(za, "\"scalar\": \"/g/dd\"") && strstr(za, "\"list\": [\"/g\",\"/g/dd\",null]"),
@@ -665,8 +665,9 @@ static void test_deprecated(void)
 
 int main(int argc, char **argv)
 {
-    if (argc == 3 && strcmp(argv[1], "--write") == 0)
-        return write_store(argv[2]) == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+    if (argc == 3 && (strcmp(argv[1], "--write") == 0 || strcmp(argv[1], "--write-native") == 0))
+        return write_store(argv[2], strcmp(argv[1], "--write-native") == 0) == 0 ? EXIT_SUCCESS
+                                                                                 : EXIT_FAILURE;
     scratch_dir(dir, sizeof dir, "refs");
     test_tokens();
     test_refs_api();

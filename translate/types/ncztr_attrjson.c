@@ -32,18 +32,21 @@ void ncztr_attrval_clear(ncztr_attrval *val)
     /* Every HDF5 API call clears the default error stack on entry, and this runs in error
      * paths right after a message was pushed: keep the stack aside meanwhile. */
     errs = H5Eget_current_stack();
-    if (val->data && val->type >= 0 && ncztr_type_has_ref(val->type))
+    /* A store still open when the library shuts down is closed after HDF5 closed every
+     * type and dataspace id: then what a value holds cannot be walked any more. */
+    bool type_ok = val->type >= 0 && H5Iis_valid(val->type) > 0;
+    if (val->data && type_ok && ncztr_type_has_ref(val->type))
         ncztr_refval_free(val->type, val->data, val->nelem);
-    else if (val->data && val->type >= 0 && H5Tget_class(val->type) == H5T_STRING &&
+    else if (val->data && type_ok && H5Tget_class(val->type) == H5T_STRING &&
              H5Tis_variable_str(val->type) > 0) {
         char **s = val->data;
         for (size_t i = 0; i < val->nelem; i++)
             free(s[i]);
     }
     free(val->data);
-    if (val->type >= 0)
+    if (type_ok)
         H5Tclose(val->type);
-    if (val->space >= 0)
+    if (val->space >= 0 && H5Iis_valid(val->space) > 0)
         H5Sclose(val->space);
     init_val(val);
     if (errs >= 0)
