@@ -8,14 +8,17 @@
 
 #include <stdlib.h>
 
-/* Honest capabilities: the HDF5 API test suite skips what these do not claim. No soft,
- * external or extra hard links, no committed datatypes or references yet. Filters: deflate,
- * shuffle, fletcher32 and plugin filters that have a Zarr codec (translate/codec). */
+/* Honest capabilities: the HDF5 API test suite skips what these do not claim. No soft or
+ * external links, no committed datatypes. References: object references (H5R_OBJECT2,
+ * the H5R API) in attribute values, not in datasets; no region or attribute references.
+ * Filters: deflate, shuffle, fletcher32 and plugin filters that have a Zarr codec
+ * (translate/codec). */
 #define H5VL_NCZARR_CAP_FLAGS                                                                                \
     (H5VL_CAP_FLAG_ATTR_BASIC | H5VL_CAP_FLAG_ATTR_MORE | H5VL_CAP_FLAG_DATASET_BASIC |                      \
      H5VL_CAP_FLAG_DATASET_MORE | H5VL_CAP_FLAG_FILE_BASIC | H5VL_CAP_FLAG_FILE_MORE |                       \
      H5VL_CAP_FLAG_GROUP_BASIC | H5VL_CAP_FLAG_GROUP_MORE | H5VL_CAP_FLAG_LINK_BASIC |                       \
      H5VL_CAP_FLAG_LINK_MORE | H5VL_CAP_FLAG_OBJECT_BASIC | H5VL_CAP_FLAG_OBJECT_MORE |                      \
+     H5VL_CAP_FLAG_REF_BASIC | H5VL_CAP_FLAG_REF_MORE | H5VL_CAP_FLAG_OBJ_REF |                              \
      H5VL_CAP_FLAG_CREATION_ORDER | H5VL_CAP_FLAG_ITERATE | H5VL_CAP_FLAG_STORAGE_SIZE |                     \
      H5VL_CAP_FLAG_BY_IDX | H5VL_CAP_FLAG_GET_PLIST | H5VL_CAP_FLAG_FLUSH_REFRESH |                          \
      H5VL_CAP_FLAG_FILL_VALUES | H5VL_CAP_FLAG_HARD_LINKS | H5VL_CAP_FLAG_FILTERS)

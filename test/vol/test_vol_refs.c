@@ -495,6 +495,24 @@ static void test_ref_attr_refusals(void)
     H5Fclose(f);
     /* old-style references never reach a non-native connector's attributes */
     f = create_store_in(dir, "oldref", p, sizeof p);
+    uint64_t caps = 0;
+    hid_t fapl = H5Fget_access_plist(f);
+    CHECK(H5Pget_vol_cap_flags(fapl, &caps) >= 0 && (caps & H5VL_CAP_FLAG_OBJ_REF) &&
+              (caps & H5VL_CAP_FLAG_REF_BASIC) && (caps & H5VL_CAP_FLAG_REF_MORE) &&
+              !(caps & H5VL_CAP_FLAG_REG_REF),
+          "the connector claims object references, not region references");
+    H5Pclose(fapl);
+    /* datasets of references have no Zarr dtype */
+    hid_t d;
+    H5E_BEGIN_TRY
+    {
+        d = H5Dcreate2(f, "refs", H5T_STD_REF, s, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+    }
+    H5E_END_TRY
+    take_errors(&et);
+    CHECK(d < 0 && nczarr_error_has(&et, "refs"), "a dataset of references is refused: %s", et.text);
+    if (d >= 0)
+        H5Dclose(d);
     H5E_BEGIN_TRY
     {
         a = H5Acreate2(f, "r", H5T_STD_REF_OBJ, s, H5P_DEFAULT, H5P_DEFAULT);
