@@ -167,6 +167,40 @@ static void test_tokens(void)
     H5Fclose(f);
 }
 
+/* Unlimited dimensions without scales get names of their own ("_Anonymous_UDim_<n>", the
+ * first n free), which later opens keep and do not hand out again. */
+static void add_unlimited(hid_t f, const char *name)
+{
+    hid_t s = H5Screate_simple(1, (hsize_t[]){2}, (hsize_t[]){H5S_UNLIMITED});
+    hid_t dcpl = H5Pcreate(H5P_DATASET_CREATE);
+    H5Pset_chunk(dcpl, 1, (hsize_t[]){4});
+    hid_t d = H5Dcreate2(f, name, H5T_NATIVE_INT, s, H5P_DEFAULT, dcpl, H5P_DEFAULT);
+    CHECK(d >= 0, "create %s", name);
+    if (d >= 0)
+        H5Dclose(d);
+    H5Pclose(dcpl);
+    H5Sclose(s);
+}
+
+static void test_udim_names(void)
+{
+    char p[4200], k[4300];
+    hid_t f = create_store_in(dir, "udims", p, sizeof p);
+    add_unlimited(f, "u1");
+    add_unlimited(f, "u2");
+    H5Fclose(f);
+    snprintf(k, sizeof k, "%s/u2/.zattrs", p);
+    CHECK(strstr(slurp(k), "\"/_Anonymous_UDim_2\""), "u2's dimension:\n%s", slurp(k));
+    f = H5Fopen(p, H5F_ACC_RDWR, H5P_DEFAULT);
+    REQUIRE(f >= 0, "reopen");
+    add_unlimited(f, "u3");
+    H5Fclose(f);
+    snprintf(k, sizeof k, "%s/u3/.zattrs", p);
+    CHECK(strstr(slurp(k), "\"/_Anonymous_UDim_3\""), "u3's dimension:\n%s", slurp(k));
+    snprintf(k, sizeof k, "%s/u1/.zattrs", p);
+    CHECK(strstr(slurp(k), "\"/_Anonymous_UDim_1\""), "u1 keeps its dimension:\n%s", slurp(k));
+}
+
 /* ---- H5R calls ---- */
 
 static void test_refs_api(void)
@@ -688,6 +722,7 @@ int main(int argc, char **argv)
                                                                                  : EXIT_FAILURE;
     scratch_dir(dir, sizeof dir, "refs");
     test_tokens();
+    test_udim_names();
     test_refs_api();
     test_ref_attrs();
     test_ref_attr_refusals();
