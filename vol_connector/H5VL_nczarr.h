@@ -212,7 +212,7 @@ herr_t H5VL_nczarr_object_specific(void *obj, const H5VL_loc_params_t *loc_param
 herr_t H5VL_nczarr_object_optional(void *obj, const H5VL_loc_params_t *loc_params, H5VL_optional_args_t *args,
                                    hid_t dxpl_id, void **req);
 
-/* introspection, tokens, blobs (H5VL_nczarr.c, H5VL_nczarr_token.c) */
+/* introspection, tokens, blobs (H5VL_nczarr.c, H5VL_nczarr_token.c, H5VL_nczarr_blob.c) */
 herr_t H5VL_nczarr_introspect_get_conn_cls(void *obj, H5VL_get_conn_lvl_t lvl, const H5VL_class_t **conn_cls);
 herr_t H5VL_nczarr_introspect_get_cap_flags(const void *info, uint64_t *cap_flags);
 herr_t H5VL_nczarr_introspect_opt_query(void *obj, H5VL_subclass_t cls, int opt_type, uint64_t *flags);

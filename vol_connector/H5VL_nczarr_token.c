@@ -1,5 +1,7 @@
 /* Token callbacks. A token is the node's 64-bit id (H5VL_nczarr_token_encode): unique in
- * an open store and stable across H5Lmove, which is what netCDF-C and H5DS compare. */
+ * an open store and stable across H5Lmove, which is what netCDF-C and H5DS compare; a hash
+ * of the object's path when it was first known (translate/model/ncztr_ids.c), so that the
+ * next open gives an object at the same path the same token. */
 #include "H5VL_nczarr.h"
 
 #include <errno.h>

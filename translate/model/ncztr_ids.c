@@ -12,7 +12,10 @@
  * dimension scales are set up (ncztr_ids_assign_tree), since that renames and adds
  * objects: ids then follow the names an application sees, in the order of the tree.
  * Every live object, linked or not, is in one index by id (f->ids), kept up to date as
- * objects are made and freed, so lookups by id never walk the tree. */
+ * objects are made and freed, so lookups by id never walk the tree. A deleted object
+ * keeps its id while a handle holds it; once freed, its id may go to an object made later
+ * at the same path, which references to it then name, as the paths they are stored as
+ * would after a reopen. */
 #include "ncztr_model_internal.h"
 
 #include <stdlib.h>
