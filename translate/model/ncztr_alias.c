@@ -27,7 +27,7 @@ ncztr_obj *ncztr_alias_target(ncztr_obj *a, bool push)
             a->resolving = true;
             t = ncztr_find(f->root, a->target_path);
             a->resolving = false;
-            if (t) {
+            if (t && t->id) { /* (while a store loads, objects have no ids yet) */
                 a->target_id = t->id;
                 a->target_known = true;
             }
