@@ -477,7 +477,8 @@ herr_t ncztr_attr_create(ncztr_obj *o, const char *name, hid_t type, hid_t space
         NCZ_GOTO(FAIL, NCZ_E_ARGS, "cannot create attribute \"%s\": the store is open read-only", name);
     if (!name || !*name)
         NCZ_GOTO(FAIL, NCZ_E_ARGS, "attribute name is empty");
-    if (ncztr_attr_is_reserved(name))
+    /* _NCProperties: netCDF-C writes it on the root group; NCZarr keeps it there too */
+    if (ncztr_attr_is_reserved(name) && (o->parent || strcmp(name, "_NCProperties") != 0))
         NCZ_GOTO(FAIL, NCZ_E_ARGS, "attribute name \"%s\" is reserved by NCZarr", name);
     if (ncztr_attr_find(o, name))
         NCZ_GOTO(FAIL, NCZ_E_EXISTS, "attribute \"%s\" already exists", name);
@@ -663,38 +664,6 @@ static void free_vlen_strings(hid_t t, void *data, size_t n)
         }
 }
 
-/* Values holding references are kept with object ids in place of each H5R_ref_t
- * (ncztr_refval.h): the application's type must be the attribute's own, as H5DS's are. */
-static herr_t same_ref_type(const ncztr_attr *a, hid_t mem_type)
-{
-    if (H5Tequal(mem_type, a->val.type) <= 0)
-        return NCZ_PUSH(
-            NCZ_E_ARGS,
-            "attribute \"%s\" holds references: it can be read and written only with its own type", a->name);
-    return SUCCEED;
-}
-
-static herr_t write_refs(ncztr_obj *o, ncztr_attr *a, hid_t mem_type, const void *buf)
-{
-    ncztr_file *f = o->file;
-    if (same_ref_type(a, mem_type) < 0)
-        return FAIL;
-    if (!f->refs.in)
-        return NCZ_PUSH(NCZ_E_ARGS, "attribute \"%s\": references cannot be stored here", a->name);
-    void *nd = calloc(a->val.nelem ? a->val.nelem : 1, H5Tget_size(a->val.type));
-    if (!nd)
-        return NCZ_PUSH(NCZ_E_NOMEM, "out of memory writing attribute \"%s\"", a->name);
-    if (ncztr_refval_in(a->val.type, buf, nd, a->val.nelem, f->refs.in, f->refs.ctx, a->name) < 0) {
-        free(nd);
-        return FAIL;
-    }
-    ncztr_refval_free(a->val.type, a->val.data, a->val.nelem);
-    free(a->val.data);
-    a->val.data = nd;
-    o->attrs_dirty = true;
-    return SUCCEED;
-}
-
 herr_t ncztr_attr_write(ncztr_obj *o, ncztr_attr *a, hid_t mem_type, const void *buf)
 {
     if (a->deleted)
@@ -705,7 +674,7 @@ herr_t ncztr_attr_write(ncztr_obj *o, ncztr_attr *a, hid_t mem_type, const void 
         return SUCCEED;
     size_t esz = H5Tget_size(a->val.type);
     if (ncztr_type_has_ref(a->val.type))
-        return write_refs(o, a, mem_type, buf);
+        return ncztr_attr_write_refs(o, a, mem_type, buf);
     void *nd = calloc(a->val.nelem ? a->val.nelem : 1, esz);
     if (!nd)
         return NCZ_PUSH(NCZ_E_NOMEM, "out of memory writing attribute \"%s\"", a->name);
@@ -717,6 +686,8 @@ herr_t ncztr_attr_write(ncztr_obj *o, ncztr_attr *a, hid_t mem_type, const void 
     free(a->val.data);
     a->val.data = nd;
     o->attrs_dirty = true;
+    if (!o->parent && strcmp(a->name, "_NCProperties") == 0)
+        return ncztr_attr_set_ncproperties(o->file, a);
     return SUCCEED;
 }
 
@@ -726,14 +697,8 @@ herr_t ncztr_attr_read(const ncztr_obj *o, const ncztr_attr *a, hid_t mem_type, 
         return NCZ_PUSH(NCZ_E_NOTFOUND, "attribute \"%s\" has been deleted", a->name);
     if (a->val.nelem == 0)
         return SUCCEED;
-    if (ncztr_type_has_ref(a->val.type)) {
-        if (same_ref_type(a, mem_type) < 0)
-            return FAIL;
-        if (!o->file->refs.out)
-            return NCZ_PUSH(NCZ_E_ARGS, "attribute \"%s\": references cannot be made here", a->name);
-        return ncztr_refval_out(a->val.type, a->val.data, buf, a->val.nelem, o->file->refs.out,
-                                o->file->refs.ctx, a->name);
-    }
+    if (ncztr_type_has_ref(a->val.type))
+        return ncztr_attr_read_refs(o, a, mem_type, buf);
     return convert_values(a->val.type, a->val.data, mem_type, buf, a->val.nelem, a->name, buf);
 }
 
@@ -747,6 +712,10 @@ herr_t ncztr_attr_delete(ncztr_obj *o, ncztr_attr *a)
         o->nattrs--;
         ncztr_index_attr_removed(o, a);
         a->deleted = true;
+        if (!o->parent && strcmp(a->name, "_NCProperties") == 0) {
+            free(o->file->ncproperties);
+            o->file->ncproperties = NULL;
+        }
         o->attrs_dirty = true;
         ncztr_attr_unref(a);
         return SUCCEED;

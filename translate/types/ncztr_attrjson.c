@@ -32,6 +32,13 @@ void ncztr_attrval_clear(ncztr_attrval *val)
     /* Every HDF5 API call clears the default error stack on entry, and this runs in error
      * paths right after a message was pushed: keep the stack aside meanwhile. */
     errs = H5Eget_current_stack();
+    /* A store still open when the library shuts down (an application that never released
+     * a reference holding the file) is closed after HDF5 closed every type and dataspace:
+     * only the memory is freed then. */
+    if (val->type >= 0 && H5Iis_valid(val->type) <= 0)
+        val->type = H5I_INVALID_HID;
+    if (val->space >= 0 && H5Iis_valid(val->space) <= 0)
+        val->space = H5I_INVALID_HID;
     if (val->data && val->type >= 0 && ncztr_type_has_ref(val->type))
         ncztr_refval_free(val->type, val->data, val->nelem);
     else if (val->data && val->type >= 0 && H5Tget_class(val->type) == H5T_STRING &&
