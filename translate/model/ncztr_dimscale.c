@@ -190,7 +190,7 @@ static int dimid_of(ncztr_file *f, const char *fqn)
 /* Appends a made attribute (type and space are taken over; data too, in the kept form). */
 static herr_t add_made(ncztr_obj *o, const char *name, hid_t type, hid_t space, void *data, size_t nelem)
 {
-    ncztr_attrval v = {type, space, nelem, data};
+    ncztr_attrval v = {type, space, nelem, data, 0};
     ncztr_attr *a = calloc(1, sizeof *a);
     if (!a || !(a->name = strdup(name))) {
         free(a);
