@@ -1,0 +1,63 @@
+# Shared by the test/netcdf4 scripts (sourced, after `set -euo pipefail`).
+# ctest sets HDF5_VOL_CONNECTOR=nczarr and HDF5_PLUGIN_PATH (the connector's directory and
+# the filter plugins); NCZARR_SANITIZER is set in the sanitizer builds.
+: "${NCZARR_BUILD:?}" "${NCZARR_PREFIX:?}" "${HDF5_VOL_CONNECTOR:?}" "${HDF5_PLUGIN_PATH:?}"
+NC4_HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+NCBIN=$NCZARR_PREFIX/bin
+NC4_PROGS=$NCZARR_BUILD/test/netcdf4
+# netCDF-C's tools deadlock at exit with a preloaded ASan runtime and cannot load the
+# sanitized connector without one (test/interop/netcdf_loads_connector.sh): in sanitizer
+# builds, only programs built here with the sanitizers write through the connector.
+NC4_SANITIZED=${NCZARR_SANITIZER:+1}
+for t in ncgen nccopy ncdump h5dump; do
+  [ -x "$NCBIN/$t" ] || { echo "FAIL: missing tool $NCBIN/$t"; exit 1; }
+done
+
+# netCDF-C without the connector: native HDF5 for files, its own NCZarr for store URLs
+# (which it refuses to open with the connector's directory on HDF5_PLUGIN_PATH).
+nc_native() { env -u HDF5_VOL_CONNECTOR LD_PRELOAD= HDF5_PLUGIN_PATH="$NCZARR_PREFIX/lib/plugin" "$@"; }
+# A netCDF-C program with the connector; LD_PRELOAD (the sanitizer runtimes, for HDF5's
+# tools) is not for netCDF-C's tools, and the programs built here link their own.
+nc_connector() { env LD_PRELOAD= "$@"; }
+
+# The URL under which netCDF-C's own NCZarr reads a directory store.
+store_url() { echo "file://$(cd "$(dirname "$1")" && pwd)/$(basename "$1")#mode=nczarr,file"; }
+
+# assert_store PATH WHAT: PATH is a directory store that the connector wrote (HDF5 falls
+# back to native HDF5 silently when the connector does not load: then PATH is a file).
+assert_store() {
+  local p=$1 what=$2
+  if [ -f "$p" ]; then
+    echo "FAIL: $what: $p is a file ($(head -c 4 "$p" | od -An -c | tr -s ' ')...), not a store: native HDF5 wrote it"
+    return 1
+  fi
+  [ -d "$p" ] || { echo "FAIL: $what: $p was not written"; return 1; }
+  [ -f "$p/.zgroup" ] || { echo "FAIL: $what: $p has no .zgroup"; return 1; }
+  grep -q '"_nczarr_superblock"' "$p/.zattrs" 2>/dev/null ||
+    { echo "FAIL: $what: $p/.zattrs has no _nczarr_superblock"; return 1; }
+}
+
+# CDL of a native file / of a store, without the name line and _NCProperties.
+normalize_cdl() { sed -e '1s/^netcdf .* {$/netcdf X {/' -e '/^[[:space:]]*:_NCProperties = /d'; }
+dump_native() { nc_native "$NCBIN/ncdump" "$1" | normalize_cdl; }
+dump_store() { nc_native "$NCBIN/ncdump" "$(store_url "$1")" | normalize_cdl; }
+
+# compare_cdl EXPECTED ACTUAL WHAT: prints the difference and fails when they differ.
+compare_cdl() {
+  if ! diff -u --label "native netCDF-4 ($3)" --label "store ($3)" "$1" "$2"; then
+    echo "FAIL: $3: ncdump of the store differs from ncdump of the native file (diff above)"
+    return 1
+  fi
+}
+
+# run_logged LOG CMD...: runs CMD with its output in LOG; shows LOG when it fails.
+run_logged() {
+  local log=$1 rc=0
+  shift
+  "$@" >"$log" 2>&1 || rc=$?
+  if [ "$rc" -ne 0 ]; then
+    sed 's/^/    | /' "$log"
+    if [ "$rc" -ge 128 ]; then echo "FAIL: crashed (status $rc): ${*##*/}"; fi
+  fi
+  return "$rc"
+}
