@@ -24,6 +24,7 @@ run_logged "$tmp/control.log" nc_native "$NC4_PROGS/nc4_copy" "$tmp/native.nc" "
   { echo "FAIL: control: nc4_copy of the native file (no connector)"; exit 1; }
 dump_native "$tmp/control.nc" >"$tmp/control.cdl"
 compare_cdl "$tmp/native.cdl" "$tmp/control.cdl" "control: nc4_copy without the connector" || exit 1
+assert_ncproperties "$tmp/control.nc" "control: nc4_copy without the connector" || exit 1
 
 # check WHAT STORE CMD...: CMD writes STORE through the connector.
 check() {
@@ -39,6 +40,7 @@ check() {
     return
   fi
   assert_store "$store" "$what" || { status=1; return; }
+  assert_ncproperties "$store" "$what" || status=1
   if ! dump_store "$store" >"$tmp/store.cdl" 2>"$tmp/dump.err"; then
     sed 's/^/    | /' "$tmp/dump.err"
     echo "FAIL: $what: netCDF-C's NCZarr cannot read the store"

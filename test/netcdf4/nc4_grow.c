@@ -11,6 +11,7 @@ int main(int argc, char **argv)
     const char *path = nc4_out_path(argc, argv);
     int nc, dt, dr, dx, vt, vv, vr, vboth, g, dstep, vstep;
     NCT(nc_create(path, NC_NETCDF4 | NC_CLOBBER, &nc));
+    nc4_show_hdf5_errors();
     NCT(nc_def_dim(nc, "time", NC_UNLIMITED, &dt));
     NCT(nc_def_dim(nc, "rec", NC_UNLIMITED, &dr));
     NCT(nc_def_dim(nc, "x", 3, &dx));

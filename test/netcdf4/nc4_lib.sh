@@ -37,6 +37,18 @@ assert_store() {
     { echo "FAIL: $what: $p/.zattrs has no _nczarr_superblock"; return 1; }
 }
 
+# assert_ncproperties PATH WHAT: netCDF-C's provenance attribute was written (the connector
+# keeps _NCProperties as an attribute of the root group).
+assert_ncproperties() {
+  if [ -d "$1" ]; then
+    grep -q '"_NCProperties"' "$1/.zattrs" || { echo "FAIL: $2: $1/.zattrs has no _NCProperties"; return 1; }
+  else
+    # grep reads all of ncdump's output (grep -q could make ncdump die of SIGPIPE)
+    nc_native "$NCBIN/ncdump" -hs "$1" | grep '^[[:space:]]*:_NCProperties = ' >/dev/null ||
+      { echo "FAIL: $2: $1 has no _NCProperties"; return 1; }
+  fi
+}
+
 # CDL of a native file / of a store, without the name line and _NCProperties.
 normalize_cdl() { sed -e '1s/^netcdf .* {$/netcdf X {/' -e '/^[[:space:]]*:_NCProperties = /d'; }
 dump_native() { nc_native "$NCBIN/ncdump" "$1" | normalize_cdl; }
@@ -50,13 +62,21 @@ compare_cdl() {
   fi
 }
 
-# run_logged LOG CMD...: runs CMD with its output in LOG; shows LOG when it fails.
+# run_logged LOG CMD...: runs CMD with its output in LOG; shows LOG when it fails (its
+# first 60 lines, where the first error stack is, and its last 5).
 run_logged() {
-  local log=$1 rc=0
+  local log=$1 rc=0 n
   shift
   "$@" >"$log" 2>&1 || rc=$?
   if [ "$rc" -ne 0 ]; then
-    sed 's/^/    | /' "$log"
+    n=$(wc -l <"$log")
+    if [ "$n" -le 70 ]; then
+      sed 's/^/    | /' "$log"
+    else
+      head -n 60 "$log" | sed 's/^/    | /'
+      echo "    | ... ($((n - 65)) lines left out)"
+      tail -n 5 "$log" | sed 's/^/    | /'
+    fi
     if [ "$rc" -ge 128 ]; then echo "FAIL: crashed (status $rc): ${*##*/}"; fi
   fi
   return "$rc"

@@ -8,6 +8,7 @@ int main(int argc, char **argv)
     const char *path = nc4_out_path(argc, argv);
     int nc, g, dx, dy, dt, vx, vv, vw, vg;
     NCT(nc_create(path, NC_NETCDF4 | NC_NODIMSCALE_ATTACH | NC_CLOBBER, &nc));
+    nc4_show_hdf5_errors();
     NCT(nc_def_dim(nc, "x", 3, &dx));
     NCT(nc_def_dim(nc, "y", 2, &dy));
     NCT(nc_def_dim(nc, "t", NC_UNLIMITED, &dt));

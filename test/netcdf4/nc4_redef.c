@@ -9,6 +9,7 @@ int main(int argc, char **argv)
     const char *path = nc4_out_path(argc, argv);
     int nc, dx, dy, dt, va, vb, vc, vy, g, vg;
     NCT(nc_create(path, NC_NETCDF4 | NC_CLOBBER, &nc));
+    nc4_show_hdf5_errors();
     NCT(nc_def_dim(nc, "x", 4, &dx));
     NCT(nc_def_var(nc, "a", NC_INT, 1, &dx, &va));
     NCT(nc_put_att_text(nc, va, "note", 5, "first"));

@@ -2,6 +2,7 @@
  * the first failure ends the program with the call, its line and netCDF's message. */
 #ifndef NC4_UTIL_H
 #define NC4_UTIL_H
+#include <hdf5.h>
 #include <netcdf.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -24,6 +25,14 @@ static inline const char *nc4_out_path(int argc, char **argv)
         exit(2);
     }
     return argv[1];
+}
+
+/* netCDF-C turns HDF5's error printing off when it starts; the test scripts show a
+ * program's output only when it fails, and then HDF5's error stack (the connector's
+ * messages included) says why. Called after the first netCDF call. */
+static inline void nc4_show_hdf5_errors(void)
+{
+    H5Eset_auto2(H5E_DEFAULT, (H5E_auto2_t)H5Eprint2, stderr);
 }
 
 #endif

@@ -20,12 +20,13 @@ sed 's/^/    /' "$tmp/native.cdl"
 run_logged "$tmp/store.log" nc_connector "$prog" "$tmp/out.zarr" ||
   { echo "FAIL: ${prog##*/} through the connector (output above)"; exit 1; }
 assert_store "$tmp/out.zarr" "${prog##*/}"
+status=0
+assert_ncproperties "$tmp/out.zarr" "${prog##*/}" || status=1
 if ! dump_store "$tmp/out.zarr" >"$tmp/store.cdl" 2>"$tmp/dump.err"; then
   sed 's/^/    | /' "$tmp/dump.err"
   echo "FAIL: netCDF-C's NCZarr cannot read the store"
   exit 1
 fi
-status=0
 compare_cdl "$tmp/native.cdl" "$tmp/store.cdl" "${prog##*/}" || status=1
 nc_native /usr/bin/python3 "$here/check_chunks.py" "$tmp/native.hs" "$tmp/out.zarr" || status=1
 [ "$status" -eq 0 ] || exit 1
