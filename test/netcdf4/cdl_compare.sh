@@ -1,10 +1,12 @@
 #!/usr/bin/env bash
 # cdl_compare.sh NAME: test/netcdf4/cdl/NAME.cdl written as a netCDF-4 file by `ncgen -4`
-# (native HDF5) and as NCZarr stores through the connector, by `ncgen -4`, by `nccopy` of
+# (or the kind the CDL names: nc4_lib.sh ncgen_native), natively, and as NCZarr stores
+# through the connector, by the same `ncgen`, by `nccopy` of
 # the native file and by nc4_copy (built here; the only writer in the sanitizer builds).
 # netCDF-C's own NCZarr reader must show each store exactly as ncdump shows the native file
-# (apart from the name line and _NCProperties), and the store must keep the native file's
-# chunk shapes. A control copies the native file natively with nc4_copy (same ncdump).
+# (apart from the name line and _NCProperties), the store must keep the native file's
+# chunk shapes, and h5dump through the connector must show the native file's dimension
+# scales (compare_scales). A control copies the native file natively with nc4_copy (same ncdump).
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/nc4_lib.sh"
@@ -14,7 +16,7 @@ cdl=$here/cdl/$name.cdl
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/nczarr-cdl.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
 
-nc_native "$NCBIN/ncgen" -4 -o "$tmp/native.nc" "$cdl" || { echo "FAIL: ncgen -4 (native) of $name.cdl"; exit 1; }
+ncgen_native "$cdl" "$tmp/native.nc" || exit 1
 dump_native "$tmp/native.nc" >"$tmp/native.cdl"
 nc_native "$NCBIN/ncdump" -hs "$tmp/native.nc" >"$tmp/native.hs"
 status=0
@@ -49,10 +51,12 @@ check() {
   fi
   compare_cdl "$tmp/native.cdl" "$tmp/store.cdl" "$what" || status=1
   nc_native /usr/bin/python3 "$here/check_chunks.py" "$tmp/native.hs" "$store" || status=1
+  compare_scales "$tmp/native.nc" "$store" "$what" || status=1
 }
 
 if [ -z "$NC4_SANITIZED" ]; then
-  check "ncgen -4 through the connector" "$tmp/ncgen.zarr" "$NCBIN/ncgen" -4 -o "$tmp/ncgen.zarr" "$cdl"
+  # shellcheck disable=SC2046
+  check "ncgen $(ncgen_args "$cdl") through the connector" "$tmp/ncgen.zarr" "$NCBIN/ncgen" $(ncgen_args "$cdl") -o "$tmp/ncgen.zarr" "$cdl"
   check "nccopy native.nc through the connector" "$tmp/nccopy.zarr" "$NCBIN/nccopy" "$tmp/native.nc" "$tmp/nccopy.zarr"
 else
   echo "-- sanitizer build: ncgen and nccopy cannot load the sanitized connector (nc4_copy writes the store)"

@@ -1,5 +1,6 @@
-/* Copies a netCDF-4 file (groups, dimensions, variables of the atomic types, attributes,
- * chunking, fill settings, data) to OUTPUT through netCDF-C's HDF5 layer, as nccopy does.
+/* Copies a netCDF-4 file (classic model or not: groups, dimensions, variables of the
+ * atomic types, attributes, chunking, fill settings, data) to OUTPUT through netCDF-C's
+ * HDF5 layer, as nccopy does.
  *   nc4_copy INPUT.nc OUTPUT
  * With HDF5_VOL_CONNECTOR=nczarr, OUTPUT is written through the connector while INPUT is
  * still read by native HDF5: HDF5 takes its default connector from the environment when
@@ -44,6 +45,7 @@ typedef struct grp {
     att_t *atts;
     int ngrps;
     struct grp *grps;
+    int out_ncid, *out_varids; /* in OUTPUT, once defined */
 } grp_t;
 
 static int dimmap[MAX_DIMIDS];
@@ -154,9 +156,12 @@ static int new_dimid(int old)
 }
 
 /* Definitions first, in the input's order (dimension, variable and attribute ids stay the
- * same), then the data, once every group is defined. */
-static void define_grp(int ncid, const grp_t *g, int *varids)
+ * same), for every group; the data once all is defined (a classic-model file must leave
+ * define mode explicitly). */
+static void define_grp(int ncid, grp_t *g)
 {
+    g->out_ncid = ncid;
+    g->out_varids = xcalloc((size_t)g->nvars, sizeof(int));
     for (int d = 0; d < g->ndims; d++) {
         if (g->dimids[d] < 0 || g->dimids[d] >= MAX_DIMIDS) {
             fprintf(stderr, "nc4_copy: dimension id %d out of range\n", g->dimids[d]);
@@ -167,37 +172,34 @@ static void define_grp(int ncid, const grp_t *g, int *varids)
     }
     for (int i = 0; i < g->nvars; i++) {
         const var_t *v = &g->vars[i];
-        int dims[NC_MAX_VAR_DIMS];
+        int dims[NC_MAX_VAR_DIMS], *id = &g->out_varids[i];
         for (int d = 0; d < v->ndims; d++)
             dims[d] = new_dimid(v->dimids[d]);
-        NCT(nc_def_var(ncid, v->name, v->type, v->ndims, dims, &varids[i]));
+        NCT(nc_def_var(ncid, v->name, v->type, v->ndims, dims, id));
         if (v->ndims > 0)
-            NCT(nc_def_var_chunking(ncid, varids[i], v->storage,
-                                    v->storage == NC_CHUNKED ? v->chunks : NULL));
+            NCT(nc_def_var_chunking(ncid, *id, v->storage, v->storage == NC_CHUNKED ? v->chunks : NULL));
         if (v->shuffle || v->deflate)
-            NCT(nc_def_var_deflate(ncid, varids[i], v->shuffle, v->deflate, v->level));
+            NCT(nc_def_var_deflate(ncid, *id, v->shuffle, v->deflate, v->level));
         if (v->no_fill)
-            NCT(nc_def_var_fill(ncid, varids[i], NC_NOFILL, NULL));
-        write_atts(ncid, varids[i], v->natts, v->atts);
+            NCT(nc_def_var_fill(ncid, *id, NC_NOFILL, NULL));
+        write_atts(ncid, *id, v->natts, v->atts);
     }
     write_atts(ncid, NC_GLOBAL, g->natts, g->atts);
+    for (int i = 0; i < g->ngrps; i++) {
+        int child;
+        NCT(nc_def_grp(ncid, g->grps[i].name, &child));
+        define_grp(child, &g->grps[i]);
+    }
 }
 
-static void write_grp(int ncid, const grp_t *g)
+static void write_grp(const grp_t *g)
 {
-    int *varids = xcalloc((size_t)g->nvars, sizeof(int));
-    define_grp(ncid, g, varids);
-    int *children = xcalloc((size_t)g->ngrps, sizeof(int));
-    for (int i = 0; i < g->ngrps; i++) {
-        NCT(nc_def_grp(ncid, g->grps[i].name, &children[i]));
-        write_grp(children[i], &g->grps[i]);
-    }
     size_t start[NC_MAX_VAR_DIMS] = {0};
     for (int i = 0; i < g->nvars; i++)
         if (g->vars[i].data)
-            NCT(nc_put_vara(ncid, varids[i], start, g->vars[i].count, g->vars[i].data));
-    free(children);
-    free(varids);
+            NCT(nc_put_vara(g->out_ncid, g->out_varids[i], start, g->vars[i].count, g->vars[i].data));
+    for (int i = 0; i < g->ngrps; i++)
+        write_grp(&g->grps[i]);
 }
 
 static void free_atts(int natts, att_t *atts)
@@ -228,6 +230,7 @@ static void free_grp(grp_t *g)
     free(g->unlim);
     free(g->dimlens);
     free(g->dimnames);
+    free(g->out_varids);
 }
 
 int main(int argc, char **argv)
@@ -245,7 +248,7 @@ int main(int argc, char **argv)
     memset(&root, 0, sizeof root);
     NCT(nc_open(argv[1], NC_NOWRITE, &in));
     NCT(nc_inq_format(in, &format));
-    if (format != NC_FORMAT_NETCDF4) {
+    if (format != NC_FORMAT_NETCDF4 && format != NC_FORMAT_NETCDF4_CLASSIC) {
         fprintf(stderr, "nc4_copy: %s is not a netCDF-4 file\n", argv[1]);
         return 1;
     }
@@ -269,8 +272,11 @@ int main(int argc, char **argv)
     }
     for (int i = 0; i < MAX_DIMIDS; i++)
         dimmap[i] = -1;
-    NCT(nc_create(argv[2], NC_NETCDF4 | NC_CLOBBER, &out));
-    write_grp(out, &root);
+    int cmode = NC_NETCDF4 | NC_CLOBBER | (format == NC_FORMAT_NETCDF4_CLASSIC ? NC_CLASSIC_MODEL : 0);
+    NCT(nc_create(argv[2], cmode, &out));
+    define_grp(out, &root);
+    NCT(nc_enddef(out));
+    write_grp(&root);
     NCT(nc_close(out));
     free_grp(&root);
     free(vol);

@@ -49,6 +49,15 @@ assert_ncproperties() {
   fi
 }
 
+# ncgen_native CDL OUT: the netCDF-4 file of a corpus CDL, natively. `ncgen -4` unless the
+# CDL says otherwise in a line "// ncgen-kind: K" (ncgen -k K: nc7 is the classic model).
+cdl_kind() { sed -n 's|^// ncgen-kind: *\([a-z0-9]*\).*|\1|p' "$1" | head -n 1; }
+ncgen_args() { local k; k=$(cdl_kind "$1"); if [ -n "$k" ]; then echo "-k $k"; else echo "-4"; fi; }
+ncgen_native() {
+  # shellcheck disable=SC2046
+  nc_native "$NCBIN/ncgen" $(ncgen_args "$1") -o "$2" "$1" || { echo "FAIL: ncgen $(ncgen_args "$1") (native) of $1"; return 1; }
+}
+
 # CDL of a native file / of a store, without the name line and _NCProperties.
 normalize_cdl() { sed -e '1s/^netcdf .* {$/netcdf X {/' -e '/^[[:space:]]*:_NCProperties = /d'; }
 dump_native() { nc_native "$NCBIN/ncdump" "$1" | normalize_cdl; }
@@ -60,6 +69,30 @@ compare_cdl() {
     echo "FAIL: $3: ncdump of the store differs from ncdump of the native file (diff above)"
     return 1
   fi
+}
+
+# compare_scales NATIVE STORE WHAT: h5dump -A of the store through the connector shows
+# the dimension scales of the native file (normalize_h5dump.py's facts). Prints the diff.
+compare_scales() {
+  local native=$1 store=$2 what=$3 d
+  d=$(mktemp -d "${TMPDIR:-/tmp}/nczarr-scales.XXXXXX")
+  env -u HDF5_VOL_CONNECTOR "$NCBIN/h5dump" -A "$native" >"$d/native.txt" 2>"$d/native.err" ||
+    { cat "$d/native.err"; echo "FAIL: $what: h5dump -A of the native file"; rm -rf "$d"; return 1; }
+  local rc=0
+  "$NCBIN/h5dump" -A "$store" >"$d/store.txt" 2>"$d/store.err" || rc=$?
+  nc_native /usr/bin/python3 "$NC4_HERE/normalize_h5dump.py" <"$d/native.txt" >"$d/native.facts"
+  nc_native /usr/bin/python3 "$NC4_HERE/normalize_h5dump.py" <"$d/store.txt" >"$d/store.facts"
+  if [ "$rc" -ne 0 ]; then
+    head -n 40 "$d/store.err" | sed 's/^/    | /'
+    echo "FAIL: $what: h5dump -A of the store through the connector failed (status $rc; facts compared anyway)"
+  fi
+  if ! diff -u --label "h5dump facts: native netCDF-4 ($what)" --label "h5dump facts: store via the connector ($what)" \
+    "$d/native.facts" "$d/store.facts"; then
+    echo "FAIL: $what: the dimension scales h5dump shows through the connector differ (diff above)"
+    rc=1
+  fi
+  rm -rf "$d"
+  [ "$rc" -eq 0 ]
 }
 
 # run_logged LOG CMD...: runs CMD with its output in LOG; shows LOG when it fails (its

@@ -1,5 +1,6 @@
 /* Helpers for the netCDF-4 test programs of test/netcdf4: every netCDF call is checked and
- * the first failure ends the program with the call, its line and netCDF's message. */
+ * the first failure ends the program with the call, its line and netCDF's message (after
+ * HDF5's error stack, when nc4_show_hdf5_errors was called). */
 #ifndef NC4_UTIL_H
 #define NC4_UTIL_H
 #include <hdf5.h>
@@ -12,6 +13,7 @@
         int nct_rc_ = (call);                                                                                \
         if (nct_rc_ != NC_NOERR) {                                                                           \
             fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #call, nc_strerror(nct_rc_));             \
+            H5Eset_auto2(H5E_DEFAULT, NULL, NULL); /* not the noise of closing what failed */                \
             exit(1);                                                                                         \
         }                                                                                                    \
     } while (0)

@@ -5,16 +5,18 @@ netCDF-4 file and an NCZarr store shown through the connector can be compared wi
   DATASET <path> DIMENSION_LIST <dim index> <dataset path> (one line per attached scale;
                  "-" for a dimension without one)
   DATASET <path> REFERENCE_LIST <dataset path> <dim index>
-  <DATASET|GROUP> <path> _Netcdf4Dimid|_Netcdf4Coordinates|_nc3_strict <values>
+  <DATASET|GROUP> <path> _Netcdf4Dimid|_Netcdf4Coordinates <values>
                  (_Netcdf4Dimid of dimension scales only)
 Left out, because they legitimately differ: object tokens/addresses in references, the
-file name, _NCProperties, every other attribute, datatypes and storage details.
+file name, _NCProperties, every other attribute, datatypes and storage details, and
+_nc3_strict (NCZarr has no classic model: netCDF-C's NCZarr writes a classic-model file
+as a plain netCDF-4 one).
 Usage: normalize_h5dump.py < h5dump-output > facts"""
 import re
 import sys
 
 SCALAR_ATTRS = {"CLASS", "NAME", "DIMENSION_LABELS"}
-VALUE_ATTRS = {"_Netcdf4Dimid", "_Netcdf4Coordinates", "_nc3_strict"}
+VALUE_ATTRS = {"_Netcdf4Dimid", "_Netcdf4Coordinates"}
 KEPT = SCALAR_ATTRS | VALUE_ATTRS | {"DIMENSION_LIST", "REFERENCE_LIST"}
 QUOTED = re.compile(r'"(?:[^"\\]|\\.)*"')
 INDEX = re.compile(r"\(\d+(?:,\d+)*\):")

@@ -2,7 +2,8 @@
 # prog_compare.sh PROGRAM: a netCDF-4 test program of test/netcdf4 (built here) run twice,
 # natively (a netCDF-4 file) and with the connector (a store); netCDF-C's own NCZarr reader
 # must show the store exactly as ncdump shows the file (apart from the name line and
-# _NCProperties), with the file's chunk shapes.
+# _NCProperties), with the file's chunk shapes, and h5dump through the connector must show
+# the file's dimension scales.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/nc4_lib.sh"
@@ -29,5 +30,6 @@ if ! dump_store "$tmp/out.zarr" >"$tmp/store.cdl" 2>"$tmp/dump.err"; then
 fi
 compare_cdl "$tmp/native.cdl" "$tmp/store.cdl" "${prog##*/}" || status=1
 nc_native /usr/bin/python3 "$here/check_chunks.py" "$tmp/native.hs" "$tmp/out.zarr" || status=1
+compare_scales "$tmp/native.nc" "$tmp/out.zarr" "${prog##*/}" || status=1
 [ "$status" -eq 0 ] || exit 1
 echo "prog_compare ${prog##*/}: ok"

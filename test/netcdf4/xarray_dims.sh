@@ -14,14 +14,15 @@ status=0
 for cdl in "$here"/cdl/*.cdl; do
   n=$(basename "$cdl" .cdl)
   echo "-- $n"
-  nc_native "$NCBIN/ncgen" -4 -o "$tmp/$n.nc" "$cdl" || { echo "FAIL: ncgen -4 (native) of $n.cdl"; exit 1; }
+  ncgen_native "$cdl" "$tmp/$n.nc" || exit 1
   nc_native "$NCBIN/ncdump" -h "$tmp/$n.nc" >"$tmp/$n.h"
   nc_native "$NCBIN/nccopy" "$tmp/$n.nc" "$(store_url "$tmp/$n.netcdf-c.zarr")" ||
     { echo "FAIL: control: netCDF-C's nccopy to NCZarr of $n"; exit 1; }
   py "$here/xarray_dims.py" "$tmp/$n.h" "$tmp/$n.netcdf-c.zarr" ||
     { echo "FAIL: control: xarray on netCDF-C's own store of $n (not the connector)"; exit 1; }
   if [ -z "$NC4_SANITIZED" ]; then
-    writer=("$NCBIN/ncgen" -4 -o "$tmp/$n.zarr" "$cdl")
+    # shellcheck disable=SC2046
+    writer=("$NCBIN/ncgen" $(ncgen_args "$cdl") -o "$tmp/$n.zarr" "$cdl")
   else
     writer=("$NC4_PROGS/nc4_copy" "$tmp/$n.nc" "$tmp/$n.zarr")
   fi
