@@ -7,6 +7,8 @@ netCDF-4 file and an NCZarr store shown through the connector can be compared wi
   DATASET <path> REFERENCE_LIST <dataset path> <dim index>
   <DATASET|GROUP> <path> _Netcdf4Dimid|_Netcdf4Coordinates <values>
                  (_Netcdf4Dimid of dimension scales only)
+The dimension-only scale of an unlimited dimension shows "<length>" for its current size
+and for the length at the end of its NAME (netCDF-C never extends it).
 Left out, because they legitimately differ: object tokens/addresses in references, the
 file name, _NCProperties, every other attribute, datatypes and storage details, and
 _nc3_strict (NCZarr has no classic model: netCDF-C's NCZarr writes a classic-model file
@@ -18,6 +20,7 @@ import sys
 SCALAR_ATTRS = {"CLASS", "NAME", "DIMENSION_LABELS"}
 VALUE_ATTRS = {"_Netcdf4Dimid", "_Netcdf4Coordinates"}
 KEPT = SCALAR_ATTRS | VALUE_ATTRS | {"DIMENSION_LIST", "REFERENCE_LIST"}
+DIM_ONLY = "This is a netCDF dimension but not a netCDF variable."
 QUOTED = re.compile(r'"(?:[^"\\]|\\.)*"')
 INDEX = re.compile(r"\(\d+(?:,\d+)*\):")
 REF = re.compile(r'(?:DATASET|GROUP|DATATYPE)\s+\S+\s+("(?:[^"\\]|\\.)*")')
@@ -63,6 +66,18 @@ def facts(lines):
     # dimensions that are not scales; its HDF5 layer reads it only on dimension scales
     scales = {f.split(" CLASS ")[0] for f in out if " CLASS " in f}
     out = [f for f in out if " _Netcdf4Dimid " not in f or f.split(" _Netcdf4Dimid ")[0] in scales]
+    # netCDF-C creates the dimension-only scale of an unlimited dimension 0 long and never
+    # extends it (its reader takes the length from the datasets using the dimension): their
+    # current size, and the length in their NAME, are not compared
+    dimonly = {f.split(" NAME ")[0] for f in out if f.split(" NAME ", 1)[-1].startswith('"' + DIM_ONLY)}
+    unlim = {f.split(" dataspace ")[0] for f in out if " dataspace " in f and "/ ( H5S_UNLIMITED )" in f}
+    for i, f in enumerate(out):
+        who = f.split(" NAME ")[0].split(" dataspace ")[0]
+        if who in dimonly and who in unlim:
+            if " NAME " in f:
+                out[i] = re.sub(r"\s*\d+\"$", ' <length>"', f)
+            elif " dataspace " in f:
+                out[i] = re.sub(r"\( \d+ \) /", "( <length> ) /", f)
     return sorted(set(out))
 
 

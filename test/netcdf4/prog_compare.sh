@@ -30,6 +30,12 @@ if ! dump_store "$tmp/out.zarr" >"$tmp/store.cdl" 2>"$tmp/dump.err"; then
 fi
 compare_cdl "$tmp/native.cdl" "$tmp/store.cdl" "${prog##*/}" || status=1
 nc_native /usr/bin/python3 "$here/check_chunks.py" "$tmp/native.hs" "$tmp/out.zarr" || status=1
-compare_scales "$tmp/native.nc" "$tmp/out.zarr" "${prog##*/}" || status=1
+if [ "${prog##*/}" = nc4_nodimscale ]; then
+  # the file's variables have no DIMENSION_LIST (netCDF-C attached no scale), while every
+  # array of a store names its dimensions in dimension_references
+  echo "-- h5dump dimension scales not compared: NC_NODIMSCALE_ATTACH"
+else
+  compare_scales "$tmp/native.nc" "$tmp/out.zarr" "${prog##*/}" || status=1
+fi
 [ "$status" -eq 0 ] || exit 1
 echo "prog_compare ${prog##*/}: ok"
