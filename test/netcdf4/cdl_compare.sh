@@ -57,7 +57,9 @@ check() {
 if [ -z "$NC4_SANITIZED" ]; then
   # shellcheck disable=SC2046
   check "ncgen $(ncgen_args "$cdl") through the connector" "$tmp/ncgen.zarr" "$NCBIN/ncgen" $(ncgen_args "$cdl") -o "$tmp/ncgen.zarr" "$cdl"
-  check "nccopy native.nc through the connector" "$tmp/nccopy.zarr" "$NCBIN/nccopy" "$tmp/native.nc" "$tmp/nccopy.zarr"
+  # Not nccopy: with HDF5_VOL_CONNECTOR=nczarr HDF5 opens nccopy's *input* (a native
+  # HDF5 file) through the connector too, which reads only Zarr stores (no pass-through
+  # to the native connector yet: issue 10's notes). nc4_copy below copies the same way.
 else
   echo "-- sanitizer build: ncgen and nccopy cannot load the sanitized connector (nc4_copy writes the store)"
 fi

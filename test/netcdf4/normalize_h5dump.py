@@ -23,11 +23,19 @@ KEPT = SCALAR_ATTRS | VALUE_ATTRS | {"DIMENSION_LIST", "REFERENCE_LIST"}
 DIM_ONLY = "This is a netCDF dimension but not a netCDF variable."
 QUOTED = re.compile(r'"(?:[^"\\]|\\.)*"')
 INDEX = re.compile(r"\(\d+(?:,\d+)*\):")
-REF = re.compile(r'(?:DATASET|GROUP|DATATYPE)\s+\S+\s+("(?:[^"\\]|\\.)*")')
+# old-style references print "DATASET <address> "/path"", new-style ones (what H5DS writes
+# in a file of a VOL connector) "DATASET "<file name>/path"" with no address
+REF = re.compile(r'(?:DATASET|GROUP|DATATYPE)\s+(?:\d+\s+)?("(?:[^"\\]|\\.)*")')
 
 
 def unquote(q):
-    return q[1:-1]
+    """The object path of a printed reference, without the file name new-style references
+    put in front of it."""
+    t = q[1:-1]
+    for ext in (".zarr/", ".nc/", ".zip/"):
+        if ext in t:
+            return "/" + t.split(ext, 1)[1]
+    return t
 
 
 def facts(lines):
@@ -104,9 +112,21 @@ def attr_facts(stack, frame):
         return res
     if name == "REFERENCE_LIST":
         return [f"{where} REFERENCE_LIST {unquote(q)} {d}"
-                for q, d in re.findall(r'(?:DATASET|GROUP|DATATYPE)\s+\S+\s+("(?:[^"\\]|\\.)*")\s*,\s*(\d+)', data)]
+                for q, d in re.findall(r'(?:DATASET|GROUP|DATATYPE)\s+(?:\d+\s+)?("(?:[^"\\]|\\.)*")\s*,\s*(\d+)', data)]
     return []
 
 
+def without_coord_dimids(fs):
+    """netCDF-C writes _Netcdf4Dimid on a coordinate variable only when it defined the
+    coordinates out of order (an internal choice, not dimension-scale structure): kept only
+    for dimension-only scales, where it is always written."""
+    dimonly = {f.split(" NAME ")[0] for f in fs if " NAME \"This is a netCDF dimension" in f}
+    fs = [f for f in fs if " _Netcdf4Dimid " not in f or f.split(" _Netcdf4Dimid ")[0] in dimonly]
+    # An array on an unlimited dimension: NCZarr (netCDF-C's and ours) stores it with the
+    # dimension's length, netCDF-4 with what was written; only the maximum is compared.
+    return [re.sub(r"SIMPLE \{ \([^)]*\) /", "SIMPLE { (*) /", f) if " dataspace " in f and "H5S_UNLIMITED" in f
+            else f for f in fs]
+
+
 if __name__ == "__main__":
-    sys.stdout.write("".join(f + "\n" for f in facts(sys.stdin.read().splitlines())))
+    sys.stdout.write("".join(f + "\n" for f in without_coord_dimids(facts(sys.stdin.read().splitlines()))))

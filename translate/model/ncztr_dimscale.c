@@ -109,6 +109,8 @@ bool ncztr_attr_is_plumbing(const ncztr_obj *o, const ncztr_attr *a)
 {
     if (!o->parent && o->kind == NCZTR_GROUP && strcmp(a->name, "_NCProperties") == 0)
         return true; /* written from ncztr_file.ncproperties */
+    if (!o->parent && o->kind == NCZTR_GROUP && strcmp(a->name, "_nc3_strict") == 0)
+        return true; /* netCDF-4's classic-model flag: NCZarr has no place for it */
     if (o->kind != NCZTR_ARRAY || a->load_error)
         return false;
     const char *n = a->name;
