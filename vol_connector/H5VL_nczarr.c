@@ -26,6 +26,12 @@
 static herr_t nczarr_initialize(hid_t vipl_id)
 {
     (void)vipl_id;
+    /* Runs before HDF5's own exit handler (registered earlier, at H5open), which closes
+     * every type and dataspace id before it closes the files still open: stores are
+     * written while their ids are alive. */
+    static bool at_exit = false;
+    if (!at_exit && atexit(H5VL_nczarr_flush_at_exit) == 0)
+        at_exit = true;
     return ncz_err_init();
 }
 

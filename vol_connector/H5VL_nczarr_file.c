@@ -3,10 +3,13 @@
 #include "H5VL_nczarr.h"
 
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 static H5VL_nczarr_store_t *g_open_stores = NULL;
+/* Set once the stores open at exit were written (H5VL_nczarr_flush_at_exit). */
+static bool g_exit_flushed = false;
 static unsigned long g_next_fileno = 1;
 
 /* ---- objects ---- */
@@ -42,8 +45,12 @@ static void store_release(H5VL_nczarr_store_t *st, herr_t *ret)
             *p = st->next;
             break;
         }
-    if (ncztr_file_close(st->tf) < 0)
-        *ret = FAIL;
+    if (ncztr_file_close2(st->tf, !g_exit_flushed) < 0) {
+        /* Everything is freed: HDF5 must not call close again, so this is reported here. */
+        fprintf(stderr, "nczarr: closing \"%s\" failed:\n", st->name);
+        H5Eprint2(H5E_DEFAULT, stderr);
+    }
+    (void)ret;
     if (st->fcpl >= 0)
         H5Pclose(st->fcpl);
     H5VL_nczarr_blobs_free(st);
@@ -51,11 +58,28 @@ static void store_release(H5VL_nczarr_store_t *st, herr_t *ret)
     free(st);
 }
 
+void H5VL_nczarr_flush_at_exit(void)
+{
+    for (H5VL_nczarr_store_t *st = g_open_stores; st; st = st->next) {
+        if (!ncztr_file_is_readonly(st->tf) && ncztr_file_flush(st->tf) < 0) {
+            fprintf(stderr, "nczarr: writing \"%s\" at exit failed:\n", st->name);
+            H5Eprint2(H5E_DEFAULT, stderr);
+        }
+        ncztr_file_note_parts(st->tf);
+    }
+    g_exit_flushed = true;
+}
+
 herr_t H5VL_nczarr_file_release(H5VL_nczarr_file_t *f)
 {
     herr_t ret = SUCCEED;
     if (--f->rc > 0)
         return SUCCEED;
+    /* A file still open when the library shuts down (an id or a reference never released:
+     * HDF5's own H5DSattach_scale leaks references) was written at exit, while its types
+     * were alive; what HDF5 closes after that is only freed. */
+    if (g_exit_flushed)
+        goto release;
     /* Write everything first when this is the store's last open: when that fails HDF5
      * keeps the id and calls close again (at the latest when the library shuts down), so
      * nothing may be freed yet. */
@@ -66,6 +90,7 @@ herr_t H5VL_nczarr_file_release(H5VL_nczarr_file_t *f)
         return NCZ_PUSH(NCZ_E_STORE, "closing \"%s\" failed: the store could not be written completely",
                         f->name);
     }
+release:
     ncztr_obj_unref(f->fobj.node);
     if (f->fapl >= 0)
         H5Pclose(f->fapl);
@@ -416,6 +441,9 @@ typedef struct {
 static herr_t scan_id(hid_t id, void *ud)
 {
     idscan_t *s = ud;
+    /* transient datatypes have no VOL object: H5VLobject would print an error */
+    if (H5Iget_type(id) == H5I_DATATYPE && H5Tcommitted(id) <= 0)
+        return 0;
     H5VL_nczarr_obj_t *o = H5VLobject(id);
     if (!o)
         return 0;

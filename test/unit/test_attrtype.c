@@ -71,7 +71,7 @@ static void test_decode_rules(void)
         const decode_case *c = &cases[i];
         json_t *v = parse_value(c->value), *t = c->type ? parse_value(c->type) : NULL;
         /* not initialised: the decoder must leave it empty on failure */
-        ncztr_attrval out = {0, 0, 1, NULL};
+        ncztr_attrval out = {0, 0, 1, NULL, 0};
         char *warning = NULL;
         char label[160];
         snprintf(label, sizeof label, "value %s, type %s", c->value, c->type ? c->type : "(none)");
@@ -117,7 +117,7 @@ static void test_decode_rules(void)
 static void test_warning_values(void)
 {
     json_t *v = parse_value("\"abc\""), *t = parse_value("\"<i4\"");
-    ncztr_attrval out = {H5I_INVALID_HID, H5I_INVALID_HID, 0, NULL};
+    ncztr_attrval out = {H5I_INVALID_HID, H5I_INVALID_HID, 0, NULL, 0};
     char *w = NULL;
     err_reset();
     CHECK(ncztr_attr_decode("n", v, t, &out, &w) >= 0 && out.nelem == 1 && H5Tget_size(out.type) == 3 &&
@@ -148,8 +148,8 @@ static void test_null_space(void)
         const char *dtype;
     } types[] = {{H5T_STD_I32LE, "<i4"}, {H5T_IEEE_F64BE, ">f8"}, {H5T_STD_U8LE, "|u1"}};
     for (size_t i = 0; i < sizeof types / sizeof types[0]; i++) {
-        ncztr_attrval v = {types[i].type, H5Screate(H5S_NULL), 0, NULL};
-        ncztr_attrval out = {H5I_INVALID_HID, H5I_INVALID_HID, 0, NULL};
+        ncztr_attrval v = {types[i].type, H5Screate(H5S_NULL), 0, NULL, 0};
+        ncztr_attrval out = {H5I_INVALID_HID, H5I_INVALID_HID, 0, NULL, 0};
         json_t *j = NULL;
         char dtype[NCZTR_DTYPE_MAX], *txt = NULL;
         err_reset();
@@ -168,8 +168,8 @@ static void test_null_space(void)
     {
         hid_t st = H5Tcopy(H5T_C_S1);
         H5Tset_size(st, H5T_VARIABLE);
-        ncztr_attrval v = {st, H5Screate(H5S_NULL), 0, NULL};
-        ncztr_attrval out = {H5I_INVALID_HID, H5I_INVALID_HID, 0, NULL};
+        ncztr_attrval v = {st, H5Screate(H5S_NULL), 0, NULL, 0};
+        ncztr_attrval out = {H5I_INVALID_HID, H5I_INVALID_HID, 0, NULL, 0};
         json_t *j = NULL;
         char dtype[NCZTR_DTYPE_MAX];
         CHECK(ncztr_attr_to_json("e", &v, &j, dtype) >= 0 && json_is_array(j) && json_array_size(j) == 0 &&
@@ -184,7 +184,7 @@ static void test_null_space(void)
     /* zarr-python's attrs["e"] = [] (no types): float64, H5S_NULL, and [] again */
     {
         json_t *j = parse_value("[]"), *again = NULL;
-        ncztr_attrval out = {H5I_INVALID_HID, H5I_INVALID_HID, 0, NULL};
+        ncztr_attrval out = {H5I_INVALID_HID, H5I_INVALID_HID, 0, NULL, 0};
         char dtype[NCZTR_DTYPE_MAX];
         err_reset();
         CHECK(ncztr_attr_from_json("e", j, NULL, &out) >= 0 && H5Tequal(out.type, H5T_IEEE_F64LE) > 0 &&
@@ -226,8 +226,8 @@ static void test_text_fidelity(void)
         size_t n = strlen(t);
         hid_t ft = H5Tcopy(H5T_C_S1);
         H5Tset_size(ft, n);
-        ncztr_attrval v = {ft, H5Screate(H5S_SCALAR), 1, (void *)t};
-        ncztr_attrval out = {H5I_INVALID_HID, H5I_INVALID_HID, 0, NULL};
+        ncztr_attrval v = {ft, H5Screate(H5S_SCALAR), 1, (void *)t, 0};
+        ncztr_attrval out = {H5I_INVALID_HID, H5I_INVALID_HID, 0, NULL, 0};
         json_t *j = NULL, *back = NULL;
         char dtype[NCZTR_DTYPE_MAX], *txt = NULL;
         err_reset();

@@ -100,7 +100,7 @@ static void test_ctypes(void)
             memcpy(buf[i] + sizeof(rec) + 4, &q, 4);
         }
         hsize_t n = 2;
-        ncztr_attrval v = {ct, H5Screate_simple(1, &n, NULL), 2, buf};
+        ncztr_attrval v = {ct, H5Screate_simple(1, &n, NULL), 2, buf, 0};
         json_t *j = NULL;
         char dtype[NCZTR_DTYPE_MAX];
         err_reset();
@@ -144,7 +144,7 @@ static void test_ctypes(void)
         H5Tconvert(H5T_NATIVE_SHORT, H5T_STD_I16BE, 2, vals, NULL, H5P_DEFAULT);
         memcpy(data, vals, 4);
         hsize_t n = 2;
-        ncztr_attrval v = {et, H5Screate_simple(1, &n, NULL), 2, data};
+        ncztr_attrval v = {et, H5Screate_simple(1, &n, NULL), 2, data, 0};
         json_t *j = NULL;
         char dtype[NCZTR_DTYPE_MAX];
         CHECK(ncztr_attr_to_json("e", &v, &j, dtype) == 0 && !strcmp(dtype, ">i2"), "enum attr dtype %s",

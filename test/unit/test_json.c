@@ -386,7 +386,7 @@ static void roundtrip(const char *label, const ncztr_attrval *val, const char *w
     json_t *j = NULL, *back = NULL;
     char dtype[NCZTR_DTYPE_MAX];
     char *text = NULL;
-    ncztr_attrval out = {H5I_INVALID_HID, H5I_INVALID_HID, 0, NULL};
+    ncztr_attrval out = {H5I_INVALID_HID, H5I_INVALID_HID, 0, NULL, 0};
 
     err_reset();
     if (ncztr_attr_to_json("a", val, &j, dtype) < 0) {
@@ -439,7 +439,7 @@ static void test_attr_numeric(void)
             H5Tconvert(native_for(&dt), type, 4, buf, NULL, H5P_DEFAULT);
             /* Array of 4. */
             {
-                ncztr_attrval v = {type, H5Screate_simple(1, &four, NULL), 4, buf};
+                ncztr_attrval v = {type, H5Screate_simple(1, &four, NULL), 4, buf, 0};
                 char label[64];
                 snprintf(label, sizeof label, "%s set %d array", dts[d], set);
                 roundtrip(label, &v, dts[d], 0);
@@ -447,7 +447,7 @@ static void test_attr_numeric(void)
             }
             /* Each value as a scalar. */
             for (int i = 0; i < 4; i++) {
-                ncztr_attrval v = {type, H5Screate(H5S_SCALAR), 1, buf + i * dt.size};
+                ncztr_attrval v = {type, H5Screate(H5S_SCALAR), 1, buf + i * dt.size, 0};
                 char label[64];
                 snprintf(label, sizeof label, "%s set %d scalar %d", dts[d], set, i);
                 roundtrip(label, &v, dts[d], 0);
@@ -460,7 +460,7 @@ static void test_attr_numeric(void)
     {
         float f[4] = {0.1f, 1.5f, NAN, -INFINITY};
         hsize_t four = 4;
-        ncztr_attrval v = {H5Tcopy(H5T_IEEE_F32LE), H5Screate_simple(1, &four, NULL), 4, f};
+        ncztr_attrval v = {H5Tcopy(H5T_IEEE_F32LE), H5Screate_simple(1, &four, NULL), 4, f, 0};
         json_t *j = NULL;
         char dtype[NCZTR_DTYPE_MAX];
         char *s;
@@ -477,7 +477,7 @@ static void test_attr_numeric(void)
     {
         uint64_t u[2] = {UINT64_MAX - 1, 1};
         hsize_t two = 2;
-        ncztr_attrval v = {H5Tcopy(H5T_STD_U64LE), H5Screate_simple(1, &two, NULL), 2, u};
+        ncztr_attrval v = {H5Tcopy(H5T_STD_U64LE), H5Screate_simple(1, &two, NULL), 2, u, 0};
         json_t *j = NULL;
         char dtype[NCZTR_DTYPE_MAX];
         char *s;
@@ -492,10 +492,10 @@ static void test_attr_numeric(void)
     /* Empty attribute: [] with the dtype, and back to 0 elements. */
     {
         hsize_t zero = 0;
-        ncztr_attrval v = {H5Tcopy(H5T_STD_I32BE), H5Screate_simple(1, &zero, NULL), 0, NULL};
+        ncztr_attrval v = {H5Tcopy(H5T_STD_I32BE), H5Screate_simple(1, &zero, NULL), 0, NULL, 0};
         json_t *j = NULL;
         char dtype[NCZTR_DTYPE_MAX];
-        ncztr_attrval out = {H5I_INVALID_HID, H5I_INVALID_HID, 0, NULL};
+        ncztr_attrval out = {H5I_INVALID_HID, H5I_INVALID_HID, 0, NULL, 0};
         CHECK(ncztr_attr_to_json("e", &v, &j, dtype) >= 0 && json_is_array(j) && json_array_size(j) == 0 &&
                   !strcmp(dtype, ">i4"),
               "empty attr");
@@ -512,7 +512,7 @@ static void test_attr_numeric(void)
         hid_t cmp = H5Tcreate(H5T_COMPOUND, 4);
         int x = 7;
         H5Tinsert(cmp, "a", 0, H5T_NATIVE_INT);
-        ncztr_attrval v = {cmp, H5Screate(H5S_SCALAR), 1, &x};
+        ncztr_attrval v = {cmp, H5Screate(H5S_SCALAR), 1, &x, 0};
         json_t *j = NULL;
         char dtype[NCZTR_DTYPE_MAX];
         err_reset();
@@ -534,7 +534,7 @@ static void test_attr_numeric(void)
         cmp = H5Tcreate(H5T_COMPOUND, sizeof(char *));
         H5Tinsert(cmp, "s", 0, vs);
         char *sp = NULL;
-        ncztr_attrval w = {cmp, H5Screate(H5S_SCALAR), 1, &sp};
+        ncztr_attrval w = {cmp, H5Screate(H5S_SCALAR), 1, &sp, 0};
         err_reset();
         CHECK_FAILS(ncztr_attr_to_json("cmpv", &w, &j, dtype) < 0, "attribute \"cmpv\"", "variable-length");
         H5Tclose(cmp);
@@ -587,7 +587,7 @@ static char *encode(const char *name, const ncztr_attrval *v, char dtype[NCZTR_D
 static void check_text_back(const char *label, const char *json, const char *dtype, const char *want)
 {
     json_t *j = parse_value(json);
-    ncztr_attrval out = {H5I_INVALID_HID, H5I_INVALID_HID, 0, NULL};
+    ncztr_attrval out = {H5I_INVALID_HID, H5I_INVALID_HID, 0, NULL, 0};
     err_reset();
     if (!j || ncztr_attr_from_json("t", j, dtype, &out) < 0) {
         CHECK(0, "%s: decode failed: %s", label, err_text());
@@ -609,7 +609,7 @@ static void check_vlen_back(const char *label, const char *json, const char *dty
                             size_t n, int scalar)
 {
     json_t *j = parse_value(json);
-    ncztr_attrval out = {H5I_INVALID_HID, H5I_INVALID_HID, 0, NULL};
+    ncztr_attrval out = {H5I_INVALID_HID, H5I_INVALID_HID, 0, NULL, 0};
     err_reset();
     if (!j || ncztr_attr_from_json("t", j, dtype, &out) < 0) {
         CHECK(0, "%s: decode failed: %s", label, err_text());
@@ -821,7 +821,7 @@ static void test_attr_strings(void)
     /* Copy. */
     {
         const char *two[] = {"a", "bc"};
-        ncztr_attrval v = make_vlen(two, 2, 0), c = {H5I_INVALID_HID, H5I_INVALID_HID, 0, NULL};
+        ncztr_attrval v = make_vlen(two, 2, 0), c = {H5I_INVALID_HID, H5I_INVALID_HID, 0, NULL, 0};
         CHECK(ncztr_attrval_copy(&v, &c) >= 0 && c.nelem == 2 &&
                   ((char **)c.data)[0] != ((char **)v.data)[0] && !strcmp(((char **)c.data)[1], "bc") &&
                   H5Tis_variable_str(c.type) > 0,
@@ -830,7 +830,7 @@ static void test_attr_strings(void)
         ncztr_attrval_clear(&v);
         int32_t x[3] = {1, 2, 3};
         hsize_t three = 3;
-        ncztr_attrval n = {H5Tcopy(H5T_NATIVE_INT32), H5Screate_simple(1, &three, NULL), 3, x};
+        ncztr_attrval n = {H5Tcopy(H5T_NATIVE_INT32), H5Screate_simple(1, &three, NULL), 3, x, 0};
         CHECK(ncztr_attrval_copy(&n, &c) >= 0 && c.nelem == 3 && c.data != (void *)x &&
                   !memcmp(c.data, x, 12) && H5Sget_simple_extent_npoints(c.space) == 3,
               "numeric copy");
@@ -847,7 +847,7 @@ static void check_num_back(const char *label, const char *json, const char *dtyp
                            const double *want, int scalar)
 {
     json_t *j = parse_value(json);
-    ncztr_attrval out = {H5I_INVALID_HID, H5I_INVALID_HID, 0, NULL};
+    ncztr_attrval out = {H5I_INVALID_HID, H5I_INVALID_HID, 0, NULL, 0};
     err_reset();
     if (!j || ncztr_attr_from_json("n", j, dtype, &out) < 0) {
         CHECK(0, "%s: decode failed: %s", label, err_text());
@@ -901,7 +901,7 @@ static void test_attr_infer_and_errors(void)
         check_num_back("bool typed", "[true, false]", "|b1", H5T_STD_U8LE, 2, bools, 0);
         /* Exact uint64 and int64 values, compared bitwise. */
         json_t *j = parse_value("[18446744073709551615, 0, 9223372036854775808]");
-        ncztr_attrval out = {H5I_INVALID_HID, H5I_INVALID_HID, 0, NULL};
+        ncztr_attrval out = {H5I_INVALID_HID, H5I_INVALID_HID, 0, NULL, 0};
         CHECK(j && ncztr_attr_from_json("u", j, ">u8", &out) >= 0 && out.nelem == 3, "u8 exact");
         if (out.nelem == 3) {
             uint64_t w[3] = {UINT64_MAX, 0, (uint64_t)1 << 63};
@@ -939,7 +939,7 @@ static void test_attr_infer_and_errors(void)
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         json_t *j = parse_value(bad[i].json);
-        ncztr_attrval out = {H5I_INVALID_HID, H5I_INVALID_HID, 0, NULL};
+        ncztr_attrval out = {H5I_INVALID_HID, H5I_INVALID_HID, 0, NULL, 0};
         err_reset();
         CHECK(j != NULL, "bad case %zu parses", i);
         CHECK_FAILS(j && ncztr_attr_from_json("bad_attr", j, bad[i].dtype, &out) < 0,
@@ -1004,7 +1004,7 @@ static void check_zattrs_file(const char *path)
     json_object_foreach(root, k, v)
     {
         const char *dtype = json_string_value(json_object_get(types, k));
-        ncztr_attrval a = {H5I_INVALID_HID, H5I_INVALID_HID, 0, NULL};
+        ncztr_attrval a = {H5I_INVALID_HID, H5I_INVALID_HID, 0, NULL, 0};
         json_t *again = NULL;
         char dt2[NCZTR_DTYPE_MAX];
         err_reset();
@@ -1069,7 +1069,7 @@ static void test_samples_zattrs(void)
             check_vlen_back("history", h, "|S128", want, 2, 0);
             free(h);
             json_t *j;
-            ncztr_attrval a = {H5I_INVALID_HID, H5I_INVALID_HID, 0, NULL};
+            ncztr_attrval a = {H5I_INVALID_HID, H5I_INVALID_HID, 0, NULL, 0};
             CHECK(ncztr_attr_from_json("title", TYPED("title"), &a) >= 0 && a.nelem == 1 &&
                       H5Tget_size(a.type) == 13 && !memcmp(a.data, "NCZarr sample", 13),
                   "title");

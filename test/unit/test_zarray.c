@@ -560,7 +560,7 @@ static void test_robustness(void)
     for (size_t d = 0; d < sizeof dtypes / sizeof dtypes[0]; d++)
         for (size_t v = 0; v < sizeof values / sizeof values[0]; v++) {
             json_t *j = parse_value(values[v]), *e = NULL;
-            ncztr_attrval a = {H5I_INVALID_HID, H5I_INVALID_HID, 0, NULL}, b = a;
+            ncztr_attrval a = {H5I_INVALID_HID, H5I_INVALID_HID, 0, NULL, 0}, b = a;
             char dt[NCZTR_DTYPE_MAX];
             CHECK(j != NULL, "value %s parses", values[v]);
             if (j && ncztr_attr_from_json("p", j, dtypes[d], &a) >= 0) {

@@ -65,6 +65,15 @@ static void push_now(const char *file, const char *func, unsigned line, ncz_errk
     }
     if ((int)kind < 0 || kind >= NCZ_E_COUNT)
         kind = NCZ_E_INTERNAL;
+    /* NCZARR_TRACE_ERRORS=1: every message also to stderr as it is pushed, for programs
+     * that switch HDF5's error printing off and clear the stack (netCDF-C does both). */
+    static int trace = -1;
+    if (trace < 0) {
+        const char *e = getenv("NCZARR_TRACE_ERRORS");
+        trace = e && *e && strcmp(e, "0") != 0;
+    }
+    if (trace)
+        fprintf(stderr, "nczarr: %s (%s)\n", msg, func);
     /* The message is passed as an argument, never as a format: it may contain '%'. */
     H5Epush2(H5E_DEFAULT, file, func, line, g_cls, g_maj, g_min[kind], "%s", msg);
 }

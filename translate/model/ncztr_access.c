@@ -151,3 +151,17 @@ void ncztr_file_set_refops(ncztr_file *f, ncztr_ref_in_fn in, ncztr_ref_out_fn o
     f->refs.out = out;
     f->refs.ctx = ctx;
 }
+
+static void note_parts(ncztr_obj *o)
+{
+    for (size_t i = 0; i < o->nattrs; i++)
+        ncztr_attrval_note_parts(&o->attrs[i]->val);
+    for (size_t i = 0; i < o->nchildren; i++)
+        note_parts(o->children[i]);
+}
+
+void ncztr_file_note_parts(ncztr_file *f)
+{
+    if (f->root)
+        note_parts(f->root);
+}

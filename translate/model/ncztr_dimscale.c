@@ -107,6 +107,10 @@ static void scale_info(const ncztr_obj *o, bool *scale, bool *dimonly)
 
 bool ncztr_attr_is_plumbing(const ncztr_obj *o, const ncztr_attr *a)
 {
+    if (!o->parent && o->kind == NCZTR_GROUP && strcmp(a->name, "_NCProperties") == 0)
+        return true; /* written from ncztr_file.ncproperties */
+    if (!o->parent && o->kind == NCZTR_GROUP && strcmp(a->name, "_nc3_strict") == 0)
+        return true; /* netCDF-4's classic-model flag: NCZarr has no place for it */
     if (o->kind != NCZTR_ARRAY || a->load_error)
         return false;
     const char *n = a->name;
@@ -188,7 +192,7 @@ static int dimid_of(ncztr_file *f, const char *fqn)
 /* Appends a made attribute (type and space are taken over; data too, in the kept form). */
 static herr_t add_made(ncztr_obj *o, const char *name, hid_t type, hid_t space, void *data, size_t nelem)
 {
-    ncztr_attrval v = {type, space, nelem, data};
+    ncztr_attrval v = {type, space, nelem, data, 0};
     ncztr_attr *a = calloc(1, sizeof *a);
     if (!a || !(a->name = strdup(name))) {
         free(a);
@@ -204,7 +208,7 @@ static herr_t add_made(ncztr_obj *o, const char *name, hid_t type, hid_t space, 
     return SUCCEED;
 }
 
-static herr_t add_string(ncztr_obj *o, const char *name, const char *text)
+herr_t ncztr_ds_add_text(ncztr_obj *o, const char *name, const char *text)
 {
     if (raw_attr(o, name))
         return SUCCEED;
@@ -401,7 +405,7 @@ static herr_t synth_array(ncztr_obj *o)
                      a->maxdims[0] == H5S_UNLIMITED ? 0 : (int)a->za.shape[0]);
         else
             snprintf(name, sizeof name, "%s", o->name);
-        if (add_string(o, "CLASS", "DIMENSION_SCALE") < 0 || add_string(o, "NAME", name) < 0)
+        if (ncztr_ds_add_text(o, "CLASS", "DIMENSION_SCALE") < 0 || ncztr_ds_add_text(o, "NAME", name) < 0)
             NCZ_GOTO_QUIET(FAIL);
         int id = dimid_of(f, own);
         if (nc && a->dimonly && id >= 0 && add_ints(o, "_Netcdf4Dimid", &id, 1, true) < 0)

@@ -125,7 +125,12 @@ static herr_t group_loaded(ncztr_obj *g)
 
 herr_t ncztr_dimscales_loaded(ncztr_file *f)
 {
-    return f->root ? group_loaded(f->root) : SUCCEED;
+    if (!f->root)
+        return SUCCEED;
+    /* netCDF-4 keeps _NCProperties as an attribute of the root group */
+    if (f->ncproperties && ncztr_ds_add_text(f->root, "_NCProperties", f->ncproperties) < 0)
+        return FAIL;
+    return group_loaded(f->root);
 }
 
 /* ---- before a save ---- */
@@ -205,25 +210,38 @@ static bool is_scale(const ncztr_obj *o)
 
 /* Flags, then numbers the scales as netCDF-C does on read (see dimid_of): an explicit
  * _Netcdf4Dimid wins and moves the count past it. */
+static herr_t number_one(ncztr_obj *c, dimid_map *m, int *next)
+{
+    for (size_t i = 0; i < m->n; i++)
+        if (m->scales[i] == c)
+            return SUCCEED;
+    int id;
+    if (!c->synth_pending && first_int(raw_attr(c, "_Netcdf4Dimid"), &id) && id >= 0) {
+        if (id >= *next)
+            *next = id + 1;
+    } else {
+        id = (*next)++;
+    }
+    return map_add(m, id, c);
+}
+
+/* Flags, then numbers the scales as netCDF-C does on read (see dimid_of): an explicit
+ * _Netcdf4Dimid wins and moves the count past it. A group's dimensions keep the order the
+ * store had them in; new scales follow in creation order (netCDF-C creates the datasets
+ * of dimensions in dimension order). */
 static herr_t number_scales(ncztr_obj *g, dimid_map *m, int *next)
 {
     for (size_t i = 0; i < g->nchildren; i++)
         if (!g->children[i]->deleted)
             scale_flags(g->children[i]);
-    for (size_t i = 0; i < g->nchildren; i++) {
-        ncztr_obj *c = g->children[i];
-        if (!is_scale(c))
-            continue;
-        int id;
-        if (!c->synth_pending && first_int(raw_attr(c, "_Netcdf4Dimid"), &id) && id >= 0) {
-            if (id >= *next)
-                *next = id + 1;
-        } else {
-            id = (*next)++;
-        }
-        if (map_add(m, id, c) < 0)
+    for (size_t i = 0; i < g->ndims; i++) {
+        ncztr_obj *c = ncztr_child(g, g->dims[i].name);
+        if (c && is_scale(c) && number_one(c, m, next) < 0)
             return FAIL;
     }
+    for (size_t i = 0; i < g->nchildren; i++)
+        if (is_scale(g->children[i]) && number_one(g->children[i], m, next) < 0)
+            return FAIL;
     for (size_t i = 0; i < g->nchildren; i++)
         if (g->children[i]->kind == NCZTR_GROUP && !g->children[i]->deleted &&
             number_scales(g->children[i], m, next) < 0)

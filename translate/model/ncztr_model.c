@@ -491,7 +491,8 @@ herr_t ncztr_attr_create(ncztr_obj *o, const char *name, hid_t type, hid_t space
         NCZ_GOTO(FAIL, NCZ_E_ARGS, "cannot create attribute \"%s\": the store is open read-only", name);
     if (!name || !*name)
         NCZ_GOTO(FAIL, NCZ_E_ARGS, "attribute name is empty");
-    if (ncztr_attr_is_reserved(name))
+    /* _NCProperties: netCDF-C writes it on the root group; NCZarr keeps it there too */
+    if (ncztr_attr_is_reserved(name) && (o->parent || strcmp(name, "_NCProperties") != 0))
         NCZ_GOTO(FAIL, NCZ_E_ARGS, "attribute name \"%s\" is reserved by NCZarr", name);
     if (ncztr_attr_find(o, name))
         NCZ_GOTO(FAIL, NCZ_E_EXISTS, "attribute \"%s\" already exists", name);
@@ -706,6 +707,8 @@ herr_t ncztr_attr_write(ncztr_obj *o, ncztr_attr *a, hid_t mem_type, const void 
     free(a->val.data);
     a->val.data = nd;
     o->attrs_dirty = true;
+    if (!o->parent && strcmp(a->name, "_NCProperties") == 0)
+        return ncztr_attr_set_ncproperties(o->file, a);
     return SUCCEED;
 }
 
@@ -730,6 +733,10 @@ herr_t ncztr_attr_delete(ncztr_obj *o, ncztr_attr *a)
         o->nattrs--;
         ncztr_index_attr_removed(o, a);
         a->deleted = true;
+        if (!o->parent && strcmp(a->name, "_NCProperties") == 0) {
+            free(o->file->ncproperties);
+            o->file->ncproperties = NULL;
+        }
         o->attrs_dirty = true;
         ncztr_attr_unref(a);
         return SUCCEED;

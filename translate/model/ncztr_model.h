@@ -242,6 +242,9 @@ void ncztr_file_set_default_maxstrlen(ncztr_file *f, size_t maxstrlen);
 void ncztr_file_set_workers(ncztr_file *f, unsigned workers);
 /* How references in attribute values become object ids and back (ncztr_refval.h): the
  * connector sets them before each attribute read or write, ctx naming the open file. */
+/* Notes what every attribute value owns while HDF5's types are alive (before the library
+ * shuts down with the store still open), so that it can be freed after. */
+void ncztr_file_note_parts(ncztr_file *f);
 void ncztr_file_set_refops(ncztr_file *f, ncztr_ref_in_fn in, ncztr_ref_out_fn out, void *ctx);
 
 #endif

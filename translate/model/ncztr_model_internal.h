@@ -33,6 +33,7 @@ typedef struct ncztr_dim {
     char *name;
     uint64_t size;
     bool unlimited;
+    bool used; /* named by an array (set while a save resolves dimensions) */
 } ncztr_dim;
 
 struct ncztr_array {
@@ -178,9 +179,10 @@ void ncztr_obj_detach(ncztr_obj *o);
 /* ncztr_check_name, for the name of an alias too when keyless (no length limit). */
 herr_t ncztr_check_link_name(const char *name, const char *what, bool keyless);
 
-/* ---- attribute values holding references (ncztr_refattr.c) ---- */
+/* ---- attribute values kept apart (ncztr_attrrefs.c) ---- */
 herr_t ncztr_attr_write_refs(ncztr_obj *o, ncztr_attr *a, hid_t mem_type, const void *buf);
 herr_t ncztr_attr_read_refs(const ncztr_obj *o, const ncztr_attr *a, hid_t mem_type, void *buf);
+herr_t ncztr_attr_set_ncproperties(ncztr_file *f, const ncztr_attr *a);
 /* The attributes holding references are written as paths: when paths change (a move, a
  * delete, an anonymous object linked) the objects holding such attributes are marked to
  * be written again. */
@@ -215,6 +217,9 @@ herr_t ncztr_dimscales_derive(ncztr_file *f);
 /* Makes every pending attribute of the file, before a scale is renamed or deleted (the
  * arrays that name its dimension must then follow it by id, not by name). */
 herr_t ncztr_dimscales_materialize(ncztr_file *f);
+/* Appends a scalar NUL-terminated string attribute made by the model (not written on
+ * save unless it is the application's); nothing when o has one of that name. */
+herr_t ncztr_ds_add_text(ncztr_obj *o, const char *name, const char *text);
 /* The name of o's key in its group: NCZTR_NON_COORD dropped. */
 const char *ncztr_obj_keyname(const ncztr_obj *o);
 

@@ -115,10 +115,15 @@ herr_t ncztr_file_flush(ncztr_file *f)
 
 herr_t ncztr_file_close(ncztr_file *f)
 {
+    return ncztr_file_close2(f, true);
+}
+
+herr_t ncztr_file_close2(ncztr_file *f, bool save)
+{
     herr_t ret = SUCCEED;
     if (!f)
         return SUCCEED;
-    if (!f->readonly && ncztr_save_tree(f) < 0)
+    if (save && !f->readonly && ncztr_save_tree(f) < 0)
         ret = FAIL;
     if (f->map) {
         char emsg[NCZM_ERRLEN] = "";

@@ -77,7 +77,7 @@ static herr_t resolve_dims(ncztr_obj *o)
         return SUCCEED;
     }
     ncztr_array *a = o->arr;
-    if (!a || a->load_error || a->scalar)
+    if (!a || a->load_error || a->scalar || a->dimonly)
         return SUCCEED;
     ncztr_file *f = o->file;
     if (!a->dimrefs) {
@@ -92,6 +92,7 @@ static herr_t resolve_dims(ncztr_obj *o)
             ncztr_obj *owner = NULL;
             ncztr_dim *d = ncztr_find_dim(f, a->dimrefs[k], &owner);
             if (d && d->unlimited == unlim && (d->size == len || d->unlimited)) {
+                d->used = true;
                 if (d->unlimited && d->size < len) {
                     d->size = len;
                     owner->attrs_dirty = true;
@@ -116,6 +117,7 @@ static herr_t resolve_dims(ncztr_obj *o)
         ncztr_dim *d = ncztr_group_dim(f->root, name);
         if (!d && !(d = add_dim(f->root, name, len, unlim)))
             return NCZ_PUSH(NCZ_E_NOMEM, "out of memory");
+        d->used = true;
         if (unlim && d->size < len) {
             d->size = len;
             f->root->attrs_dirty = true;
@@ -127,6 +129,31 @@ static herr_t resolve_dims(ncztr_obj *o)
         o->attrs_dirty = true;
     }
     return SUCCEED;
+}
+
+/* Anonymous dimensions no array names any more (their array was deleted, or named a
+ * scale's dimension since) go; the others' marks are cleared for the next save. */
+static void prune_dims(ncztr_obj *g)
+{
+    if (g->deleted || g->kind != NCZTR_GROUP)
+        return;
+    size_t w = 0;
+    for (size_t i = 0; i < g->ndims; i++) {
+        ncztr_dim d = g->dims[i];
+        if (!d.used && strncmp(d.name, "_Anonymous_", 11) == 0) {
+            free(d.name);
+            g->attrs_dirty = true;
+            continue;
+        }
+        d.used = false;
+        g->dims[w++] = d;
+    }
+    if (w != g->ndims) {
+        g->ndims = w;
+        nczm_hindex_clear(&g->dim_ix);
+    }
+    for (size_t i = 0; i < g->nchildren; i++)
+        prune_dims(g->children[i]);
 }
 
 /* ---- JSON builders ---- */
@@ -585,6 +612,7 @@ herr_t ncztr_save_tree(ncztr_file *f)
      * a save derives dimensions and writes .zmetadata from all of them. */
     if (ncztr_tree_load(f->root) < 0 || ncztr_dimscales_derive(f) < 0 || resolve_dims(f->root) < 0)
         NCZ_GOTO_QUIET(FAIL);
+    prune_dims(f->root);
     ncztr_alias_refresh(f);
     S.cons = f->opts.consolidate;
     if (save_node(&S, f->root) < 0)

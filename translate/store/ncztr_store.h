@@ -18,6 +18,8 @@ herr_t ncztr_file_flush(ncztr_file *f);
 /* Flushes (unless read-only) and frees everything; returns FAIL if the flush failed
  * (the file is still freed). */
 herr_t ncztr_file_close(ncztr_file *f);
+/* The same, writing nothing when !save (everything was written already). */
+herr_t ncztr_file_close2(ncztr_file *f, bool save);
 /* Quiet check: is `name` an existing store of ours? */
 bool ncztr_is_store(const char *name);
 herr_t ncztr_delete_store(const char *name);

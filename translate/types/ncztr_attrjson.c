@@ -21,6 +21,19 @@ static void init_val(ncztr_attrval *v)
     v->space = H5I_INVALID_HID;
     v->nelem = 0;
     v->data = NULL;
+    v->parts = 0;
+}
+
+void ncztr_attrval_note_parts(ncztr_attrval *val)
+{
+    if (val->type < 0 || H5Iis_valid(val->type) <= 0)
+        return;
+    H5T_class_t c = H5Tget_class(val->type);
+    val->parts = 1;
+    if (c == H5T_STRING && H5Tis_variable_str(val->type) > 0)
+        val->parts = 2;
+    else if (c == H5T_VLEN && ncztr_type_has_ref(val->type))
+        val->parts = 3; /* DIMENSION_LIST: vlen of references, kept as ids */
 }
 
 void ncztr_attrval_clear(ncztr_attrval *val)
@@ -32,21 +45,31 @@ void ncztr_attrval_clear(ncztr_attrval *val)
     /* Every HDF5 API call clears the default error stack on entry, and this runs in error
      * paths right after a message was pushed: keep the stack aside meanwhile. */
     errs = H5Eget_current_stack();
-    /* A store still open when the library shuts down is closed after HDF5 closed every
-     * type and dataspace id: then what a value holds cannot be walked any more. */
-    bool type_ok = val->type >= 0 && H5Iis_valid(val->type) > 0;
-    if (val->data && type_ok && ncztr_type_has_ref(val->type))
+    /* A store still open when the library shuts down (an application that never released
+     * a reference holding the file) is closed after HDF5 closed every type and dataspace:
+     * only the memory is freed then. */
+    if (val->type >= 0 && H5Iis_valid(val->type) <= 0) {
+        val->type = H5I_INVALID_HID;
+        for (size_t i = 0; val->data && i < val->nelem; i++)
+            if (val->parts == 2)
+                free(((char **)val->data)[i]);
+            else if (val->parts == 3)
+                free(((hvl_t *)val->data)[i].p);
+    }
+    if (val->space >= 0 && H5Iis_valid(val->space) <= 0)
+        val->space = H5I_INVALID_HID;
+    if (val->data && val->type >= 0 && ncztr_type_has_ref(val->type))
         ncztr_refval_free(val->type, val->data, val->nelem);
-    else if (val->data && type_ok && H5Tget_class(val->type) == H5T_STRING &&
+    else if (val->data && val->type >= 0 && H5Tget_class(val->type) == H5T_STRING &&
              H5Tis_variable_str(val->type) > 0) {
         char **s = val->data;
         for (size_t i = 0; i < val->nelem; i++)
             free(s[i]);
     }
     free(val->data);
-    if (type_ok)
+    if (val->type >= 0)
         H5Tclose(val->type);
-    if (val->space >= 0 && H5Iis_valid(val->space) > 0)
+    if (val->space >= 0)
         H5Sclose(val->space);
     init_val(val);
     if (errs >= 0)

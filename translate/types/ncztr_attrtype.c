@@ -89,7 +89,7 @@ herr_t ncztr_attr_decode(const char *name, json_t *value, const json_t *type, nc
     if (!value || !out || !warning)
         NCZ_GOTO(FAIL, NCZ_E_ARGS, "%s: invalid arguments", what);
     *warning = NULL;
-    *out = (ncztr_attrval){H5I_INVALID_HID, H5I_INVALID_HID, 0, NULL};
+    *out = (ncztr_attrval){H5I_INVALID_HID, H5I_INVALID_HID, 0, NULL, 0};
     if (!type)
         return ncztr_attr_from_json(name, value, NULL, out);
     /* Errors: an entry that is no dtype says nothing about the value, and reading it as

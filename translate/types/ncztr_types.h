@@ -72,7 +72,14 @@ typedef struct ncztr_attrval {
     hid_t space;
     size_t nelem;
     void *data;
+    /* What the elements own, noted while the type is alive (ncztr_attrval_note_parts):
+     * 0 unknown, 1 nothing, 2 a malloc'ed string each, 3 an hvl_t each whose p is a
+     * plain block. Used to free them once HDF5 closed the type (a store closed while the
+     * library shuts down). */
+    int parts;
 } ncztr_attrval;
+
+void ncztr_attrval_note_parts(ncztr_attrval *val);
 
 /* Encodes an attribute for .zattrs. Rules (NCZarr convention):
  *  - numbers: 1 element -> JSON scalar, else JSON array; dtype like "<i4";

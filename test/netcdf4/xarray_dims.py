@@ -1,0 +1,99 @@
+"""xarray opens every group of an NCZarr store with the netCDF dimension names.
+Usage: xarray_dims.py NATIVE_H_CDL STORE   (NATIVE_H_CDL: `ncdump -h` of the netCDF-4 file)
+For every group of the native file (and no other: the store's groups, found by their
+.zgroup, must be the same), xr.open_zarr(STORE, group=..., consolidated=False) must open,
+and each variable's dims must be the netCDF dimension names ncdump shows for it. Arrays
+are raw (decode_cf=False: xarray's CF decoding folds a char array's last dimension into
+its strings); a scalar is stored with shape [1] and is ("_scalar_",), as netCDF-C writes
+it. A variable of several dimensions named like one of them (x(x, y)) is left out: xarray
+refuses it by design. A second open with xarray's default decoding must succeed too. Exit 1 on any
+difference, with one line per difference."""
+import os
+import re
+import sys
+import warnings
+
+import xarray as xr
+
+warnings.simplefilter("ignore")
+
+
+def parse_cdl(text):
+    """{"group/path": {var: (dim, ...)}} ("" for the root group) from ncdump -h."""
+    groups, path, section = {"": {}}, [], None
+    for line in text.splitlines():
+        s = line.strip()
+        m = re.match(r"^group: (.+) \{$", s)
+        if m:
+            path.append(m.group(1))
+            groups["/".join(path)] = {}
+            section = None
+            continue
+        if re.match(r"^\} // group ", s):
+            path.pop()
+            section = None
+            continue
+        if s in ("dimensions:", "variables:", "data:", "types:"):
+            section = s[:-1]
+            continue
+        if section != "variables" or s.startswith("//") or ":" in s.split("(")[0]:
+            continue
+        m = re.match(r"^(?:\S+) (\S+?)(?:\((.*)\))? ;$", s)
+        if m:
+            dims = tuple(d.strip() for d in m.group(2).split(",")) if m.group(2) else ()
+            groups["/".join(path)][m.group(1)] = dims
+    return groups
+
+
+def store_groups(store):
+    out = set()
+    for root, dirs, files in os.walk(store):
+        if ".zgroup" in files:
+            rel = os.path.relpath(root, store)
+            out.add("" if rel == "." else rel.replace(os.sep, "/"))
+    return out
+
+
+def main():
+    native_h, store = sys.argv[1], sys.argv[2]
+    with open(native_h, encoding="utf-8") as f:
+        want = parse_cdl(f.read())
+    bad = []
+    got_groups = store_groups(store)
+    if set(want) != got_groups:
+        bad.append(f"groups: native {sorted(want)}, store {sorted(got_groups)}")
+    for group, variables in sorted(want.items()):
+        label = "/" + group
+        # xarray refuses a variable of several dimensions named like one of them
+        # (MissingDimensionsError): it is left out, the rest of the group is checked
+        drop = sorted(v for v, dims in variables.items() if len(dims) > 1 and v in dims)
+        for v in drop:
+            print(f"{label}: {v}{variables[v]} left out: xarray cannot open a variable named like one of its dimensions")
+            del variables[v]
+        try:
+            ds = xr.open_zarr(store, group=group or None, consolidated=False, decode_cf=False, drop_variables=drop)
+        except Exception as e:  # noqa: BLE001 - any failure to open is the finding
+            bad.append(f"{label}: xr.open_zarr fails: {type(e).__name__}: {e}")
+            continue
+        for var, dims in sorted(variables.items()):
+            expect = dims if dims else ("_scalar_",)
+            if var not in ds.variables:
+                bad.append(f"{label}: variable {var} missing (xarray has {sorted(ds.variables)})")
+            elif tuple(ds.variables[var].dims) != expect:
+                bad.append(f"{label}: {var}: dims {tuple(ds.variables[var].dims)}, netCDF {expect}")
+        extra = set(ds.variables) - set(variables)
+        if extra:
+            bad.append(f"{label}: variables not in the netCDF file: {sorted(extra)}")
+        ds.close()
+        try:
+            xr.open_zarr(store, group=group or None, consolidated=False, drop_variables=drop).close()
+        except Exception as e:  # noqa: BLE001
+            bad.append(f"{label}: xr.open_zarr with CF decoding fails: {type(e).__name__}: {e}")
+    for b in bad:
+        print("FAIL: xarray: " + b)
+    print(f"xarray: {store}: {len(want)} group(s), {sum(map(len, want.values()))} variable(s)")
+    return 1 if bad else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
