@@ -31,7 +31,7 @@ typedef struct reflist_elem {
     unsigned dim;
 } reflist_elem;
 
-static bool is_anonymous(const char *dimname)
+bool ncztr_ds_is_anonymous(const char *dimname)
 {
     return strncmp(dimname, "_Anonymous_", 11) == 0;
 }
@@ -47,7 +47,7 @@ const char *ncztr_obj_keyname(const ncztr_obj *o)
 /* ---- reading the plumbing attributes ---- */
 
 /* An attribute of o by name, without loading anything (o's attributes are in memory). */
-static ncztr_attr *raw_attr(const ncztr_obj *o, const char *name)
+ncztr_attr *ncztr_ds_attr(const ncztr_obj *o, const char *name)
 {
     for (size_t i = 0; i < o->nattrs; i++)
         if (strcmp(o->attrs[i]->name, name) == 0)
@@ -82,7 +82,15 @@ static bool int_attr(const ncztr_attr *a)
 static bool class_is_scale(const ncztr_obj *o)
 {
     char t[32];
-    return attr_text(raw_attr(o, "CLASS"), t, sizeof t) && strcmp(t, "DIMENSION_SCALE") == 0;
+    return attr_text(ncztr_ds_attr(o, "CLASS"), t, sizeof t) && strcmp(t, "DIMENSION_SCALE") == 0;
+}
+
+void ncztr_ds_scale_attrs(const ncztr_obj *o, bool *scale, bool *dimonly)
+{
+    char t[128];
+    *scale = class_is_scale(o);
+    *dimonly = *scale && attr_text(ncztr_ds_attr(o, "NAME"), t, sizeof t) &&
+               strncmp(t, NCZTR_DIM_ONLY_TEXT, strlen(NCZTR_DIM_ONLY_TEXT)) == 0;
 }
 
 /* Whether o is a scale, and a netCDF dimension-only one: from what was loaded while its
@@ -97,12 +105,7 @@ static void scale_info(const ncztr_obj *o, bool *scale, bool *dimonly)
         *dimonly = o->arr->dimonly;
         return;
     }
-    if (!class_is_scale(o))
-        return;
-    *scale = true;
-    char t[128];
-    *dimonly = attr_text(raw_attr(o, "NAME"), t, sizeof t) &&
-               strncmp(t, NCZTR_DIM_ONLY_TEXT, strlen(NCZTR_DIM_ONLY_TEXT)) == 0;
+    ncztr_ds_scale_attrs(o, scale, dimonly);
 }
 
 bool ncztr_attr_is_plumbing(const ncztr_obj *o, const ncztr_attr *a)
@@ -135,7 +138,7 @@ bool ncztr_attr_is_plumbing(const ncztr_obj *o, const ncztr_attr *a)
 /* ---- dimension names and numbers ---- */
 
 /* "/g/x" for the dimension defined in g named name. */
-static char *dim_fqn(const ncztr_obj *g, const char *name)
+char *ncztr_ds_dim_fqn(const ncztr_obj *g, const char *name)
 {
     char *gp = ncztr_obj_path(g);
     char *s = NULL;
@@ -153,7 +156,7 @@ static ncztr_obj *scale_of_dim(ncztr_file *f, const char *fqn)
 {
     ncztr_obj *g = NULL;
     ncztr_dim *d = fqn ? ncztr_find_dim(f, fqn, &g) : NULL;
-    if (!d || !g || is_anonymous(d->name))
+    if (!d || !g || ncztr_ds_is_anonymous(d->name))
         return NULL;
     ncztr_obj *c = ncztr_child(g, d->name);
     if (!c || c->kind != NCZTR_ARRAY || !c->arr || c->deleted)
@@ -210,7 +213,7 @@ static herr_t add_made(ncztr_obj *o, const char *name, hid_t type, hid_t space, 
 
 herr_t ncztr_ds_add_text(ncztr_obj *o, const char *name, const char *text)
 {
-    if (raw_attr(o, name))
+    if (ncztr_ds_attr(o, name))
         return SUCCEED;
     size_t l = strlen(text) + 1;
     hid_t t = H5Tcopy(H5T_C_S1), s = H5Screate(H5S_SCALAR);
@@ -229,7 +232,7 @@ herr_t ncztr_ds_add_text(ncztr_obj *o, const char *name, const char *text)
 
 static herr_t add_ints(ncztr_obj *o, const char *name, const int *v, size_t n, bool scalar)
 {
-    if (raw_attr(o, name))
+    if (ncztr_ds_attr(o, name))
         return SUCCEED;
     hid_t t = H5Tcopy(H5T_NATIVE_INT);
     hid_t s = scalar ? H5Screate(H5S_SCALAR) : H5Screate_simple(1, (hsize_t[]){n}, NULL);
@@ -336,7 +339,7 @@ static herr_t refscan_walk(refscan *r, ncztr_obj *o)
     if (scale)
         return SUCCEED; /* scales are not attached to anything */
     if (!o->synth_pending) {
-        ncztr_attr *dl = raw_attr(o, "DIMENSION_LIST");
+        ncztr_attr *dl = ncztr_ds_attr(o, "DIMENSION_LIST");
         if (!dl || !ncztr_type_has_ref(dl->val.type) || H5Tget_class(dl->val.type) != H5T_VLEN)
             return SUCCEED;
         const hvl_t *v = dl->val.data;
@@ -356,7 +359,7 @@ static herr_t add_reflist(ncztr_obj *s, const char *fqn)
 {
     herr_t ret = SUCCEED;
     refscan r = {s, fqn, NULL, 0, 0, false};
-    if (raw_attr(s, "REFERENCE_LIST"))
+    if (ncztr_ds_attr(s, "REFERENCE_LIST"))
         return SUCCEED;
     if (refscan_walk(&r, s->file->root) < 0)
         NCZ_GOTO_QUIET(FAIL);
@@ -397,7 +400,7 @@ static herr_t synth_array(ncztr_obj *o)
     if (nc && !a->dimonly && all_named && add_ints(o, "_Netcdf4Coordinates", ids, (size_t)rank, false) < 0)
         NCZ_GOTO_QUIET(FAIL);
     if (a->coord || a->dimonly) {
-        if (!(own = dim_fqn(o->parent, o->name)))
+        if (!(own = ncztr_ds_dim_fqn(o->parent, o->name)))
             NCZ_GOTO_QUIET(FAIL);
         char name[160];
         if (a->dimonly)
@@ -421,7 +424,7 @@ static herr_t synth_array(ncztr_obj *o)
         sids[k] = s ? s->id : 0;
         any |= s != NULL;
     }
-    if (any && !raw_attr(o, "DIMENSION_LIST") && add_dimlist(o, sids, rank) < 0)
+    if (any && !ncztr_ds_attr(o, "DIMENSION_LIST") && add_dimlist(o, sids, rank) < 0)
         NCZ_GOTO_QUIET(FAIL);
 done:
     free(own);
@@ -443,36 +446,18 @@ herr_t ncztr_obj_load_attrs(const ncztr_obj *o)
     return synth_array(m);
 }
 
-herr_t ncztr_dimscales_materialize(ncztr_file *f)
+static herr_t materialize_one(ncztr_obj *o, void *ud)
 {
-    ncztr_obj **stack = NULL;
-    size_t n = 0, cap = 0;
-    herr_t ret = SUCCEED;
-    if (!f->root)
-        return SUCCEED;
-#define PUSH(x)                                                                                              \
-    do {                                                                                                     \
-        if (n == cap) {                                                                                      \
-            size_t nc = cap ? 2 * cap : 64;                                                                  \
-            ncztr_obj **ns = realloc(stack, nc * sizeof *ns);                                                \
-            NCZ_CHECK_ALLOC(ns, FAIL);                                                                       \
-            stack = ns;                                                                                      \
-            cap = nc;                                                                                        \
-        }                                                                                                    \
-        stack[n++] = (x);                                                                                    \
-    } while (0)
-    PUSH(f->root);
-    while (n) {
-        ncztr_obj *o = stack[--n];
-        if (o->deleted)
-            continue;
-        if (ncztr_obj_load_attrs(o) < 0)
-            NCZ_GOTO_QUIET(FAIL);
-        for (size_t i = 0; i < o->nchildren; i++)
-            PUSH(o->children[i]);
-    }
-#undef PUSH
-done:
-    free(stack);
-    return ret;
+    (void)ud;
+    return o->deleted ? SUCCEED : ncztr_obj_load_attrs(o);
+}
+
+herr_t ncztr_dimscales_materialize(ncztr_obj *moved)
+{
+    ncztr_file *f = moved->file;
+    bool scale = moved->kind == NCZTR_GROUP, dimonly;
+    if (!scale)
+        scale_info(moved, &scale, &dimonly);
+    /* only a group or a scale carries dimensions that other arrays name */
+    return scale ? ncztr_tree_walk(f, materialize_one, NULL) : SUCCEED;
 }

@@ -10,23 +10,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-static bool is_anonymous(const char *dimname)
-{
-    return strncmp(dimname, "_Anonymous_", 11) == 0;
-}
-
-static char *dim_fqn(const ncztr_obj *g, const char *name)
-{
-    char *gp = ncztr_obj_path(g);
-    char *s = NULL;
-    if (gp && asprintf(&s, "%s%s%s", gp, strcmp(gp, "/") == 0 ? "" : "/", name) < 0)
-        s = NULL;
-    free(gp);
-    if (!s)
-        NCZ_PUSH(NCZ_E_NOMEM, "out of memory");
-    return s;
-}
-
 /* ---- after a load ---- */
 
 /* netCDF-4's dataset for a dimension without a variable: 32-bit big-endian floats never
@@ -34,7 +17,7 @@ static char *dim_fqn(const ncztr_obj *g, const char *name)
 static herr_t make_dimonly(ncztr_obj *g, const ncztr_dim *d)
 {
     herr_t ret = SUCCEED;
-    char *fqn = dim_fqn(g, d->name);
+    char *fqn = ncztr_ds_dim_fqn(g, d->name);
     json_t *za = NULL, *nca = NULL;
     ncztr_obj *c = NULL;
     if (!fqn)
@@ -88,13 +71,13 @@ static herr_t group_loaded(ncztr_obj *g)
     for (size_t i = 0; i < nd; i++) {
         /* a copy: making a dataset may grow nothing here, but names are read after calls */
         ncztr_dim d = g->dims[i];
-        if (is_anonymous(d.name))
+        if (ncztr_ds_is_anonymous(d.name))
             continue;
         ncztr_obj *c = ncztr_child(g, d.name);
         if (c && c->kind == NCZTR_ARRAY && c->arr) {
             if (ncztr_obj_load(c) < 0)
                 return FAIL;
-            char *fqn = dim_fqn(g, d.name);
+            char *fqn = ncztr_ds_dim_fqn(g, d.name);
             if (!fqn)
                 return FAIL;
             ncztr_array *a = c->arr;
@@ -160,14 +143,6 @@ static herr_t map_add(dimid_map *m, int id, ncztr_obj *s)
     return SUCCEED;
 }
 
-static ncztr_attr *raw_attr(const ncztr_obj *o, const char *name)
-{
-    for (size_t i = 0; i < o->nattrs; i++)
-        if (strcmp(o->attrs[i]->name, name) == 0)
-            return o->attrs[i];
-    return NULL;
-}
-
 static bool first_int(const ncztr_attr *a, int *v)
 {
     if (!a || a->load_error || H5Tget_class(a->val.type) != H5T_INTEGER || a->val.nelem < 1 || !a->val.data)
@@ -185,19 +160,8 @@ static void scale_flags(ncztr_obj *o)
 {
     if (o->kind != NCZTR_ARRAY || !o->arr || o->synth_pending || o->arr->load_error)
         return;
-    bool scale = false, dimonly = false;
-    ncztr_attr *cl = raw_attr(o, "CLASS");
-    if (cl && ncztr_attr_is_plumbing(o, cl)) {
-        scale = true;
-        ncztr_attr *nm = raw_attr(o, "NAME");
-        if (nm && !nm->load_error && nm->val.nelem == 1 && H5Tget_class(nm->val.type) == H5T_STRING) {
-            const char *t =
-                H5Tis_variable_str(nm->val.type) > 0 ? *(char *const *)nm->val.data : nm->val.data;
-            size_t n = H5Tis_variable_str(nm->val.type) > 0 ? (t ? strlen(t) : 0) : H5Tget_size(nm->val.type);
-            size_t p = strlen(NCZTR_DIM_ONLY_TEXT);
-            dimonly = t && n >= p && strncmp(t, NCZTR_DIM_ONLY_TEXT, p) == 0;
-        }
-    }
+    bool scale, dimonly;
+    ncztr_ds_scale_attrs(o, &scale, &dimonly);
     o->arr->coord = scale && !dimonly;
     o->arr->dimonly = dimonly;
 }
@@ -216,7 +180,7 @@ static herr_t number_one(ncztr_obj *c, dimid_map *m, int *next)
         if (m->scales[i] == c)
             return SUCCEED;
     int id;
-    if (!c->synth_pending && first_int(raw_attr(c, "_Netcdf4Dimid"), &id) && id >= 0) {
+    if (!c->synth_pending && first_int(ncztr_ds_attr(c, "_Netcdf4Dimid"), &id) && id >= 0) {
         if (id >= *next)
             *next = id + 1;
     } else {
@@ -296,7 +260,7 @@ static herr_t derive_group_dims(ncztr_obj *g, const dimid_map *m)
         n++;
     }
     for (size_t i = 0; i < g->ndims; i++) {
-        if (!is_anonymous(g->dims[i].name))
+        if (!ncztr_ds_is_anonymous(g->dims[i].name))
             continue;
         nd[n] = g->dims[i];
         nd[n].name = strdup(g->dims[i].name);
@@ -329,7 +293,7 @@ done:
 
 static char *scale_fqn(const ncztr_obj *s)
 {
-    return s && s->parent && is_scale(s) ? dim_fqn(s->parent, s->name) : NULL;
+    return s && s->parent && is_scale(s) ? ncztr_ds_dim_fqn(s->parent, s->name) : NULL;
 }
 
 /* An array's dimension references from its attributes in memory: its own dimension for a
@@ -341,7 +305,7 @@ static herr_t derive_array_refs(ncztr_obj *o, const dimid_map *m)
         return SUCCEED;
     ncztr_file *f = o->file;
     int rank = a->za.rank;
-    ncztr_attr *dl = raw_attr(o, "DIMENSION_LIST"), *co = raw_attr(o, "_Netcdf4Coordinates");
+    ncztr_attr *dl = ncztr_ds_attr(o, "DIMENSION_LIST"), *co = ncztr_ds_attr(o, "_Netcdf4Coordinates");
     if (dl && (!ncztr_attr_is_plumbing(o, dl) || H5Tget_class(dl->val.type) != H5T_VLEN ||
                dl->val.nelem != (size_t)rank))
         dl = NULL;
@@ -364,7 +328,7 @@ static herr_t derive_array_refs(ncztr_obj *o, const dimid_map *m)
     for (int k = 0; k < rank; k++) {
         char *ref = NULL;
         if (k == 0 && is_scale(o))
-            ref = dim_fqn(o->parent, o->name);
+            ref = ncztr_ds_dim_fqn(o->parent, o->name);
         if (!ref && dl) {
             const hvl_t *v = (const hvl_t *)dl->val.data + k;
             if (v->len >= 1 && v->p)

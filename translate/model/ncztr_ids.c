@@ -101,18 +101,16 @@ herr_t ncztr_ids_take(ncztr_obj *o, const ncztr_obj *parent)
     return take(o, h);
 }
 
-herr_t ncztr_ids_assign_tree(ncztr_file *f)
+herr_t ncztr_tree_walk(ncztr_file *f, herr_t (*fn)(ncztr_obj *o, void *ud), void *ud)
 {
     ncztr_obj **stack = NULL;
     size_t n = 0, cap = 0;
     herr_t ret = SUCCEED;
-    f->ids_live = true;
     if (!f->root)
         return SUCCEED;
     ncztr_obj *o = f->root;
-    /* pre-order, children in creation order (pushed last first) */
     for (;;) {
-        if (!o->id && ncztr_ids_take(o, o->parent) < 0)
+        if (fn(o, ud) < 0)
             NCZ_GOTO_QUIET(FAIL);
         if (n + o->nchildren > cap) {
             size_t nc = cap ? cap : 64;
@@ -123,7 +121,7 @@ herr_t ncztr_ids_assign_tree(ncztr_file *f)
             stack = ns;
             cap = nc;
         }
-        for (size_t i = o->nchildren; i-- > 0;)
+        for (size_t i = o->nchildren; i-- > 0;) /* pushed last first: popped in order */
             stack[n++] = o->children[i];
         if (!n)
             break;
@@ -132,6 +130,18 @@ herr_t ncztr_ids_assign_tree(ncztr_file *f)
 done:
     free(stack);
     return ret;
+}
+
+static herr_t assign_one(ncztr_obj *o, void *ud)
+{
+    (void)ud;
+    return o->id ? SUCCEED : ncztr_ids_take(o, o->parent);
+}
+
+herr_t ncztr_ids_assign_tree(ncztr_file *f)
+{
+    f->ids_live = true;
+    return ncztr_tree_walk(f, assign_one, NULL);
 }
 
 void ncztr_ids_forget(ncztr_obj *o)

@@ -356,7 +356,7 @@ herr_t ncztr_unlink(ncztr_obj *o)
         NCZ_GOTO(FAIL, NCZ_E_ARGS, "cannot delete the root group");
     if (o->file->readonly)
         NCZ_GOTO(FAIL, NCZ_E_ARGS, "cannot delete \"%s\": the store is open read-only", o->name);
-    if (ncztr_alias_check_unlink(o) < 0 || ncztr_dimscales_materialize(o->file) < 0)
+    if (ncztr_alias_check_unlink(o) < 0 || ncztr_dimscales_materialize(o) < 0)
         NCZ_GOTO_QUIET(FAIL);
     if (o->kind == NCZTR_ALIAS) {
         /* an alias owns no keys: only its group's metadata changes */

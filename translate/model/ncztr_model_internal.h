@@ -194,6 +194,9 @@ void ncztr_refattrs_touch(ncztr_file *f);
 herr_t ncztr_ids_take(ncztr_obj *o, const ncztr_obj *parent);
 /* Turns ids on and gives one to every object of the tree that has none (after a load). */
 herr_t ncztr_ids_assign_tree(ncztr_file *f);
+/* Calls fn on every node, the root first, each group before its children (in creation
+ * order), stopping at a failure. Iterative: groups may nest thousands deep. */
+herr_t ncztr_tree_walk(ncztr_file *f, herr_t (*fn)(ncztr_obj *o, void *ud), void *ud);
 /* o is being freed. */
 void ncztr_ids_forget(ncztr_obj *o);
 /* The file is being freed: the objects handles still hold no longer point to it. */
@@ -216,7 +219,14 @@ herr_t ncztr_dimscales_loaded(ncztr_file *f);
 herr_t ncztr_dimscales_derive(ncztr_file *f);
 /* Makes every pending attribute of the file, before a scale is renamed or deleted (the
  * arrays that name its dimension must then follow it by id, not by name). */
-herr_t ncztr_dimscales_materialize(ncztr_file *f);
+herr_t ncztr_dimscales_materialize(ncztr_obj *moved);
+/* Helpers of the two files: a dimension named as netCDF-C names inferred ones; an attribute
+ * of o by name without loading anything; "/g/x" for dimension name of group g; whether o's
+ * attributes in memory make it a scale and a dimension-only one. */
+bool ncztr_ds_is_anonymous(const char *dimname);
+ncztr_attr *ncztr_ds_attr(const ncztr_obj *o, const char *name);
+char *ncztr_ds_dim_fqn(const ncztr_obj *g, const char *name);
+void ncztr_ds_scale_attrs(const ncztr_obj *o, bool *scale, bool *dimonly);
 /* Appends a scalar NUL-terminated string attribute made by the model (not written on
  * save unless it is the application's); nothing when o has one of that name. */
 herr_t ncztr_ds_add_text(ncztr_obj *o, const char *name, const char *text);

@@ -87,7 +87,7 @@ herr_t ncztr_move(ncztr_obj *o, ncztr_obj *new_parent, const char *new_name)
     nm = strdup(new_name);
     NCZ_CHECK_ALLOC(nm, FAIL);
     /* arrays that name a scale's dimension must follow the scale, not its old name */
-    if (ncztr_dimscales_materialize(o->file) < 0)
+    if (ncztr_dimscales_materialize(o) < 0)
         NCZ_GOTO_QUIET(FAIL);
     if (o->kind == NCZTR_ALIAS) {
         /* an alias owns no keys: moving it changes only its groups' metadata */

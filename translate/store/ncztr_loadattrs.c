@@ -104,36 +104,17 @@ static herr_t resolve_refs(ncztr_file *f, ncztr_attr *a)
     return SUCCEED;
 }
 
+static herr_t resolve_one(ncztr_obj *o, void *ud)
+{
+    for (size_t i = 0; i < o->nattrs; i++)
+        if (o->attrs[i]->refs_pending && resolve_refs(ud, o->attrs[i]) < 0)
+            return FAIL;
+    return SUCCEED;
+}
+
 herr_t ncztr_load_resolve_refs(ncztr_file *f)
 {
-    ncztr_obj **stack = NULL;
-    size_t n = 0, cap = 0;
-    herr_t ret = SUCCEED;
-    if (!f->root)
-        return SUCCEED;
-    ncztr_obj *o = f->root;
-    for (;;) {
-        for (size_t i = 0; i < o->nattrs; i++)
-            if (o->attrs[i]->refs_pending && resolve_refs(f, o->attrs[i]) < 0)
-                NCZ_GOTO_QUIET(FAIL);
-        if (n + o->nchildren > cap) {
-            size_t nc = cap ? cap : 64;
-            while (nc < n + o->nchildren)
-                nc *= 2;
-            ncztr_obj **ns = realloc(stack, nc * sizeof *ns);
-            NCZ_CHECK_ALLOC(ns, FAIL);
-            stack = ns;
-            cap = nc;
-        }
-        for (size_t i = 0; i < o->nchildren; i++)
-            stack[n++] = o->children[i];
-        if (!n)
-            break;
-        o = stack[--n];
-    }
-done:
-    free(stack);
-    return ret;
+    return ncztr_tree_walk(f, resolve_one, f);
 }
 
 /* An attribute whose kept type t holds references: its type and shape now, its value once

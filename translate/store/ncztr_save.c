@@ -140,7 +140,7 @@ static void prune_dims(ncztr_obj *g)
     size_t w = 0;
     for (size_t i = 0; i < g->ndims; i++) {
         ncztr_dim d = g->dims[i];
-        if (!d.used && strncmp(d.name, "_Anonymous_", 11) == 0) {
+        if (!d.used && ncztr_ds_is_anonymous(d.name)) {
             free(d.name);
             g->attrs_dirty = true;
             continue;
