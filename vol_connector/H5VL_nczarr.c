@@ -23,15 +23,20 @@
      H5VL_CAP_FLAG_BY_IDX | H5VL_CAP_FLAG_GET_PLIST | H5VL_CAP_FLAG_FLUSH_REFRESH |                          \
      H5VL_CAP_FLAG_FILL_VALUES | H5VL_CAP_FLAG_HARD_LINKS | H5VL_CAP_FLAG_FILTERS)
 
+/* The atclose callback is registered once per life of the library (HDF5 drops its list
+ * when it shuts down, and calls terminate then). */
+static bool g_atclose_registered = false;
+
 static herr_t nczarr_initialize(hid_t vipl_id)
 {
     (void)vipl_id;
-    /* Runs before HDF5's own exit handler (registered earlier, at H5open), which closes
-     * every type and dataspace id before it closes the files still open: stores are
-     * written while their ids are alive. */
-    static bool at_exit = false;
-    if (!at_exit && atexit(H5VL_nczarr_flush_at_exit) == 0)
-        at_exit = true;
+    /* HDF5 runs its atclose callbacks first when it shuts down (at H5close or at exit),
+     * before it closes every type and dataspace id and then the files still open: stores
+     * are written while their ids are alive. Not atexit(): the plugin may be unloaded by
+     * then (h5dump calls H5close), and a handler in unmapped code crashes the exit. */
+    if (!g_atclose_registered && H5atclose(H5VL_nczarr_flush_at_exit, NULL) >= 0)
+        g_atclose_registered = true;
+    H5VL_nczarr_exit_reset();
     return ncz_err_init();
 }
 
@@ -39,6 +44,7 @@ static herr_t nczarr_terminate(void)
 {
     /* The chunk pipeline's threads: joined here so that nothing outlives the connector. */
     nczm_workers_shutdown();
+    g_atclose_registered = false;
     ncztr_codec_term();
     ncz_err_term();
     return SUCCEED;

@@ -84,8 +84,10 @@ herr_t H5VL_nczarr_obj_release(H5VL_nczarr_obj_t *o);
 /* Registers a new id for node (for iteration callbacks); the id owns one reference. */
 hid_t H5VL_nczarr_wrap_register(H5VL_nczarr_file_t *file, ncztr_obj *node);
 herr_t H5VL_nczarr_file_release(H5VL_nczarr_file_t *f);
-/* Writes every store still open (an atexit handler: see nczarr_initialize). */
-void H5VL_nczarr_flush_at_exit(void);
+/* Writes every store still open (an H5atclose callback: see nczarr_initialize). */
+void H5VL_nczarr_flush_at_exit(void *ctx);
+/* The library starts (again): stores are written on close as usual. */
+void H5VL_nczarr_exit_reset(void);
 
 /* Closes an iteration's location id. H5Idec_ref, like every public HDF5 call, clears the
  * error stack on entry: after a failed callback keep what it and the connector pushed. */

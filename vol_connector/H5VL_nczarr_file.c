@@ -58,8 +58,14 @@ static void store_release(H5VL_nczarr_store_t *st, herr_t *ret)
     free(st);
 }
 
-void H5VL_nczarr_flush_at_exit(void)
+void H5VL_nczarr_exit_reset(void)
 {
+    g_exit_flushed = false;
+}
+
+void H5VL_nczarr_flush_at_exit(void *ctx)
+{
+    (void)ctx;
     for (H5VL_nczarr_store_t *st = g_open_stores; st; st = st->next) {
         if (!ncztr_file_is_readonly(st->tf) && ncztr_file_flush(st->tf) < 0) {
             fprintf(stderr, "nczarr: writing \"%s\" at exit failed:\n", st->name);
