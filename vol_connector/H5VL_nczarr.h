@@ -28,6 +28,7 @@ typedef struct H5VL_nczarr_info_t {
     unsigned consolidate; /* write .zmetadata */
     size_t maxstrlen;     /* default NC_STRING width; 0 = 128 */
     unsigned workers;     /* threads for chunk work and store batches; 0 = one per core */
+    unsigned ascii_json;  /* metadata JSON in ASCII, non-ASCII text as \\u escapes */
 } H5VL_nczarr_info_t;
 
 /* One open store (HDF5's H5F_shared_t): shared by every open of the same store. */

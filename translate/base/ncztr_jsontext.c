@@ -384,6 +384,71 @@ done:
     return ret;
 }
 
+/* Length of the UTF-8 sequence at s (and its code point), 0 when invalid. */
+static size_t utf8_decode(const unsigned char *s, uint32_t *cp)
+{
+    size_t n;
+    uint32_t v;
+    if (s[0] < 0x80) {
+        *cp = s[0];
+        return 1;
+    }
+    if ((s[0] & 0xe0) == 0xc0)
+        n = 2, v = s[0] & 0x1fu;
+    else if ((s[0] & 0xf0) == 0xe0)
+        n = 3, v = s[0] & 0x0fu;
+    else if ((s[0] & 0xf8) == 0xf0)
+        n = 4, v = s[0] & 0x07u;
+    else
+        return 0;
+    for (size_t i = 1; i < n; i++) {
+        if ((s[i] & 0xc0) != 0x80)
+            return 0;
+        v = (v << 6) | (s[i] & 0x3fu);
+    }
+    static const uint32_t min[] = {0, 0, 0x80, 0x800, 0x10000};
+    if (v < min[n] || v > 0x10ffff || (v >= 0xd800 && v <= 0xdfff))
+        return 0;
+    *cp = v;
+    return n;
+}
+
+char *ncztr_json_ascii(const char *text)
+{
+    const unsigned char *s = (const unsigned char *)text;
+    size_t len = strlen(text), extra = 0;
+    /* Each character takes at most 12 bytes escaped (a surrogate pair) for at least one. */
+    for (size_t i = 0; i < len; i++)
+        if (s[i] >= 0x80)
+            extra += 12;
+    char *out = malloc(len + extra + 1);
+    if (!out) {
+        NCZ_PUSH(NCZ_E_NOMEM, "out of memory writing metadata as ASCII");
+        return NULL;
+    }
+    char *w = out;
+    for (size_t i = 0; i < len;) {
+        uint32_t cp;
+        size_t n = utf8_decode(s + i, &cp);
+        if (n == 0) {
+            free(out);
+            NCZ_PUSH(NCZ_E_ARGS, "metadata text is not valid UTF-8 at byte %zu", i);
+            return NULL;
+        }
+        if (cp < 0x80)
+            *w++ = (char)cp;
+        else if (cp < 0x10000)
+            w += sprintf(w, "\\u%04x", (unsigned)cp);
+        else {
+            cp -= 0x10000;
+            w += sprintf(w, "\\u%04x\\u%04x", 0xd800u + (cp >> 10), 0xdc00u + (cp & 0x3ffu));
+        }
+        i += n;
+    }
+    *w = '\0';
+    return out;
+}
+
 /* ====================================================================================== */
 /* Reals                                                                                  */
 /* ====================================================================================== */

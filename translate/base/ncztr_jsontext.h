@@ -16,6 +16,11 @@ json_t *ncztr_json_parse_object(const char *key, const char *text, size_t len);
  * as the same double (jansson's own dump always uses %.17g: 0.1 -> 0.10000000000000001).
  * Any JSON value may be dumped, not only objects. */
 char *ncztr_json_dump(const json_t *j);
+/* The same JSON text with every non-ASCII character written as a \uXXXX escape (a
+ * surrogate pair above U+FFFF), malloc'ed; NULL (message pushed) when out of memory or when
+ * text is not valid UTF-8. For readers that take metadata as ASCII (zarr-python before
+ * 2.14); netCDF-C does not decode \u escapes, so this is an option, not the default. */
+char *ncztr_json_ascii(const char *text);
 
 /* jansson holds integers as int64, so a literal above INT64_MAX (netCDF-C's default uint64
  * fill 18446744073709551614, uint64 attribute values) makes json_loads fail. The parse

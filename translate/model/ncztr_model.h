@@ -36,6 +36,7 @@ typedef struct ncztr_opts {
     bool noxarray;    /* do not write _ARRAY_DIMENSIONS */
     bool zip_root;    /* zip: keys at the archive root */
     bool consolidate; /* write .zmetadata on flush */
+    bool ascii_json;  /* write metadata JSON as ASCII (\\u escapes) */
 } ncztr_opts;
 
 /* ---- nodes ---- */

@@ -29,6 +29,17 @@ typedef struct saver {
     nczm_hindex ix;
 } saver;
 
+/* The ascii-json option: *text (owned) replaced by its ASCII form; freed on failure. */
+static herr_t as_ascii(const saver *S, char **text)
+{
+    if (!S->f->opts.ascii_json)
+        return SUCCEED;
+    char *a = ncztr_json_ascii(*text);
+    free(*text);
+    *text = a;
+    return a ? SUCCEED : FAIL;
+}
+
 static herr_t add_put(saver *S, char *key, char *text)
 {
     if (S->n == S->cap) {
@@ -93,7 +104,11 @@ static herr_t resolve_dims(ncztr_obj *o)
             ncztr_dim *d = ncztr_find_dim(f, a->dimrefs[k], &owner);
             if (d && d->unlimited == unlim && (d->size == len || d->unlimited)) {
                 d->used = true;
-                if (d->unlimited && d->size < len) {
+                /* An anonymous unlimited dimension is its array's alone: it follows the
+                 * array's length, shrinks included. A named one is the longest of its
+                 * arrays (extend_to_dims then gives them all that length). */
+                bool own = ncztr_ds_is_anonymous(d->name);
+                if (d->unlimited && (d->size < len || (own && d->size != len))) {
                     d->size = len;
                     owner->attrs_dirty = true;
                 }
@@ -129,6 +144,34 @@ static herr_t resolve_dims(ncztr_obj *o)
         o->attrs_dirty = true;
     }
     return SUCCEED;
+}
+
+/* netCDF-C's NCZarr and xarray take an array's shape as the length of each of its
+ * dimensions ("Invalid dimension size" otherwise), while netCDF-4 and HDF5 let a dataset on
+ * an unlimited dimension stay shorter than the dimension (another variable wrote more
+ * records). Such an array is given the dimension's length, as netCDF shows it: the records
+ * it never wrote read as fill. */
+static void extend_to_dims(ncztr_obj *o)
+{
+    if (o->deleted)
+        return;
+    if (o->kind == NCZTR_GROUP) {
+        for (size_t i = 0; i < o->nchildren; i++)
+            extend_to_dims(o->children[i]);
+        return;
+    }
+    ncztr_array *a = o->arr;
+    if (!a || a->load_error || a->scalar || a->dimonly || a->stub || !a->dimrefs)
+        return;
+    for (int k = 0; k < a->za.rank; k++) {
+        if (!a->dimrefs[k] || a->maxdims[k] != H5S_UNLIMITED)
+            continue;
+        ncztr_dim *d = ncztr_find_dim(o->file, a->dimrefs[k], NULL);
+        if (d && d->unlimited && d->size > a->za.shape[k]) {
+            a->za.shape[k] = d->size;
+            o->meta_dirty = true;
+        }
+    }
 }
 
 /* Anonymous dimensions no array names any more (their array was deleted, or named a
@@ -494,6 +537,8 @@ nomem:
  * consolidating. */
 static herr_t emit_text(saver *S, const char *key, const char *name, char *text, bool write)
 {
+    if (as_ascii(S, &text) < 0)
+        return FAIL;
     char *k = nczm_key_join(key, name), *ck = NULL;
     if (!k || (S->cons && !(ck = strdup(k)))) {
         free(k);
@@ -612,6 +657,7 @@ herr_t ncztr_save_tree(ncztr_file *f)
      * a save derives dimensions and writes .zmetadata from all of them. */
     if (ncztr_tree_load(f->root) < 0 || ncztr_dimscales_derive(f) < 0 || resolve_dims(f->root) < 0)
         NCZ_GOTO_QUIET(FAIL);
+    extend_to_dims(f->root);
     prune_dims(f->root);
     ncztr_alias_refresh(f);
     S.cons = f->opts.consolidate;
@@ -624,6 +670,10 @@ herr_t ncztr_save_tree(ncztr_file *f)
             free(text);
             free(k);
             NCZ_GOTO(FAIL, NCZ_E_NOMEM, "out of memory writing .zmetadata");
+        }
+        if (as_ascii(&S, &text) < 0) {
+            free(k);
+            NCZ_GOTO_QUIET(FAIL);
         }
         if (add_put(&S, k, text) < 0)
             NCZ_GOTO_QUIET(FAIL);
