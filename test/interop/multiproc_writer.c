@@ -1,0 +1,148 @@
+/* Several processes, one store: the pattern of Dask workers over zarr-python. Run through the
+ * connector (HDF5_VOL_CONNECTOR=nczarr):
+ *   multiproc_writer create STORE NPROC NCHUNK   two arrays of NPROC*NCHUNK chunks, unwritten
+ *   multiproc_writer write  STORE RANK NPROC     opens read-write, writes chunks RANK,
+ *                                                RANK+NPROC, ... of both arrays, closes
+ *   multiproc_writer verify STORE NPROC          every element is what its writer wrote
+ * Chunks are rows of 512 elements: "a" int32, "b" float64 compressed with deflate. Each
+ * writer selects its rows with one strided hyperslab, so one H5Dwrite touches NCHUNK
+ * chunks. */
+#include <hdf5.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define COLS 512
+
+static int fail(const char *what, const char *store)
+{
+    fprintf(stderr, "multiproc_writer: %s failed on %s\n", what, store);
+    H5Eprint2(H5E_DEFAULT, stderr);
+    return 1;
+}
+
+static double value(hsize_t row, hsize_t col, int which)
+{
+    return which == 0 ? (double)(int)(row * 1000 + col) : (double)row + (double)col / 1024.0;
+}
+
+static int create(const char *store, hsize_t nproc, hsize_t nchunk)
+{
+    hsize_t dims[2] = {nproc * nchunk, COLS}, chunk[2] = {1, COLS};
+    hid_t f = H5Fcreate(store, H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
+    if (f < 0)
+        return fail("H5Fcreate", store);
+    hid_t sp = H5Screate_simple(2, dims, NULL), dcpl = H5Pcreate(H5P_DATASET_CREATE);
+    H5Pset_chunk(dcpl, 2, chunk);
+    hid_t a = H5Dcreate2(f, "a", H5T_STD_I32LE, sp, H5P_DEFAULT, dcpl, H5P_DEFAULT);
+    H5Pset_deflate(dcpl, 1);
+    hid_t b = H5Dcreate2(f, "b", H5T_IEEE_F64LE, sp, H5P_DEFAULT, dcpl, H5P_DEFAULT);
+    int bad = a < 0 || b < 0;
+    H5Dclose(a);
+    H5Dclose(b);
+    H5Pclose(dcpl);
+    H5Sclose(sp);
+    if (H5Fclose(f) < 0 || bad)
+        return fail("create", store);
+    return 0;
+}
+
+/* The rows of one rank: RANK, RANK+NPROC, ... as a strided selection of the file space. */
+static hid_t rank_rows(hid_t d, hsize_t rank, hsize_t nproc, hsize_t *nrows)
+{
+    hid_t fs = H5Dget_space(d);
+    hsize_t dims[2];
+    H5Sget_simple_extent_dims(fs, dims, NULL);
+    *nrows = dims[0] / nproc;
+    hsize_t start[2] = {rank, 0}, stride[2] = {nproc, 1}, count[2] = {*nrows, 1}, block[2] = {1, COLS};
+    if (H5Sselect_hyperslab(fs, H5S_SELECT_SET, start, stride, count, block) < 0) {
+        H5Sclose(fs);
+        return H5I_INVALID_HID;
+    }
+    return fs;
+}
+
+static int write_rank(const char *store, hsize_t rank, hsize_t nproc)
+{
+    hid_t f = H5Fopen(store, H5F_ACC_RDWR, H5P_DEFAULT);
+    if (f < 0)
+        return fail("H5Fopen read-write", store);
+    int rc = 0;
+    for (int which = 0; which < 2 && !rc; which++) {
+        hid_t d = H5Dopen2(f, which ? "b" : "a", H5P_DEFAULT);
+        hsize_t nrows = 0;
+        hid_t fs = d < 0 ? H5I_INVALID_HID : rank_rows(d, rank, nproc, &nrows);
+        double *buf = malloc(nrows * COLS * sizeof *buf);
+        if (fs < 0 || !buf) {
+            rc = fail("open/select", store);
+        } else {
+            for (hsize_t r = 0; r < nrows; r++)
+                for (hsize_t c = 0; c < COLS; c++)
+                    buf[r * COLS + c] = value(rank + r * nproc, c, which);
+            hsize_t n = nrows * COLS;
+            hid_t ms = H5Screate_simple(1, &n, NULL);
+            if (H5Dwrite(d, H5T_NATIVE_DOUBLE, ms, fs, H5P_DEFAULT, buf) < 0)
+                rc = fail("H5Dwrite", store);
+            H5Sclose(ms);
+        }
+        free(buf);
+        if (fs >= 0)
+            H5Sclose(fs);
+        if (d >= 0)
+            H5Dclose(d);
+    }
+    if (H5Fclose(f) < 0 && !rc)
+        rc = fail("H5Fclose", store);
+    return rc;
+}
+
+static int verify(const char *store, hsize_t nproc)
+{
+    hid_t f = H5Fopen(store, H5F_ACC_RDONLY, H5P_DEFAULT);
+    if (f < 0)
+        return fail("H5Fopen", store);
+    int rc = 0;
+    for (int which = 0; which < 2 && !rc; which++) {
+        hid_t d = H5Dopen2(f, which ? "b" : "a", H5P_DEFAULT);
+        hid_t fs = d < 0 ? H5I_INVALID_HID : H5Dget_space(d);
+        hsize_t dims[2] = {0, 0};
+        if (fs >= 0)
+            H5Sget_simple_extent_dims(fs, dims, NULL);
+        double *buf = malloc(dims[0] * COLS * sizeof *buf + 1);
+        if (fs < 0 || !buf || H5Dread(d, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, buf) < 0) {
+            rc = fail("read", store);
+        } else {
+            size_t bad = 0;
+            for (hsize_t r = 0; r < dims[0]; r++)
+                for (hsize_t c = 0; c < COLS; c++)
+                    if (buf[r * COLS + c] != value(r, c, which) && bad++ < 5)
+                        fprintf(stderr, "multiproc_writer: %s[%llu][%llu] = %g, want %g (rank %llu)\n",
+                                which ? "b" : "a", (unsigned long long)r, (unsigned long long)c,
+                                buf[r * COLS + c], value(r, c, which), (unsigned long long)(r % nproc));
+            if (bad) {
+                fprintf(stderr, "multiproc_writer: %zu wrong elements in %s\n", bad, which ? "b" : "a");
+                rc = 1;
+            }
+        }
+        free(buf);
+        if (fs >= 0)
+            H5Sclose(fs);
+        if (d >= 0)
+            H5Dclose(d);
+    }
+    H5Fclose(f);
+    return rc;
+}
+
+int main(int argc, char **argv)
+{
+    if (argc == 5 && !strcmp(argv[1], "create"))
+        return create(argv[2], strtoull(argv[3], NULL, 10), strtoull(argv[4], NULL, 10));
+    if (argc == 5 && !strcmp(argv[1], "write"))
+        return write_rank(argv[2], strtoull(argv[3], NULL, 10), strtoull(argv[4], NULL, 10));
+    if (argc == 4 && !strcmp(argv[1], "verify"))
+        return verify(argv[2], strtoull(argv[3], NULL, 10));
+    fprintf(stderr, "usage: multiproc_writer create STORE NPROC NCHUNK | write STORE RANK NPROC | "
+                    "verify STORE NPROC\n");
+    return 2;
+}
