@@ -22,13 +22,14 @@
 /* Connector info: from HDF5_VOL_CONNECTOR="nczarr <options>", --vol-info, or
  * H5Pset_fapl_nczarr-style code. All-zero means the defaults. */
 typedef struct H5VL_nczarr_info_t {
-    unsigned pure_zarr;   /* mode=zarr */
-    unsigned noxarray;    /* no _ARRAY_DIMENSIONS */
-    unsigned zip_root;    /* zip keys at the archive root */
-    unsigned consolidate; /* write .zmetadata */
-    size_t maxstrlen;     /* default NC_STRING width; 0 = 128 */
-    unsigned workers;     /* threads for chunk work and store batches; 0 = one per core */
-    unsigned ascii_json;  /* metadata JSON in ASCII, non-ASCII text as \\u escapes */
+    unsigned pure_zarr;        /* mode=zarr */
+    unsigned noxarray;         /* no _ARRAY_DIMENSIONS */
+    unsigned zip_root;         /* zip keys at the archive root */
+    unsigned consolidate;      /* write .zmetadata */
+    size_t maxstrlen;          /* default NC_STRING width; 0 = 128 */
+    unsigned workers;          /* threads for chunk work and store batches; 0 = one per core */
+    unsigned ascii_json;       /* metadata JSON in ASCII, non-ASCII text as \\u escapes */
+    unsigned ignore_zmetadata; /* open without reading .zmetadata (it may be stale) */
 } H5VL_nczarr_info_t;
 
 /* One open store (HDF5's H5F_shared_t): shared by every open of the same store. */

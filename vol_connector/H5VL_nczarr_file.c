@@ -285,6 +285,7 @@ static void opts_from_info(const H5VL_nczarr_info_t *info, ncztr_opts *o)
     o->zip_root = info->zip_root;
     o->consolidate = info->consolidate;
     o->ascii_json = info->ascii_json;
+    o->ignore_zmetadata = info->ignore_zmetadata;
 }
 
 /* A new open of a store (the store's first when st has no opens yet). */

@@ -1,7 +1,7 @@
 /* Connector info: the options after the connector name in HDF5_VOL_CONNECTOR (or h5dump's
  * --vol-info). Words are separated by spaces or commas, as in netCDF-C's URL modes:
  *   mode=nczarr | mode=zarr (also bare "nczarr"/"zarr"), noxarray, xarray, consolidated,
- *   zip-root, ascii-json, maxstrlen=N, workers=N. */
+ *   ignore-zmetadata, zip-root, ascii-json, maxstrlen=N, workers=N. */
 #include "H5VL_nczarr.h"
 #include "nczm_workers.h"
 
@@ -56,6 +56,8 @@ herr_t H5VL_nczarr_info_to_str(const void *info, char **str)
         n += snprintf(buf + n, sizeof buf - (size_t)n, " maxstrlen=%zu", i->maxstrlen);
     if (i->ascii_json)
         n += snprintf(buf + n, sizeof buf - (size_t)n, " ascii-json");
+    if (i->ignore_zmetadata)
+        n += snprintf(buf + n, sizeof buf - (size_t)n, " ignore-zmetadata");
     if (i->workers)
         snprintf(buf + n, sizeof buf - (size_t)n, " workers=%u", i->workers);
     *str = H5allocate_memory(strlen(buf) + 1, 0);
@@ -82,6 +84,8 @@ static herr_t apply_word(H5VL_nczarr_info_t *info, const char *w)
         info->zip_root = 1;
     else if (!strcmp(w, "ascii-json"))
         info->ascii_json = 1;
+    else if (!strcmp(w, "ignore-zmetadata"))
+        info->ignore_zmetadata = 1;
     else if (!strncmp(w, "maxstrlen=", 10)) {
         char *end = NULL;
         errno = 0;
@@ -100,7 +104,7 @@ static herr_t apply_word(H5VL_nczarr_info_t *info, const char *w)
     } else
         return NCZ_PUSH(NCZ_E_ARGS,
                         "unknown nczarr connector option \"%s\" (known: mode=nczarr, mode=zarr, noxarray, "
-                        "consolidated, zip-root, ascii-json, maxstrlen=N, workers=N)",
+                        "consolidated, ignore-zmetadata, zip-root, ascii-json, maxstrlen=N, workers=N)",
                         w);
     return SUCCEED;
 }
@@ -124,10 +128,11 @@ herr_t H5VL_nczarr_str_to_info(const char *str, void **info)
         if (apply_word(i, w) < 0) {
             /* HDF5 parses HDF5_VOL_CONNECTOR while it initialises itself, when its error
              * stack does not reach the user yet: say it on stderr too, once. */
-            fprintf(stderr,
-                    "nczarr: bad connector option \"%s\" in \"%s\" (known: mode=nczarr, mode=zarr, "
-                    "noxarray, consolidated, zip-root, ascii-json, maxstrlen=N, workers=N)\n",
-                    w, str);
+            fprintf(
+                stderr,
+                "nczarr: bad connector option \"%s\" in \"%s\" (known: mode=nczarr, mode=zarr, "
+                "noxarray, consolidated, ignore-zmetadata, zip-root, ascii-json, maxstrlen=N, workers=N)\n",
+                w, str);
             free(copy);
             free(i);
             return FAIL;

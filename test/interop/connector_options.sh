@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The connector options (HDF5_VOL_CONNECTOR="nczarr <options>", netCDF-C's URL mode words):
 # mode=zarr writes pure Zarr, noxarray drops _ARRAY_DIMENSIONS, consolidated writes
-# .zmetadata, zip stores work; real readers (zarr-python, ncdump, h5dump) read each result.
+# .zmetadata (ignore-zmetadata reads around a stale one), zip stores work; real readers (zarr-python, ncdump, h5dump) read each result.
 # A bad option is a clear error, not a silent fallback.
 set -euo pipefail
 : "${NCZARR_BUILD:?}" "${NCZARR_PREFIX:?}" "${NCZARR_ZARR3_PYTHON:?}"
@@ -50,6 +50,19 @@ assert g["temperature"][3, 5] == 293.5 and g["station"].attrs["station_id"] == 7
 PY
 shows "station_id = 7" "${native[@]}" "$NCZARR_PREFIX/bin/ncdump" "file://$tmp/cons.zarr#mode=nczarr,file"
 echo "noxarray, consolidated: ok"
+
+# ignore-zmetadata: a stale .zmetadata (another tool changed .zattrs behind it) is what a
+# plain open shows; with the option the metadata objects themselves are read
+"${native[@]}" /usr/bin/python3 - "$tmp/cons.zarr" <<'PY'
+import json, sys
+p = sys.argv[1] + "/station/.zattrs"
+a = json.load(open(p))
+a["station_id"] = 99
+json.dump(a, open(p, "w"))
+PY
+shows "(0): 7" "$NCZARR_PREFIX/bin/h5dump" -a /station/station_id "$tmp/cons.zarr"
+HDF5_VOL_CONNECTOR="nczarr ignore-zmetadata" shows "(0): 99" "$NCZARR_PREFIX/bin/h5dump" -a /station/station_id "$tmp/cons.zarr"
+echo "ignore-zmetadata: ok"
 
 # a zip store (netCDF-C's layout: keys under a folder named after the file)
 "$write" "$tmp/zipped.zip" >/dev/null

@@ -32,11 +32,12 @@ typedef enum ncztr_objkind { NCZTR_GROUP = 1, NCZTR_ARRAY = 2, NCZTR_ALIAS = 3 }
 
 /* Options from the connector info string / URL mode. */
 typedef struct ncztr_opts {
-    bool pure_zarr;   /* mode=zarr: write no _nczarr_* keys */
-    bool noxarray;    /* do not write _ARRAY_DIMENSIONS */
-    bool zip_root;    /* zip: keys at the archive root */
-    bool consolidate; /* write .zmetadata on flush */
-    bool ascii_json;  /* write metadata JSON as ASCII (\\u escapes) */
+    bool pure_zarr;        /* mode=zarr: write no _nczarr_* keys */
+    bool noxarray;         /* do not write _ARRAY_DIMENSIONS */
+    bool zip_root;         /* zip: keys at the archive root */
+    bool consolidate;      /* write .zmetadata on flush */
+    bool ascii_json;       /* write metadata JSON as ASCII (\\u escapes) */
+    bool ignore_zmetadata; /* open without reading .zmetadata: it may be stale */
 } ncztr_opts;
 
 /* ---- nodes ---- */

@@ -492,8 +492,8 @@ herr_t ncztr_load_tree(ncztr_file *f)
     char *errs[4] = {NULL, NULL, NULL, NULL};
     /* A .zmetadata that cannot be used is ignored, as zarr.open does: the metadata it
      * would have replaced is read from the store itself. */
-    nczm_get zm = {.key = keys[0]};
-    nczm_status st = nczm_get_many(f->map, 1, &zm);
+    nczm_get zm = {.key = keys[0], .status = NCZM_NOTFOUND};
+    nczm_status st = f->opts.ignore_zmetadata ? NCZM_OK : nczm_get_many(f->map, 1, &zm);
     if (st == NCZM_OK && zm.status == NCZM_OK) {
         bool oom = false;
         L.cons = ncztr_zmeta_scan(zm.buf, zm.len, &oom);
@@ -547,6 +547,9 @@ herr_t ncztr_load_tree(ncztr_file *f)
     /* A .zmetadata found on open must not go stale: it is rewritten on every save. It is
      * kept in any case: the metadata of arrays read on first use comes from it. */
     if (L.cons && !f->readonly)
+        f->opts.consolidate = true;
+    /* Ignored, a .zmetadata is still made fresh by the next save that changes metadata. */
+    if (f->opts.ignore_zmetadata && !f->readonly && nczm_exists(f->map, keys[0]) == NCZM_OK)
         f->opts.consolidate = true;
     f->old_cons = L.cons;
     L.cons = NULL;
