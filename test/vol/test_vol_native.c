@@ -517,6 +517,32 @@ static void check_files(void)
           "a native file with a user block opens through the connector");
     if (f >= 0)
         H5Fclose(f);
+
+    /* H5F_CLOSE_STRONG: closing the native file closes its objects (HDF5 walks every id,
+     * the store's too), not those of a store open beside it */
+    char z[4200];
+    snprintf(z, sizeof z, "%s/strong.zarr", dir);
+    hid_t zf = H5Fcreate(z, H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
+    hid_t zg = H5Gcreate2(zf, "g", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+    hsize_t n1 = 1;
+    hid_t s1 = H5Screate_simple(1, &n1, NULL);
+    hid_t za = H5Acreate2(zg, "a", H5T_NATIVE_INT, s1, H5P_DEFAULT, H5P_DEFAULT);
+    hid_t fapl = H5Pcreate(H5P_FILE_ACCESS);
+    H5Pset_fclose_degree(fapl, H5F_CLOSE_STRONG);
+    f = H5Fopen(p, H5F_ACC_RDONLY, fapl);
+    H5Pclose(fapl);
+    hid_t d = H5Dopen2(f, "d_int", H5P_DEFAULT), g = H5Gopen2(f, "g", H5P_DEFAULT);
+    hid_t a = H5Aopen(d, "scale", H5P_DEFAULT);
+    CHECK(f >= 0 && is_nczarr(f) && d >= 0 && g >= 0 && a >= 0, "open with H5F_CLOSE_STRONG");
+    CHECK(H5Fclose(f) >= 0 && H5Iis_valid(d) <= 0 && H5Iis_valid(a) <= 0,
+          "a strong close closes its objects");
+    int one = 1;
+    CHECK(H5Iis_valid(zg) > 0 && H5Awrite(za, H5T_NATIVE_INT, &one) >= 0,
+          "the store's objects are still open");
+    H5Aclose(za);
+    H5Sclose(s1);
+    H5Gclose(zg);
+    H5Fclose(zf);
     CHECK(H5Fdelete(p, H5P_DEFAULT) >= 0 && access(p, F_OK) != 0, "H5Fdelete of a native file");
 
     /* a regular file that is not HDF5: the connector's error, no crash */
