@@ -98,7 +98,15 @@ const H5VL_class_t H5VL_nczarr_g = {
             .to_str = H5VL_nczarr_info_to_str,
             .from_str = H5VL_nczarr_str_to_info,
         },
-    .wrap_cls = {NULL, NULL, NULL, NULL, NULL},
+    /* Only the objects of native HDF5 files are wrapped (H5VL_nczarr_native.h). */
+    .wrap_cls =
+        {
+            .get_object = H5VL_nczarr_cb_get_object,
+            .get_wrap_ctx = H5VL_nczarr_cb_get_wrap_ctx,
+            .wrap_object = H5VL_nczarr_cb_wrap_object,
+            .unwrap_object = H5VL_nczarr_cb_unwrap_object,
+            .free_wrap_ctx = H5VL_nczarr_cb_free_wrap_ctx,
+        },
     .attr_cls =
         {
             .create = H5VL_nczarr_cb_attr_create,
@@ -126,8 +134,8 @@ const H5VL_class_t H5VL_nczarr_g = {
             .commit = H5VL_nczarr_cb_datatype_commit,
             .open = H5VL_nczarr_cb_datatype_open,
             .get = H5VL_nczarr_cb_datatype_get,
-            .specific = NULL,
-            .optional = NULL,
+            .specific = H5VL_nczarr_cb_datatype_specific,
+            .optional = H5VL_nczarr_cb_datatype_optional,
             .close = H5VL_nczarr_cb_datatype_close,
         },
     .file_cls =
@@ -155,7 +163,7 @@ const H5VL_class_t H5VL_nczarr_g = {
             .move = H5VL_nczarr_cb_link_move,
             .get = H5VL_nczarr_cb_link_get,
             .specific = H5VL_nczarr_cb_link_specific,
-            .optional = NULL,
+            .optional = H5VL_nczarr_cb_link_optional,
         },
     .object_cls =
         {

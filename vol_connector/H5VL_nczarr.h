@@ -37,8 +37,14 @@ typedef struct H5VL_nczarr_store_t H5VL_nczarr_store_t;
 /* One H5Fcreate/H5Fopen/H5Freopen of a store (HDF5's H5F_t): the objects opened through
  * it count towards H5Fget_obj_count(H5F_OBJ_LOCAL). */
 typedef struct H5VL_nczarr_file_t H5VL_nczarr_file_t;
-/* What stands behind a file, group, dataset, attribute or datatype id. */
+/* The first member of every object the connector hands to HDF5: the objects of stores
+ * (H5VL_nczarr_obj_t, kind 0) and those of native HDF5 files opened through the connector
+ * (H5VL_nczarr_native_t in H5VL_nczarr_native.h), which the callbacks tell apart by it. */
+#define H5VL_NCZARR_KIND_STORE  0u
+#define H5VL_NCZARR_KIND_NATIVE 0x4e415456u
+/* What stands behind a file, group, dataset, attribute or datatype id of a store. */
 typedef struct H5VL_nczarr_obj_t {
+    unsigned kind; /* H5VL_NCZARR_KIND_STORE */
     H5I_type_t type;
     int rc;                   /* references held by HDF5 ids and by iteration wrappers */
     H5VL_nczarr_file_t *file; /* counted in file->rc (except the file object itself) */
@@ -189,6 +195,9 @@ void *H5VL_nczarr_datatype_commit(void *obj, const H5VL_loc_params_t *loc_params
 void *H5VL_nczarr_datatype_open(void *obj, const H5VL_loc_params_t *loc_params, const char *name,
                                 hid_t tapl_id, hid_t dxpl_id, void **req);
 herr_t H5VL_nczarr_datatype_get(void *dt, H5VL_datatype_get_args_t *args, hid_t dxpl_id, void **req);
+herr_t H5VL_nczarr_datatype_specific(void *obj, H5VL_datatype_specific_args_t *args, hid_t dxpl_id,
+                                     void **req);
+herr_t H5VL_nczarr_datatype_optional(void *obj, H5VL_optional_args_t *args, hid_t dxpl_id, void **req);
 herr_t H5VL_nczarr_datatype_close(void *dt, hid_t dxpl_id, void **req);
 
 /* link (H5VL_nczarr_link.c) */
@@ -204,6 +213,8 @@ herr_t H5VL_nczarr_link_get(void *obj, const H5VL_loc_params_t *loc_params, H5VL
                             hid_t dxpl_id, void **req);
 herr_t H5VL_nczarr_link_specific(void *obj, const H5VL_loc_params_t *loc_params,
                                  H5VL_link_specific_args_t *args, hid_t dxpl_id, void **req);
+herr_t H5VL_nczarr_link_optional(void *obj, const H5VL_loc_params_t *loc_params, H5VL_optional_args_t *args,
+                                 hid_t dxpl_id, void **req);
 
 /* object (H5VL_nczarr_object.c) */
 void *H5VL_nczarr_object_open(void *obj, const H5VL_loc_params_t *loc_params, H5I_type_t *opened_type,

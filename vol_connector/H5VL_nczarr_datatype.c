@@ -50,3 +50,26 @@ herr_t H5VL_nczarr_datatype_close(void *dt, hid_t dxpl_id, void **req)
     (void)req;
     return H5VL_nczarr_obj_release(dt);
 }
+
+/* H5Tflush, H5Trefresh: there is never a committed datatype of a store to act on. */
+herr_t H5VL_nczarr_datatype_specific(void *obj, H5VL_datatype_specific_args_t *args, hid_t dxpl_id,
+                                     void **req)
+{
+    (void)obj;
+    (void)dxpl_id;
+    (void)req;
+    return NCZ_PUSH(NCZ_E_UNSUPPORTED,
+                    "datatype operation %d is not supported: NCZarr has no committed datatypes",
+                    (int)args->op_type);
+}
+
+herr_t H5VL_nczarr_datatype_optional(void *obj, H5VL_optional_args_t *args, hid_t dxpl_id, void **req)
+{
+    (void)obj;
+    (void)dxpl_id;
+    (void)req;
+    return NCZ_PUSH(
+        NCZ_E_UNSUPPORTED,
+        "datatype operation %d is specific to native HDF5 files and is not supported on Zarr stores",
+        args->op_type);
+}

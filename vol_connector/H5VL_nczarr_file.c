@@ -1,6 +1,7 @@
 /* File callbacks, the registry of open stores, and the object helpers shared by every
  * callback file (object lifetime, location resolution, names). */
 #include "H5VL_nczarr.h"
+#include "H5VL_nczarr_native.h"
 
 #include <stdint.h>
 #include <stdio.h>
@@ -22,6 +23,7 @@ H5VL_nczarr_obj_t *H5VL_nczarr_obj_new(H5I_type_t type, H5VL_nczarr_file_t *file
         NCZ_PUSH(NCZ_E_NOMEM, "out of memory creating an object handle");
         return NULL;
     }
+    o->kind = H5VL_NCZARR_KIND_STORE;
     o->type = type;
     o->rc = 1;
     o->file = file;
@@ -309,6 +311,7 @@ static H5VL_nczarr_file_t *file_new(H5VL_nczarr_store_t *st, hid_t fapl)
     f->fileno = st->fileno;
     f->rc = 1;
     f->file_ids = 1;
+    f->fobj.kind = H5VL_NCZARR_KIND_STORE;
     f->fobj.type = H5I_FILE;
     f->fobj.rc = 1;
     f->fobj.file = f;
@@ -451,6 +454,9 @@ static herr_t scan_id(hid_t id, void *ud)
     idscan_t *s = ud;
     /* transient datatypes have no VOL object: H5VLobject would print an error */
     if (H5Iget_type(id) == H5I_DATATYPE && H5Tcommitted(id) <= 0)
+        return 0;
+    /* Behind the ids of native HDF5 files (through this connector or not) is no store object. */
+    if (H5VL_nczarr_id_is_native(id))
         return 0;
     H5VL_nczarr_obj_t *o = H5VLobject(id);
     if (!o)

@@ -543,3 +543,15 @@ herr_t H5VL_nczarr_link_specific(void *obj, const H5VL_loc_params_t *loc_params,
         return NCZ_PUSH(NCZ_E_UNSUPPORTED, "link operation %d is not supported", (int)args->op_type);
     }
 }
+
+herr_t H5VL_nczarr_link_optional(void *obj, const H5VL_loc_params_t *loc_params, H5VL_optional_args_t *args,
+                                 hid_t dxpl_id, void **req)
+{
+    (void)obj;
+    (void)loc_params;
+    (void)dxpl_id;
+    (void)req;
+    return NCZ_PUSH(NCZ_E_UNSUPPORTED,
+                    "link operation %d is specific to native HDF5 files and is not supported on Zarr stores",
+                    args->op_type);
+}

@@ -5,6 +5,7 @@
  * and made with H5Rcreate_object on an id registered for the node, which is what H5DS
  * itself does. */
 #include "H5VL_nczarr.h"
+#include "H5VL_nczarr_native.h"
 
 #include <string.h>
 
@@ -24,7 +25,9 @@ static herr_t ref_in(void *ctx, const H5R_ref_t *ref, uint64_t *id)
     hid_t ocid = H5VLget_connector_id(oid);
     H5VL_nczarr_obj_t *o = NULL;
     int cmp = 1;
-    if (cid >= 0 && ocid >= 0 && H5VLcmp_connector_cls(&cmp, cid, ocid) >= 0 && cmp == 0)
+    /* Objects of native HDF5 files opened through this connector have its class too. */
+    if (cid >= 0 && ocid >= 0 && H5VLcmp_connector_cls(&cmp, cid, ocid) >= 0 && cmp == 0 &&
+        !H5VL_nczarr_id_is_native(oid))
         o = H5VLobject(oid);
     if (!o || !o->file || o->file->store != f->store || !H5VL_nczarr_node(o))
         ret = NCZ_PUSH(NCZ_E_NOTREPR, "a reference to an object of another file cannot be stored in \"%s\"",

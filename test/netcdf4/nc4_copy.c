@@ -1,17 +1,19 @@
 /* Copies a netCDF-4 file (classic model or not: groups, dimensions, variables of the
  * atomic types, attributes, chunking, fill settings, data) to OUTPUT through netCDF-C's
  * HDF5 layer, as nccopy does.
- *   nc4_copy INPUT.nc OUTPUT
+ *   nc4_copy [--through-connector] INPUT.nc OUTPUT
  * With HDF5_VOL_CONNECTOR=nczarr, OUTPUT is written through the connector while INPUT is
  * still read by native HDF5: HDF5 takes its default connector from the environment when
  * the library starts, so the program reads everything into memory with the variable
- * unset, shuts HDF5 down, puts the variable back and writes. (nccopy itself
- * reads its input through the connector.) It exists for the sanitizer builds, whose
- * connector cannot be loaded into netCDF-C's uninstrumented tools: built with the
- * sanitizers, it runs the CDL corpus through the connector there. */
+ * unset, shuts HDF5 down, puts the variable back and writes. With --through-connector
+ * it reads INPUT through the connector too (which hands native HDF5 files to HDF5's native
+ * connector), and keeps it open while it writes, as nccopy does. It exists for the
+ * sanitizer builds, whose connector cannot be loaded into netCDF-C's uninstrumented tools:
+ * built with the sanitizers, it runs the CDL corpus through the connector there. */
 #include "nc4_util.h"
 
 #include <hdf5.h>
+#include <stdbool.h>
 #include <string.h>
 
 #define MAX_DIMIDS 4096
@@ -235,13 +237,17 @@ static void free_grp(grp_t *g)
 
 int main(int argc, char **argv)
 {
-    if (argc != 3) {
-        fprintf(stderr, "usage: nc4_copy INPUT.nc OUTPUT\n");
+    bool through = argc == 4 && strcmp(argv[1], "--through-connector") == 0;
+    if (argc != 3 && !through) {
+        fprintf(stderr, "usage: nc4_copy [--through-connector] INPUT.nc OUTPUT\n");
         return 2;
     }
+    if (through)
+        argv++;
     char *vol = getenv("HDF5_VOL_CONNECTOR");
     vol = vol ? strdup(vol) : NULL;
-    unsetenv("HDF5_VOL_CONNECTOR");
+    if (!through)
+        unsetenv("HDF5_VOL_CONNECTOR");
 
     int in, out, format;
     grp_t root;
@@ -253,22 +259,24 @@ int main(int argc, char **argv)
         return 1;
     }
     read_grp(in, &root);
-    NCT(nc_close(in));
-
-    /* A new start of HDF5, which then takes the connector from the environment. netCDF-C
-     * keeps running (nc_finalize would lose _NCProperties: netCDF-C 4.10.1 does not build
-     * it again). HDF5's error printing is on (nc4_show_hdf5_errors), and starts HDF5. */
-    if (H5close() < 0) {
-        fprintf(stderr, "nc4_copy: H5close failed\n");
-        return 1;
-    }
-    if (vol && setenv("HDF5_VOL_CONNECTOR", vol, 1) != 0) {
-        perror("setenv");
-        return 1;
-    }
-    if (H5Eset_auto2(H5E_DEFAULT, (H5E_auto2_t)H5Eprint2, stderr) < 0) {
-        fprintf(stderr, "nc4_copy: cannot start HDF5 again\n");
-        return 1;
+    if (!through) {
+        NCT(nc_close(in));
+        /* A new start of HDF5, which then takes the connector from the environment.
+         * netCDF-C keeps running (nc_finalize would lose _NCProperties: netCDF-C 4.10.1
+         * does not build it again). HDF5's error printing is on (nc4_show_hdf5_errors),
+         * and starts HDF5. */
+        if (H5close() < 0) {
+            fprintf(stderr, "nc4_copy: H5close failed\n");
+            return 1;
+        }
+        if (vol && setenv("HDF5_VOL_CONNECTOR", vol, 1) != 0) {
+            perror("setenv");
+            return 1;
+        }
+        if (H5Eset_auto2(H5E_DEFAULT, (H5E_auto2_t)H5Eprint2, stderr) < 0) {
+            fprintf(stderr, "nc4_copy: cannot start HDF5 again\n");
+            return 1;
+        }
     }
     for (int i = 0; i < MAX_DIMIDS; i++)
         dimmap[i] = -1;
@@ -278,6 +286,8 @@ int main(int argc, char **argv)
     NCT(nc_enddef(out));
     write_grp(&root);
     NCT(nc_close(out));
+    if (through)
+        NCT(nc_close(in));
     free_grp(&root);
     free(vol);
     return 0;
