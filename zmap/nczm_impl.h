@@ -99,7 +99,10 @@ struct nczm_map {
     char *location; /* malloc'ed; the filesystem path or the URL */
     unsigned flags; /* as passed to nczm_open */
     int readonly;
-    unsigned workers; /* threads a batch may use (nczm_map_set_workers); 0 = default */
+    unsigned workers;  /* threads a batch may use (nczm_map_set_workers); 0 = default */
+    size_t key_max;    /* this map's key limit when smaller than the driver's (S3: the root
+                          prefix counts against S3's 1024 bytes); 0 = drv->key_max */
+    uint64_t requests; /* network requests sent (nczm_map_requests) */
     char errmsg[NCZM_ERRLEN];
 };
 
@@ -130,6 +133,7 @@ static inline void nczm_first_err_restore(const nczm_first_err *fe, nczm_map *ma
 
 extern const nczm_driver nczm_file_driver;
 extern const nczm_driver nczm_zip_driver;
+extern const nczm_driver nczm_s3_driver;
 
 /* Fills the base of a freshly calloc'ed map. NCZM_NOMEM (with errmsg set) on failure. */
 nczm_status nczm_map_init(nczm_map *map, const nczm_driver *drv, const char *location, unsigned flags,
