@@ -134,7 +134,11 @@ static int finished(s3_map *m, s3_req *r, CURLcode cc, double t)
     if (s3_req_retryable(m, r) && r->attempts < S3_MAX_ATTEMPTS) {
         double d = backoff(m, r->attempts);
         unsigned budget = cc == CURLE_COULDNT_CONNECT && !m->answered ? m->cfg.connect_ms : m->cfg.retry_ms;
-        if ((t + d - r->first) * 1000.0 <= (double)budget) {
+        /* the last try comes at the end of the budget rather than not at all */
+        double left = (double)budget / 1000.0 - (t - r->first);
+        if (d > left && left >= 0.05)
+            d = left;
+        if (d <= left) {
             r->next = t + d;
             return 1;
         }

@@ -11,6 +11,7 @@
 #include "ncz_test.h"
 #include "nczm.h"
 #include "zmap_conformance.h"
+#include "nczm_s3.h" /* the addressing of names, checked without a server */
 
 #include <arpa/inet.h>
 #include <netinet/in.h>
@@ -250,6 +251,74 @@ static void test_names(void)
     CHECK(st == NCZM_INVAL && !strstr(err, "pw"), "credentials in the URL: %s", err);
 }
 
+/* How names become bucket, root prefix, region and request URLs (no request is made). */
+static void check_address(const char *name, const char *endpoint_opt, const char *region_opt,
+                          const char *base, const char *bkt, const char *root, const char *reg,
+                          const char *key_url)
+{
+    nczm_url u;
+    char err[NCZM_ERRLEN];
+    nczm_status st = nczm_url_parse(name, &u, err);
+    CHECK(st == NCZM_OK, "parse %s: %s", name, err);
+    if (st != NCZM_OK)
+        return;
+    if (endpoint_opt)
+        nczm_url_set(&u, "endpoint", endpoint_opt, err);
+    if (region_opt)
+        nczm_url_set(&u, "region", region_opt, err);
+    s3_map m;
+    memset(&m, 0, sizeof m);
+    st = s3_cfg_init(&u, &m.cfg, err);
+    CHECK(st == NCZM_OK, "address %s: %s", name, err);
+    if (st == NCZM_OK) {
+        CHECK(strcmp(m.cfg.base, base) == 0, "%s: base %s, want %s", name, m.cfg.base, base);
+        CHECK(strcmp(m.cfg.bucket, bkt) == 0, "%s: bucket %s, want %s", name, m.cfg.bucket, bkt);
+        CHECK(strcmp(m.cfg.root, root) == 0, "%s: root \"%s\", want \"%s\"", name, m.cfg.root, root);
+        CHECK(strcmp(m.cfg.region, reg) == 0, "%s: region %s, want %s", name, m.cfg.region, reg);
+        CHECK(!m.cfg.access && !m.cfg.sigv4, "%s: anonymous without credentials", name);
+        char *ku = s3_key_url(&m, "v/0.0", NULL);
+        CHECK(ku && strcmp(ku, key_url) == 0, "%s: key URL %s, want %s", name, ku ? ku : "(null)", key_url);
+        free(ku);
+        s3_cfg_clear(&m.cfg);
+    }
+    nczm_url_clear(&u);
+}
+
+static void test_addressing(void)
+{
+    check_address("https://mybkt.s3.eu-west-1.amazonaws.com/root/x#mode=nczarr,s3", NULL, NULL,
+                  "https://mybkt.s3.eu-west-1.amazonaws.com", "mybkt", "root/x", "eu-west-1",
+                  "https://mybkt.s3.eu-west-1.amazonaws.com/root/x/v/0.0");
+    check_address("https://mybkt.s3.amazonaws.com/r#mode=s3", NULL, NULL, "https://mybkt.s3.amazonaws.com",
+                  "mybkt", "r", "us-east-1", "https://mybkt.s3.amazonaws.com/r/v/0.0");
+    check_address("https://s3.us-west-2.amazonaws.com/bkt/a/b/#mode=nczarr,s3", NULL, NULL,
+                  "https://s3.us-west-2.amazonaws.com/bkt", "bkt", "a/b", "us-west-2",
+                  "https://s3.us-west-2.amazonaws.com/bkt/a/b/v/0.0");
+    check_address("s3://bkt/a", NULL, "ap-south-1", "https://bkt.s3.ap-south-1.amazonaws.com", "bkt", "a",
+                  "ap-south-1", "https://bkt.s3.ap-south-1.amazonaws.com/a/v/0.0");
+    check_address("s3://my.dotted.bucket/a#mode=nczarr,s3", NULL, NULL,
+                  "https://s3.us-east-1.amazonaws.com/my.dotted.bucket", "my.dotted.bucket", "a", "us-east-1",
+                  "https://s3.us-east-1.amazonaws.com/my.dotted.bucket/a/v/0.0");
+    check_address("s3://bkt", "localhost:9000/", NULL, "https://localhost:9000/bkt", "bkt", "", "us-east-1",
+                  "https://localhost:9000/bkt/v/0.0");
+    check_address("s3://bkt/k#mode=nczarr,s3&aws.region=eu-north-1", "http://127.0.0.1:9000", NULL,
+                  "http://127.0.0.1:9000/bkt", "bkt", "k", "eu-north-1", "http://127.0.0.1:9000/bkt/k/v/0.0");
+    check_address("http://127.0.0.1:9000/bkt/a%20b/c+d#mode=nczarr,s3", NULL, NULL,
+                  "http://127.0.0.1:9000/bkt", "bkt", "a b/c+d", "us-east-1",
+                  "http://127.0.0.1:9000/bkt/a%20b/c%2Bd/v/0.0");
+    /* the region an AWS host names wins over AWS_REGION; the option over both */
+    setenv("AWS_REGION", "sa-east-1", 1);
+    check_address("https://s3.us-west-2.amazonaws.com/bkt/a#mode=s3", NULL, NULL,
+                  "https://s3.us-west-2.amazonaws.com/bkt", "bkt", "a", "us-west-2",
+                  "https://s3.us-west-2.amazonaws.com/bkt/a/v/0.0");
+    check_address("http://127.0.0.1:9000/bkt/a#mode=s3", NULL, NULL, "http://127.0.0.1:9000/bkt", "bkt", "a",
+                  "sa-east-1", "http://127.0.0.1:9000/bkt/a/v/0.0");
+    check_address("https://s3.us-west-2.amazonaws.com/bkt/a#mode=s3", NULL, "ca-central-1",
+                  "https://s3.us-west-2.amazonaws.com/bkt", "bkt", "a", "ca-central-1",
+                  "https://s3.us-west-2.amazonaws.com/bkt/a/v/0.0");
+    unsetenv("AWS_REGION");
+}
+
 static void test_listing_and_parts(void)
 {
     char err[NCZM_ERRLEN];
@@ -460,6 +529,66 @@ static void test_credentials(void)
     CHECK(destroy_s3(name, NULL, err) == NCZM_OK, "destroy: %s", err);
 }
 
+/* Maps used from different threads at once, one map per thread, the first of them racing
+ * the process-wide initialisation. Threads only report; main checks. */
+typedef struct thr {
+    pthread_t th;
+    int id;
+    char why[NCZM_ERRLEN];
+} thr;
+
+static void *thread_body(void *arg)
+{
+    thr *t = arg;
+    char name[1024], err[NCZM_ERRLEN];
+    snprintf(name, sizeof name, "%s/%s/thr/%d#mode=nczarr,s3", endpoint, bucket, t->id);
+    nczm_map *m = NULL;
+    enum { N = 40 };
+    char keys[N][16], vals[N][16];
+    nczm_put p[N];
+    nczm_get g[N];
+    if (open_s3(name, NULL, NCZM_CREATE, &m, err) != NCZM_OK) {
+        snprintf(t->why, sizeof t->why, "create: %.400s", err);
+        return NULL;
+    }
+    for (int i = 0; i < N; i++) {
+        snprintf(keys[i], sizeof keys[i], "v/%d", i);
+        snprintf(vals[i], sizeof vals[i], "%d-%d", t->id, i);
+        p[i] = (nczm_put){.key = keys[i], .buf = vals[i], .len = strlen(vals[i])};
+        g[i] = (nczm_get){.key = keys[i]};
+    }
+    nczm_list l = {0, NULL};
+    if (nczm_write(m, ".zgroup", "{}", 2) != NCZM_OK || nczm_put_many(m, N, p) != NCZM_OK ||
+        nczm_get_many(m, N, g) != NCZM_OK || nczm_search(m, "v", &l) != NCZM_OK || l.count != N)
+        snprintf(t->why, sizeof t->why, "batches: %.400s", nczm_errmsg(m));
+    for (int i = 0; i < N; i++) {
+        if (!t->why[0] &&
+            (g[i].status != NCZM_OK || g[i].len != strlen(vals[i]) || strcmp(g[i].buf, vals[i])))
+            snprintf(t->why, sizeof t->why, "read back %.15s", keys[i]);
+        free(g[i].buf);
+    }
+    nczm_list_clear(&l);
+    nczm_close(m);
+    if (destroy_s3(name, NULL, err) != NCZM_OK && !t->why[0])
+        snprintf(t->why, sizeof t->why, "destroy: %.400s", err);
+    return NULL;
+}
+
+static void test_threads(void)
+{
+    enum { T = 4 };
+    thr t[T];
+    for (int i = 0; i < T; i++) {
+        memset(&t[i], 0, sizeof t[i]);
+        t[i].id = i;
+        REQUIRE(pthread_create(&t[i].th, NULL, thread_body, &t[i]) == 0, "pthread_create");
+    }
+    for (int i = 0; i < T; i++) {
+        pthread_join(t[i].th, NULL);
+        CHECK(!t[i].why[0], "thread %d: %s", i, t[i].why);
+    }
+}
+
 /* ---------------------------------------------------------------- faults */
 
 /* A server on a loopback port that answers every request with `answer` (NULL: accepts
@@ -622,6 +751,8 @@ int main(int argc, char **argv)
     setenv("AWS_CONFIG_FILE", "/nonexistent/config", 1);
     snprintf(bucket, sizeof bucket, "zmap-%ld-%d", (long)time(NULL) % 100000000, (int)getpid());
 
+    test_addressing();
+    test_threads();
     test_conformance(name_of(endpoint, bucket, "conf/store"), NULL);
     test_not_a_store();
     test_names();
