@@ -71,7 +71,7 @@ typedef struct nczm_url {
      * carries them; the caller may set any of them before nczm_open/nczm_destroy/nczm_probe
      * (nczm_url_set, or assign a malloc'ed string after freeing the old one);
      * nczm_url_clear frees them. Unset ones come from the environment and the AWS files
-     * (nczm_s3cred.c): see README "S3". */
+     * (nczm_s3cred.c, README "S3"). */
     char *s3_endpoint;               /* "https://host[:port]" for s3:// names (default AWS) */
     char *s3_region;                 /* signing region (default: from the host, AWS_REGION, profile) */
     char *s3_profile;                /* profile in ~/.aws/credentials and ~/.aws/config */

@@ -367,6 +367,12 @@ void s3_req_judge(s3_map *m, s3_req *r)
                     (unsigned long long)len, r->cap);
         return;
     }
+    if (r->cc == CURLE_WRITE_ERROR) {
+        /* the callbacks refuse data only when the answer's buffer cannot grow */
+        s3_req_fail(m, r, NCZM_NOMEM, "out of memory for the answer (%llu bytes)",
+                    (unsigned long long)(r->have_clen ? r->clen : r->len));
+        return;
+    }
     if (r->cc != CURLE_OK) {
         char tries[48] = "";
         if (r->attempts > 1)

@@ -20,3 +20,10 @@ if(VALGRIND AND NOT NCZARR_SANITIZE_KIND)
     --error-exitcode=99 $<TARGET_FILE:test_zmap_s3> ${NCZARR_S3_ENV_FILE})
   set_tests_properties(valgrind.unit.zmap_s3 PROPERTIES FIXTURES_REQUIRED s3server TIMEOUT 600 LABELS valgrind)
 endif()
+# TEMPORARY (s3drv helper, to be dropped once the real s3server fixture is merged): with
+# -DNCZARR_S3_LOCAL_ENV=/path/to/s3.env of a server started by hand, the fixture copies it
+# where the tests read it.
+if(NCZARR_S3_LOCAL_ENV)
+  add_test(NAME unit.s3server_local COMMAND ${CMAKE_COMMAND} -E copy ${NCZARR_S3_LOCAL_ENV} ${NCZARR_S3_ENV_FILE})
+  set_tests_properties(unit.s3server_local PROPERTIES FIXTURES_SETUP s3server)
+endif()
