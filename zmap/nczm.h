@@ -155,6 +155,16 @@ typedef struct nczm_list {
 } nczm_list;
 nczm_status nczm_search(nczm_map *map, const char *prefix, nczm_list *out);
 void nczm_list_clear(nczm_list *list);
+/* Many searches at once (opening a store without .zmetadata lists every group): for each
+ * request the result nczm_search would give; a remote store sends the listings together.
+ * Each request has its own status and list (the caller clears every list); the call
+ * returns the first failure, and the map's message names the failed prefixes. */
+typedef struct nczm_search_req {
+    const char *prefix; /* in: "" = the root */
+    nczm_list list;     /* out */
+    nczm_status status;
+} nczm_search_req;
+nczm_status nczm_search_many(nczm_map *map, size_t n, nczm_search_req *reqs);
 
 /* Batches: many requests at once. The directory store runs them in a loop; a remote store
  * overlaps them. Each request has its own status; the call returns the first failure

@@ -68,6 +68,9 @@ typedef struct nczm_driver {
      * (nczm_list_finish does it). */
     nczm_status (*search)(nczm_map *map, const char *prefix, nczm_list *out);
 
+    /* Optional (without it the dispatcher loops over search): same contract as get_many;
+     * a request the driver handles gets its status and, on success, its list. */
+    nczm_status (*search_many)(nczm_map *map, size_t n, nczm_search_req *reqs);
     nczm_status (*get_many)(nczm_map *map, size_t n, nczm_get *reqs); /* optional */
     nczm_status (*put_many)(nczm_map *map, size_t n, nczm_put *reqs); /* optional */
     /* Metadata writes (nczm_commit_many): same contract as put_many, plus durability where

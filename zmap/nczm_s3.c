@@ -460,6 +460,7 @@ const nczm_driver nczm_s3_driver = {
     .delete_obj = s3_delete,
     .delete_tree = s3_delete_tree,
     .search = s3_search,
+    .search_many = s3_search_many,
     .get_many = s3_get_many,
     .put_many = s3_put_many,
     .commit_many = s3_put_many,

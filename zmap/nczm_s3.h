@@ -210,6 +210,7 @@ nczm_status s3_list(s3_map *m, const char *op, const char *key, const char *full
 /* Deletes these full S3 keys (DeleteObjects, 1000 a request, several requests at once). */
 nczm_status s3_delete_keys(s3_map *m, const char *op, const char *key, size_t n, char *const *fullkeys);
 nczm_status s3_search(nczm_map *map, const char *prefix, nczm_list *out);
+nczm_status s3_search_many(nczm_map *map, size_t n, nczm_search_req *reqs);
 nczm_status s3_delete_tree(nczm_map *map, const char *prefix);
 nczm_status s3_rename_tree(nczm_map *map, const char *from, const char *to);
 nczm_status s3_copy_tree(nczm_map *map, const char *from, const char *to);

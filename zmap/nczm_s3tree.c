@@ -12,46 +12,61 @@
 
 #define DELETE_BATCH 1000 /* S3's most keys per DeleteObjects */
 
+/* The request for the next page of a listing (the first when out holds none). */
+static nczm_status page_req(s3_map *m, s3_req *r, const char *op, const char *key, const char *fullprefix,
+                            int shallow, size_t want, const s3_listing *out)
+{
+    /* the query in canonical order, values encoded (SigV4 signs it as sent) */
+    char num[64];
+    snprintf(num, sizeof num,
+             "list-type=2&max-keys=%u&prefix=", want < m->cfg.max_keys ? (unsigned)want : m->cfg.max_keys);
+    s3_sb q = {0};
+    if (out->next_token) {
+        s3_sb_add(&q, "continuation-token=");
+        s3_sb_enc(&q, out->next_token, 0);
+        s3_sb_add(&q, "&");
+    }
+    if (shallow)
+        s3_sb_add(&q, "delimiter=%2F&");
+    s3_sb_add(&q, num);
+    s3_sb_enc(&q, fullprefix, 0);
+    char *qs = s3_sb_take(&q);
+    memset(r, 0, sizeof *r);
+    r->method = S3_GET;
+    r->op = op;
+    r->key = key;
+    r->url = qs ? s3_url_of(m, "", qs) : NULL;
+    free(qs);
+    return r->url ? NCZM_OK : NCZM_NOMEM;
+}
+
+/* Adds a page's answer to the listing; on failure r->st and r->msg say why. */
+static void page_take(s3_map *m, s3_req *r, s3_listing *out)
+{
+    if (r->st != NCZM_OK)
+        return;
+    char why[128];
+    nczm_status st = s3_xml_listing(r->buf, r->len, out, why, sizeof why);
+    if (st != NCZM_OK)
+        s3_req_fail(m, r, st, "%s", why);
+}
+
 nczm_status s3_list(s3_map *m, const char *op, const char *key, const char *fullprefix, int shallow,
                     size_t max_total, s3_listing *out)
 {
     nczm_status st = NCZM_OK;
     do {
-        /* the query in canonical order, values encoded (SigV4 signs it as sent) */
-        size_t want = max_total - out->nkeys - out->nprefixes;
-        char num[64];
-        snprintf(num, sizeof num, "list-type=2&max-keys=%u&prefix=",
-                 want < m->cfg.max_keys ? (unsigned)want : m->cfg.max_keys);
-        s3_sb q = {0};
-        if (out->next_token) {
-            s3_sb_add(&q, "continuation-token=");
-            s3_sb_enc(&q, out->next_token, 0);
-            s3_sb_add(&q, "&");
-        }
-        if (shallow)
-            s3_sb_add(&q, "delimiter=%2F&");
-        s3_sb_add(&q, num);
-        s3_sb_enc(&q, fullprefix, 0);
-        char *qs = s3_sb_take(&q);
         s3_req r;
-        memset(&r, 0, sizeof r);
-        r.method = S3_GET;
-        r.op = op;
-        r.key = key;
-        r.url = qs ? s3_url_of(m, "", qs) : NULL;
-        free(qs);
-        if (!r.url)
+        if (page_req(m, &r, op, key, fullprefix, shallow, max_total - out->nkeys - out->nprefixes, out) !=
+            NCZM_OK) {
+            s3_req_clear(&r);
             return nczm_seterr(&m->base, NCZM_NOMEM, "%s: %s \"%s\": out of memory", m->base.location, op,
                                key);
-        st = s3_run1(m, &r);
-        if (st == NCZM_OK) {
-            char why[128];
-            st = s3_xml_listing(r.buf, r.len, out, why, sizeof why);
-            if (st != NCZM_OK) {
-                s3_req_fail(m, &r, st, "%s", why);
-                nczm_seterr(&m->base, st, "%s", r.msg);
-            }
         }
+        s3_run(m, 1, &r);
+        page_take(m, &r, out);
+        if ((st = r.st) != NCZM_OK)
+            nczm_seterr(&m->base, st, "%s", r.msg);
         s3_req_clear(&r);
     } while (st == NCZM_OK && out->truncated && out->nkeys + out->nprefixes < max_total);
     return st;
@@ -66,6 +81,28 @@ static char *list_prefix(const s3_map *m, const char *key)
     return p;
 }
 
+/* A shallow listing below pre as the immediate children's names: keys and common prefixes
+ * less pre (and the prefixes' '/'); names no key could have ("", "..", a "directory
+ * marker" object) are left out. */
+static nczm_status listing_names(const s3_listing *l, const char *pre, nczm_list *out)
+{
+    size_t pl = strlen(pre), cap = 0;
+    for (size_t i = 0; i < l->nkeys + l->nprefixes; i++) {
+        const char *s = i < l->nkeys ? l->keys[i] : l->prefixes[i - l->nkeys];
+        size_t n = strlen(s);
+        if (n < pl || strncmp(s, pre, pl) != 0)
+            continue;
+        s += pl;
+        n -= pl;
+        if (i >= l->nkeys && n && s[n - 1] == '/')
+            n--;
+        if (nczm_segment_ok(s, n) && nczm_list_append(out, &cap, s, n) != NCZM_OK)
+            return NCZM_NOMEM;
+    }
+    nczm_list_finish(out);
+    return NCZM_OK;
+}
+
 nczm_status s3_search(nczm_map *map, const char *prefix, nczm_list *out)
 {
     s3_map *m = S3M(map);
@@ -75,24 +112,74 @@ nczm_status s3_search(nczm_map *map, const char *prefix, nczm_list *out)
     s3_listing l;
     memset(&l, 0, sizeof l);
     nczm_status st = s3_list(m, "search", prefix, pre, 1, SIZE_MAX, &l);
-    size_t pl = strlen(pre), cap = 0;
-    /* children: keys and common prefixes below pre, less pre (and the prefixes' '/');
-     * names no key could have ("", "..", a "directory marker" object) are left out */
-    for (size_t i = 0; st == NCZM_OK && i < l.nkeys + l.nprefixes; i++) {
-        const char *s = i < l.nkeys ? l.keys[i] : l.prefixes[i - l.nkeys];
-        size_t n = strlen(s);
-        if (n < pl || strncmp(s, pre, pl) != 0)
-            continue;
-        s += pl;
-        n -= pl;
-        if (i >= l.nkeys && n && s[n - 1] == '/')
-            n--;
-        if (nczm_segment_ok(s, n) && nczm_list_append(out, &cap, s, n) != NCZM_OK)
-            st = nczm_seterr(map, NCZM_NOMEM, "%s: search \"%s\": out of memory", map->location, prefix);
-    }
-    nczm_list_finish(out);
+    if (st == NCZM_OK && listing_names(&l, pre, out) != NCZM_OK)
+        st = nczm_seterr(map, NCZM_NOMEM, "%s: search \"%s\": out of memory", map->location, prefix);
     s3_listing_clear(&l);
     free(pre);
+    return st;
+}
+
+/* Many listings at once: the first page of every prefix in one run, then the next pages
+ * of those that have more, and so on. */
+nczm_status s3_search_many(nczm_map *map, size_t n, nczm_search_req *reqs)
+{
+    s3_map *m = S3M(map);
+    char **pre = calloc(n, sizeof *pre);
+    s3_listing *l = calloc(n, sizeof *l);
+    s3_req *rq = calloc(n, sizeof *rq);
+    size_t *idx = malloc(n * sizeof *idx);
+    s3_outcome *o = calloc(n, sizeof *o);
+    char(*msg)[NCZM_ERRLEN] = calloc(n, sizeof *msg);
+    nczm_status st = pre && l && rq && idx && o && msg ? NCZM_OK : NCZM_NOMEM;
+    for (size_t i = 0; i < n && st == NCZM_OK; i++)
+        if (reqs[i].status == NCZM_OK && !(pre[i] = list_prefix(m, reqs[i].prefix)))
+            st = NCZM_NOMEM;
+    for (int first = 1; st == NCZM_OK; first = 0) {
+        size_t k = 0;
+        for (size_t i = 0; i < n && st == NCZM_OK; i++) {
+            if (reqs[i].status != NCZM_OK || (!first && !l[i].truncated))
+                continue;
+            idx[k] = i;
+            st = page_req(m, &rq[k++], "search", reqs[i].prefix, pre[i], 1, SIZE_MAX, &l[i]);
+        }
+        if (st == NCZM_OK && !k)
+            break;
+        if (st == NCZM_OK)
+            st = s3_run(m, k, rq);
+        for (size_t j = 0; j < k; j++) {
+            page_take(m, &rq[j], &l[idx[j]]);
+            if (st == NCZM_OK && rq[j].st != NCZM_OK) {
+                reqs[idx[j]].status = rq[j].st;
+                memcpy(msg[idx[j]], rq[j].msg, NCZM_ERRLEN);
+            }
+            s3_req_clear(&rq[j]);
+        }
+    }
+    for (size_t i = 0; i < n && st == NCZM_OK; i++) {
+        if (reqs[i].status == NCZM_OK && listing_names(&l[i], pre[i], &reqs[i].list) != NCZM_OK)
+            st = NCZM_NOMEM;
+        o[i] = (s3_outcome){reqs[i].prefix, reqs[i].status, msg[i]};
+    }
+    if (st == NCZM_OK)
+        s3_batch_report(m, "search", n, o, 0);
+    else
+        nczm_seterr(map, st, "%s: search: out of memory", map->location);
+    for (size_t i = 0; i < n; i++) {
+        if (st != NCZM_OK && reqs[i].status == NCZM_OK) {
+            nczm_list_clear(&reqs[i].list);
+            reqs[i].status = st;
+        }
+        if (pre)
+            free(pre[i]);
+        if (l)
+            s3_listing_clear(&l[i]);
+    }
+    free(pre);
+    free(l);
+    free(rq);
+    free(idx);
+    free(o);
+    free(msg);
     return st;
 }
 

@@ -346,6 +346,14 @@ static void test_listing_and_parts(void)
           (unsigned long long)(nczm_map_requests(m) - r0));
     nczm_list_clear(&l);
     CHECK(search_is(m, "", (const char *[]){".zgroup", "p", NULL}), "root");
+    nczm_search_req q[2] = {{.prefix = "p"}, {.prefix = ""}};
+    r0 = nczm_map_requests(m);
+    CHECK(nczm_search_many(m, 2, q) == NCZM_OK && q[0].list.count == N && q[1].list.count == 2,
+          "search_many, paginated: %zu %zu", q[0].list.count, q[1].list.count);
+    CHECK(nczm_map_requests(m) - r0 == 9, "first pages together, then the rest: %llu",
+          (unsigned long long)(nczm_map_requests(m) - r0));
+    nczm_list_clear(&q[0].list);
+    nczm_list_clear(&q[1].list);
 
     /* 13 MiB in parts of 6 MiB: initiate, 3 parts, complete */
     size_t big = (size_t)13 << 20;

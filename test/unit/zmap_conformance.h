@@ -190,6 +190,21 @@ static void check_searches(nczm_map *m)
     CHECK(search_is(m, "a/b", (const char *[]){"c", NULL}), "search a/b");
     CHECK(search_is(m, "nope", (const char *[]){NULL}), "search missing prefix");
     CHECK(search_is(m, "x", (const char *[]){NULL}), "search of an object");
+
+    nczm_search_req q[6] = {{.prefix = ""},     {.prefix = "a"}, {.prefix = "a/b"},
+                            {.prefix = "nope"}, {.prefix = "x"}, {.prefix = "a//b"}};
+    CHECK(nczm_search_many(m, 6, q) == NCZM_BADKEY, "search_many with a bad prefix");
+    CHECK(strstr(nczm_errmsg(m), "a//b") != NULL, "bad prefix message: %s", nczm_errmsg(m));
+    CHECK(q[0].status == NCZM_OK && list_is(&q[0].list, (const char *[]){".zgroup", "a", "x", NULL}),
+          "search_many root: %s", list_str(&q[0].list));
+    CHECK(q[1].status == NCZM_OK && list_is(&q[1].list, (const char *[]){"b", "d", NULL}), "search_many a");
+    CHECK(q[2].status == NCZM_OK && list_is(&q[2].list, (const char *[]){"c", NULL}), "search_many a/b");
+    CHECK(q[3].status == NCZM_OK && q[3].list.count == 0 && q[4].status == NCZM_OK && q[4].list.count == 0,
+          "search_many of nothing and of an object");
+    CHECK(q[5].status == NCZM_BADKEY && q[5].list.count == 0, "search_many bad prefix status");
+    for (int i = 0; i < 6; i++)
+        nczm_list_clear(&q[i].list);
+    CHECK(nczm_search_many(m, 0, NULL) == NCZM_OK, "empty search_many");
 }
 
 static void check_batches(nczm_map *m)
