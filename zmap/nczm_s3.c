@@ -99,22 +99,21 @@ static nczm_status root_state(s3_map *m, const char *op, int *state)
     nczm_status st = s3_key_req(m, &r[0], S3_HEAD, op, ".zgroup", NULL);
     if (st == NCZM_OK)
         st = s3_key_req(m, &r[1], S3_HEAD, op, ".zarray", NULL);
-    char *q = NULL, *fk = NULL;
     if (st == NCZM_OK) {
-        fk = s3_full_key(m, "");
-        q = fk ? strdup("list-type=2&max-keys=1&prefix=") : NULL;
-        if (q && *fk) {
-            q = s3_enc_append(q, fk, 0);
-            q = q ? s3_enc_append(q, "/", 0) : NULL;
+        s3_sb q = {0};
+        s3_sb_add(&q, "list-type=2&max-keys=1&prefix=");
+        if (*m->cfg.root) {
+            s3_sb_enc(&q, m->cfg.root, 0);
+            s3_sb_add(&q, "%2F");
         }
+        char *qs = s3_sb_take(&q);
         r[2].method = S3_GET;
         r[2].op = op;
         r[2].key = "";
-        r[2].url = q ? s3_url_of(m, "", q) : NULL;
+        r[2].url = qs ? s3_url_of(m, "", qs) : NULL;
+        free(qs);
         st = r[2].url ? NCZM_OK : NCZM_NOMEM;
     }
-    free(q);
-    free(fk);
     if (st == NCZM_OK)
         st = s3_run(m, 3, r);
     if (st != NCZM_OK) {
@@ -134,9 +133,7 @@ static nczm_status root_state(s3_map *m, const char *op, int *state)
     } else if (r[0].st == NCZM_OK || r[1].st == NCZM_OK) {
         *state = ROOT_STORE;
     } else {
-        *state = strstr(r[2].buf ? r[2].buf : "", "<Contents>") || strstr(r[2].buf ? r[2].buf : "", "<Key>")
-                     ? ROOT_OTHER
-                     : ROOT_EMPTY;
+        *state = strstr(r[2].buf ? r[2].buf : "", "<Contents>") ? ROOT_OTHER : ROOT_EMPTY;
     }
     for (int i = 0; i < 3; i++)
         s3_req_clear(&r[i]);
@@ -237,6 +234,8 @@ static nczm_status open_existing(s3_map *m)
         return st;
     if (state == ROOT_STORE)
         return NCZM_OK;
+    if (state == ROOT_NOBUCKET)
+        return NCZM_NOTFOUND; /* root_state's message names the bucket */
     if (state == ROOT_OTHER)
         return nczm_seterr(&m->base, NCZM_NOTSTORE,
                            "%s: open: not a Zarr store (no .zgroup or .zarray at its root)",
@@ -270,7 +269,9 @@ static nczm_status s3_destroy(const nczm_url *url, char errmsg[NCZM_ERRLEN])
         return st;
     int state = ROOT_EMPTY;
     st = root_state(m, "destroy", &state);
-    if (st == NCZM_OK && state == ROOT_STORE)
+    if (st == NCZM_OK && state == ROOT_NOBUCKET)
+        st = NCZM_NOTFOUND; /* root_state's message names the bucket */
+    else if (st == NCZM_OK && state == ROOT_STORE)
         st = delete_all(m, "destroy");
     else if (st == NCZM_OK && state == ROOT_OTHER)
         st = nczm_seterr(

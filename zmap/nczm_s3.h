@@ -164,19 +164,17 @@ char *s3_full_key(const s3_map *m, const char *key);
 char *s3_url_of(const s3_map *m, const char *fullkey, const char *query);
 /* The URL of a zmap key. */
 char *s3_key_url(const s3_map *m, const char *key, const char *query);
-/* Appends s percent-encoded (all but A-Za-z0-9-._~, and '/' when keep_slash) to a growing
- * string; returns the new string or NULL (the old one freed) when out of memory. */
-char *s3_enc_append(char *dst, const char *s, int keep_slash);
 /* A growing string; after an allocation failure it stays failed (oom) and take gives NULL. */
 typedef struct s3_sb {
     char *s;
     size_t len, cap;
     int oom;
 } s3_sb;
-void s3_sb_add(s3_sb *b, const char *s);                 /* as is */
-void s3_sb_enc(s3_sb *b, const char *s, int keep_slash); /* percent-encoded as above */
-void s3_sb_xml(s3_sb *b, const char *s);                 /* the five XML specials escaped */
-char *s3_sb_take(s3_sb *b); /* the string (malloc'ed, "" if empty), or NULL after a failure */
+void s3_sb_add(s3_sb *b, const char *s); /* as is */
+/* percent-encoded: all but A-Za-z0-9-._~, and '/' when keep_slash, uppercase hex */
+void s3_sb_enc(s3_sb *b, const char *s, int keep_slash);
+void s3_sb_xml(s3_sb *b, const char *s); /* the five XML specials escaped */
+char *s3_sb_take(s3_sb *b);              /* the string (malloc'ed, "" if empty), or NULL after a failure */
 /* The message form of a URL: no query. Writes into out. */
 void s3_url_display(const char *url, char *out, size_t outlen);
 

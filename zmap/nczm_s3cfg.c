@@ -17,43 +17,6 @@ static int unreserved(unsigned char c)
     return isalnum(c) || c == '-' || c == '.' || c == '_' || c == '~';
 }
 
-char *s3_enc_append(char *dst, const char *s, int keep_slash)
-{
-    size_t dl = dst ? strlen(dst) : 0, n = 0;
-    for (const unsigned char *p = (const unsigned char *)s; *p; p++)
-        n += unreserved(*p) || (keep_slash && *p == '/') ? 1 : 3;
-    char *d = realloc(dst, dl + n + 1);
-    if (!d) {
-        free(dst);
-        return NULL;
-    }
-    static const char hex[] = "0123456789ABCDEF";
-    char *w = d + dl;
-    for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
-        if (unreserved(*p) || (keep_slash && *p == '/')) {
-            *w++ = (char)*p;
-        } else {
-            *w++ = '%';
-            *w++ = hex[*p >> 4];
-            *w++ = hex[*p & 15];
-        }
-    }
-    *w = '\0';
-    return d;
-}
-
-static char *str_append(char *dst, const char *s)
-{
-    size_t dl = dst ? strlen(dst) : 0, n = strlen(s);
-    char *d = realloc(dst, dl + n + 1);
-    if (!d) {
-        free(dst);
-        return NULL;
-    }
-    memcpy(d + dl, s, n + 1);
-    return d;
-}
-
 static void sb_put(s3_sb *b, const char *s, size_t n)
 {
     if (b->oom)
@@ -132,17 +95,15 @@ char *s3_full_key(const s3_map *m, const char *key)
 
 char *s3_url_of(const s3_map *m, const char *fullkey, const char *query)
 {
-    char *u = str_append(NULL, m->cfg.base);
-    if (u)
-        u = str_append(u, "/");
-    if (u)
-        u = s3_enc_append(u, fullkey, 1);
-    if (u && query && *query) {
-        u = str_append(u, "?");
-        if (u)
-            u = str_append(u, query);
+    s3_sb u = {0};
+    s3_sb_add(&u, m->cfg.base);
+    s3_sb_add(&u, "/");
+    s3_sb_enc(&u, fullkey, 1);
+    if (query && *query) {
+        s3_sb_add(&u, "?");
+        s3_sb_add(&u, query);
     }
-    return u;
+    return s3_sb_take(&u);
 }
 
 char *s3_key_url(const s3_map *m, const char *key, const char *query)
@@ -331,15 +292,21 @@ static nczm_status cfg_address(const nczm_url *url, const s3_env *e, s3_cfg *c, 
             const char *ep = e->endpoint;
             int has_scheme = strstr(ep, "://") != NULL;
             https = !has_scheme || strncasecmp(ep, "https://", 8) == 0;
-            if (has_scheme && !https && strncasecmp(ep, "http://", 7) != 0)
+            if (has_scheme && !https && strncasecmp(ep, "http://", 7) != 0) {
+                free(bucket);
                 return nczm_fmterr(errmsg, NCZM_INVAL, "%s: S3 endpoint \"%s\" is not http:// or https://",
                                    loc, ep);
-            base = str_append(NULL, has_scheme ? "" : "https://");
-            base = base ? str_append(base, ep) : NULL;
-            while (base && strlen(base) > 8 && base[strlen(base) - 1] == '/')
-                base[strlen(base) - 1] = '\0';
-            base = base ? str_append(base, "/") : NULL;
-            base = base && bucket ? s3_enc_append(base, bucket, 0) : base;
+            }
+            size_t el = strlen(ep);
+            while (el > 1 && ep[el - 1] == '/')
+                el--;
+            s3_sb b = {0};
+            s3_sb_add(&b, has_scheme ? "" : "https://");
+            sb_put(&b, ep, el);
+            s3_sb_add(&b, "/");
+            if (bucket)
+                s3_sb_enc(&b, bucket, 0);
+            base = s3_sb_take(&b);
         }
     } else {
         char *lab[8];
@@ -363,12 +330,15 @@ static nczm_status cfg_address(const nczm_url *url, const s3_env *e, s3_cfg *c, 
             while (*rest == '/')
                 rest++;
         }
-        base = str_append(NULL, https ? "https://" : "http://");
-        base = base ? str_append(base, hostbuf) : NULL;
-        if (base && !vhost)
-            base = str_append(base, "/");
-        if (base && !vhost && bucket)
-            base = s3_enc_append(base, bucket, 0);
+        s3_sb b = {0};
+        s3_sb_add(&b, https ? "https://" : "http://");
+        s3_sb_add(&b, hostbuf);
+        if (!vhost) {
+            s3_sb_add(&b, "/");
+            if (bucket)
+                s3_sb_enc(&b, bucket, 0);
+        }
+        base = s3_sb_take(&b);
     }
     if (!base || !bucket) {
         free(base);
