@@ -32,6 +32,11 @@ set(CMAKE_INSTALL_RPATH "${HDF5_LIB_DIR}")
 
 pkg_check_modules(JANSSON REQUIRED IMPORTED_TARGET jansson)
 pkg_check_modules(LIBZIP REQUIRED IMPORTED_TARGET libzip)
+# The S3 store: libcurl (SigV4 signing, 7.75 or newer), libxml2 (S3's answers), OpenSSL's
+# libcrypto (payload SHA-256, DeleteObjects' MD5; libcurl links it already).
+pkg_check_modules(LIBCURL REQUIRED IMPORTED_TARGET libcurl>=7.75)
+pkg_check_modules(LIBXML2 REQUIRED IMPORTED_TARGET libxml-2.0)
+find_package(OpenSSL REQUIRED COMPONENTS Crypto)
 
 # Tools used by the tests (from the dependency prefix when there is one).
 find_program(H5DUMP h5dump HINTS "${HDF5_PREFIX}/bin" NO_DEFAULT_PATH)

@@ -30,8 +30,7 @@ static const nczm_driver *driver_for(const nczm_url *url, char errmsg[NCZM_ERRLE
     case NCZM_KIND_ZIP:
         return &nczm_zip_driver;
     case NCZM_KIND_S3:
-        *st = nczm_fmterr(errmsg, NCZM_UNSUPPORTED, "%s: S3 store not built yet", url->location);
-        return NULL;
+        return &nczm_s3_driver;
     case NCZM_KIND_NONE:
         break;
     }
@@ -116,10 +115,11 @@ nczm_status nczm_destroy(const nczm_url *url, char errmsg[NCZM_ERRLEN])
 
 int nczm_probe(const nczm_url *url)
 {
-    if (!url || !url->location || (url->kind != NCZM_KIND_FILE && url->kind != NCZM_KIND_ZIP))
+    if (!url || !url->location)
         return 0;
-    const nczm_driver *drv = url->kind == NCZM_KIND_FILE ? &nczm_file_driver : &nczm_zip_driver;
-    return drv->probe(url) ? 1 : 0;
+    nczm_status st;
+    const nczm_driver *drv = driver_for(url, NULL, &st);
+    return drv && drv->probe(url) ? 1 : 0;
 }
 
 nczm_status nczm_check_parent(const char *path, char errmsg[NCZM_ERRLEN])
@@ -142,6 +142,8 @@ nczm_status nczm_check_parent(const char *path, char errmsg[NCZM_ERRLEN])
 }
 size_t nczm_key_max(const nczm_map *map)
 {
+    if (map && map->key_max)
+        return map->key_max;
     return map && map->drv->key_max ? map->drv->key_max : 1024;
 }
 
@@ -285,6 +287,11 @@ const char *nczm_map_location(const nczm_map *map)
 int nczm_map_readonly(const nczm_map *map)
 {
     return map ? map->readonly : 1;
+}
+
+uint64_t nczm_map_requests(const nczm_map *map)
+{
+    return map ? map->requests : 0;
 }
 
 const char *nczm_errmsg(const nczm_map *map)

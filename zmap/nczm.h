@@ -38,7 +38,7 @@ typedef enum nczm_kind {
     NCZM_KIND_NONE = 0,
     NCZM_KIND_FILE = 1, /* a directory tree */
     NCZM_KIND_ZIP = 2,  /* a zip archive (libzip) */
-    NCZM_KIND_S3 = 3    /* an S3 bucket (libcurl); not built yet */
+    NCZM_KIND_S3 = 3    /* objects below a key prefix in an S3 bucket (libcurl) */
 } nczm_kind;
 
 /* open/create flags */
@@ -64,10 +64,36 @@ typedef struct nczm_url {
     nczm_kind kind;
     char *location; /* malloc'ed */
     char *mode;     /* malloc'ed, never NULL */
+
+    /* S3 options (ignored by the other kinds). Each string is malloc'ed or NULL when unset;
+     * numbers are 0 when unset. nczm_url_parse sets them to unset, then fills s3_profile and
+     * s3_region from the fragment (aws.profile= or awsprofile=, aws.region=) when the URL
+     * carries them; the caller may set any of them before nczm_open/nczm_destroy/nczm_probe
+     * (nczm_url_set, or assign a malloc'ed string after freeing the old one);
+     * nczm_url_clear frees them. Unset ones come from the environment and the AWS files
+     * (nczm_s3cred.c, README "S3"). */
+    char *s3_endpoint;               /* "https://host[:port]" for s3:// names (default AWS) */
+    char *s3_region;                 /* signing region (default: from the host, AWS_REGION, profile) */
+    char *s3_profile;                /* profile in ~/.aws/credentials and ~/.aws/config */
+    char *s3_access_key;             /* with s3_secret_key: credentials that win over all others */
+    char *s3_secret_key;             /* never printed; wiped on nczm_url_clear */
+    char *s3_session_token;          /* temporary credentials (x-amz-security-token) */
+    char *s3_cainfo;                 /* CA bundle file for https (else AWS_CA_BUNDLE, else the system's) */
+    int s3_anonymous;                /* 1: unsigned requests whatever credentials exist (public buckets) */
+    uint64_t s3_multipart_threshold; /* objects of this size or more go up in parts (64 MiB) */
+    unsigned s3_max_keys;            /* keys per listing request (1000, S3's maximum) */
+    unsigned s3_connections;         /* requests in flight per map (16) */
+    unsigned s3_retry_ms;            /* time a failing request is retried for (20000) */
 } nczm_url;
 
 nczm_status nczm_url_parse(const char *name, nczm_url *out, char errmsg[NCZM_ERRLEN]);
 void nczm_url_clear(nczm_url *url);
+/* Sets one S3 option by name, for an info-string parser: endpoint, region, profile,
+ * access_key, secret_key, session_token, cainfo (strings; "" unsets), anonymous (0/1,
+ * true/false, yes/no), multipart_threshold (bytes), max_keys, connections,
+ * retry_seconds. NCZM_INVAL (naming the option, never echoing a secret) for an unknown
+ * name or a bad value. */
+nczm_status nczm_url_set(nczm_url *url, const char *name, const char *value, char errmsg[NCZM_ERRLEN]);
 /* Does a comma-separated mode list contain this word (case-insensitive)? */
 int nczm_mode_has(const char *mode, const char *word);
 
@@ -129,6 +155,16 @@ typedef struct nczm_list {
 } nczm_list;
 nczm_status nczm_search(nczm_map *map, const char *prefix, nczm_list *out);
 void nczm_list_clear(nczm_list *list);
+/* Many searches at once (opening a store without .zmetadata lists every group): for each
+ * request the result nczm_search would give; a remote store sends the listings together.
+ * Each request has its own status and list (the caller clears every list); the call
+ * returns the first failure, and the map's message names the failed prefixes. */
+typedef struct nczm_search_req {
+    const char *prefix; /* in: "" = the root */
+    nczm_list list;     /* out */
+    nczm_status status;
+} nczm_search_req;
+nczm_status nczm_search_many(nczm_map *map, size_t n, nczm_search_req *reqs);
 
 /* Batches: many requests at once. The directory store runs them in a loop; a remote store
  * overlaps them. Each request has its own status; the call returns the first failure
@@ -168,8 +204,8 @@ typedef struct nczm_getinto {
 } nczm_getinto;
 nczm_status nczm_get_into_many(nczm_map *map, size_t n, nczm_getinto *reqs);
 
-/* The longest key this store can hold (S3 allows 1024 bytes, a directory store about
- * 3 KiB, a zip archive 60000). */
+/* The longest key this store can hold (S3 allows 1024 bytes including the store's root
+ * prefix, a directory store about 3 KiB, a zip archive 60000). */
 size_t nczm_key_max(const nczm_map *map);
 nczm_kind nczm_map_kind(const nczm_map *map);
 const char *nczm_map_location(const nczm_map *map);
@@ -178,6 +214,9 @@ int nczm_map_readonly(const nczm_map *map);
  * layers above, may use (nczm_workers.h); 0, the default, means one per core. */
 void nczm_map_set_workers(nczm_map *map, unsigned workers);
 unsigned nczm_map_workers(const nczm_map *map);
+/* HTTP requests this map has sent, retries included (0 for local stores): what opening or
+ * reading a remote store cost. */
+uint64_t nczm_map_requests(const nczm_map *map);
 /* The message of the last failure on this map (never NULL). */
 const char *nczm_errmsg(const nczm_map *map);
 const char *nczm_status_str(nczm_status st);

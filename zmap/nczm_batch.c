@@ -264,3 +264,50 @@ nczm_status nczm_get_into_many(nczm_map *map, size_t n, nczm_getinto *reqs)
     }
     return bst;
 }
+
+nczm_status nczm_search_many(nczm_map *map, size_t n, nczm_search_req *reqs)
+{
+    NCZM_CHECK_MAP(map);
+    if (n == 0)
+        return NCZM_OK;
+    if (!reqs)
+        return nczm_seterr(map, NCZM_INVAL, "%s: search_many: no requests", map->location);
+    size_t first_bad = n;
+    for (size_t i = 0; i < n; i++) {
+        reqs[i].list.count = 0;
+        reqs[i].list.names = NULL;
+        const char *p = reqs[i].prefix;
+        reqs[i].status = p && *p && nczm_key_problem(p) ? NCZM_BADKEY : NCZM_OK;
+        if (!p)
+            reqs[i].prefix = "";
+        if (reqs[i].status != NCZM_OK && first_bad == n)
+            first_bad = i;
+    }
+    nczm_status bst = NCZM_OK;
+    if (map->drv->search_many) {
+        bst = map->drv->search_many(map, n, reqs);
+    } else {
+        nczm_first_err fe = {.have = 0};
+        for (size_t i = 0; i < n; i++) {
+            if (reqs[i].status != NCZM_OK)
+                continue;
+            reqs[i].status = map->drv->search(map, reqs[i].prefix, &reqs[i].list);
+            nczm_first_err_note(&fe, map, reqs[i].status != NCZM_OK);
+        }
+        nczm_first_err_restore(&fe, map);
+    }
+    for (size_t i = 0; i < n; i++) {
+        nczm_status s = reqs[i].status;
+        if (s != NCZM_OK)
+            nczm_list_clear(&reqs[i].list);
+    }
+    for (size_t i = 0; i < n; i++) {
+        nczm_status s = reqs[i].status;
+        if (s == NCZM_OK)
+            continue;
+        if (i == first_bad)
+            nczm_check_key(map, "search", reqs[i].prefix);
+        return s;
+    }
+    return bst;
+}

@@ -68,6 +68,9 @@ typedef struct nczm_driver {
      * (nczm_list_finish does it). */
     nczm_status (*search)(nczm_map *map, const char *prefix, nczm_list *out);
 
+    /* Optional (without it the dispatcher loops over search): same contract as get_many;
+     * a request the driver handles gets its status and, on success, its list. */
+    nczm_status (*search_many)(nczm_map *map, size_t n, nczm_search_req *reqs);
     nczm_status (*get_many)(nczm_map *map, size_t n, nczm_get *reqs); /* optional */
     nczm_status (*put_many)(nczm_map *map, size_t n, nczm_put *reqs); /* optional */
     /* Metadata writes (nczm_commit_many): same contract as put_many, plus durability where
@@ -99,7 +102,10 @@ struct nczm_map {
     char *location; /* malloc'ed; the filesystem path or the URL */
     unsigned flags; /* as passed to nczm_open */
     int readonly;
-    unsigned workers; /* threads a batch may use (nczm_map_set_workers); 0 = default */
+    unsigned workers;  /* threads a batch may use (nczm_map_set_workers); 0 = default */
+    size_t key_max;    /* this map's key limit when smaller than the driver's (S3: the root
+                          prefix counts against S3's 1024 bytes); 0 = drv->key_max */
+    uint64_t requests; /* network requests sent (nczm_map_requests) */
     char errmsg[NCZM_ERRLEN];
 };
 
@@ -130,6 +136,7 @@ static inline void nczm_first_err_restore(const nczm_first_err *fe, nczm_map *ma
 
 extern const nczm_driver nczm_file_driver;
 extern const nczm_driver nczm_zip_driver;
+extern const nczm_driver nczm_s3_driver;
 
 /* Fills the base of a freshly calloc'ed map. NCZM_NOMEM (with errmsg set) on failure. */
 nczm_status nczm_map_init(nczm_map *map, const nczm_driver *drv, const char *location, unsigned flags,

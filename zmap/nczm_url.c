@@ -27,14 +27,41 @@ int nczm_mode_has(const char *mode, const char *word)
     return 0;
 }
 
+/* Frees a string that may hold a secret: its bytes are overwritten first, so that a later
+ * allocation or a core dump does not show it. */
+static void free_secret(char *s)
+{
+    if (s) {
+        explicit_bzero(s, strlen(s));
+        free(s);
+    }
+}
+
+static void s3_opts_init(nczm_url *url)
+{
+    url->s3_endpoint = url->s3_region = url->s3_profile = NULL;
+    url->s3_access_key = url->s3_secret_key = url->s3_session_token = url->s3_cainfo = NULL;
+    url->s3_anonymous = 0;
+    url->s3_multipart_threshold = 0;
+    url->s3_max_keys = url->s3_connections = url->s3_retry_ms = 0;
+}
+
 void nczm_url_clear(nczm_url *url)
 {
     if (!url)
         return;
     free(url->location);
     free(url->mode);
+    free(url->s3_endpoint);
+    free(url->s3_region);
+    free(url->s3_profile);
+    free(url->s3_access_key);
+    free_secret(url->s3_secret_key);
+    free_secret(url->s3_session_token);
+    free(url->s3_cainfo);
     url->location = NULL;
     url->mode = NULL;
+    s3_opts_init(url);
     url->kind = NCZM_KIND_NONE;
 }
 
@@ -127,6 +154,136 @@ static size_t scheme_len(const char *name)
     return strncmp(name + i, "://", 3) == 0 ? i : 0;
 }
 
+/* Replaces a string option: value NULL or "" unsets it. */
+static nczm_status set_str(char **field, const char *value, int secret)
+{
+    char *v = value && *value ? strdup(value) : NULL;
+    if (value && *value && !v)
+        return NCZM_NOMEM;
+    if (secret)
+        free_secret(*field);
+    else
+        free(*field);
+    *field = v;
+    return NCZM_OK;
+}
+
+static int parse_uint(const char *v, uint64_t max, uint64_t *out)
+{
+    if (!v || !isdigit((unsigned char)*v))
+        return -1;
+    uint64_t x = 0;
+    for (; *v; v++) {
+        if (!isdigit((unsigned char)*v) || x > (max - (uint64_t)(*v - '0')) / 10)
+            return -1;
+        x = x * 10 + (uint64_t)(*v - '0');
+    }
+    *out = x;
+    return 0;
+}
+
+static int parse_bool(const char *v)
+{
+    const char *yes[] = {"1", "true", "yes", "on"}, *no[] = {"0", "false", "no", "off", ""};
+    for (size_t i = 0; v && i < 4; i++)
+        if (strcasecmp(v, yes[i]) == 0)
+            return 1;
+    for (size_t i = 0; v && i < 5; i++)
+        if (strcasecmp(v, no[i]) == 0)
+            return 0;
+    return -1;
+}
+
+nczm_status nczm_url_set(nczm_url *url, const char *name, const char *value, char errmsg[NCZM_ERRLEN])
+{
+    if (errmsg)
+        errmsg[0] = '\0';
+    if (!url || !name)
+        return nczm_fmterr(errmsg, NCZM_INVAL, "nczm_url_set: no URL or option name");
+    struct {
+        const char *name;
+        char **field;
+        int secret;
+    } strs[] = {{"endpoint", &url->s3_endpoint, 0},     {"region", &url->s3_region, 0},
+                {"profile", &url->s3_profile, 0},       {"access_key", &url->s3_access_key, 0},
+                {"secret_key", &url->s3_secret_key, 1}, {"session_token", &url->s3_session_token, 1},
+                {"cainfo", &url->s3_cainfo, 0}};
+    for (size_t i = 0; i < sizeof strs / sizeof *strs; i++)
+        if (strcmp(name, strs[i].name) == 0)
+            return set_str(strs[i].field, value, strs[i].secret) == NCZM_OK
+                       ? NCZM_OK
+                       : nczm_fmterr(errmsg, NCZM_NOMEM, "S3 option %s: out of memory", name);
+    uint64_t x = 0;
+    if (strcmp(name, "anonymous") == 0) {
+        int b = parse_bool(value);
+        if (b < 0)
+            return nczm_fmterr(errmsg, NCZM_INVAL,
+                               "S3 option anonymous=\"%s\": not 0/1, true/false or yes/no",
+                               value ? value : "");
+        url->s3_anonymous = b;
+        return NCZM_OK;
+    }
+    if (strcmp(name, "multipart_threshold") == 0 && parse_uint(value, UINT64_MAX, &x) == 0) {
+        url->s3_multipart_threshold = x;
+        return NCZM_OK;
+    }
+    if (strcmp(name, "max_keys") == 0 && parse_uint(value, 1000, &x) == 0) {
+        url->s3_max_keys = (unsigned)x;
+        return NCZM_OK;
+    }
+    if (strcmp(name, "connections") == 0 && parse_uint(value, 1024, &x) == 0) {
+        url->s3_connections = (unsigned)x;
+        return NCZM_OK;
+    }
+    if (strcmp(name, "retry_seconds") == 0 && parse_uint(value, 3600, &x) == 0) {
+        url->s3_retry_ms = (unsigned)(x * 1000);
+        return NCZM_OK;
+    }
+    const char *nums[] = {"multipart_threshold", "max_keys", "connections", "retry_seconds"};
+    for (size_t i = 0; i < 4; i++)
+        if (strcmp(name, nums[i]) == 0)
+            return nczm_fmterr(errmsg, NCZM_INVAL, "S3 option %s=\"%s\": not a number in range", name,
+                               value ? value : "");
+    return nczm_fmterr(errmsg, NCZM_INVAL, "unknown S3 option \"%s\"", name);
+}
+
+/* The S3 keys of a fragment netCDF-C reads too: aws.profile= (its documentation also says
+ * awsprofile=) and aws.region=, case-insensitive, values %-decoded. */
+static nczm_status fragment_s3(const char *frag, nczm_url *out, const char *name, char errmsg[NCZM_ERRLEN])
+{
+    const struct {
+        const char *key;
+        char **field;
+    } keys[] = {{"aws.profile", &out->s3_profile},
+                {"awsprofile", &out->s3_profile},
+                {"aws.region", &out->s3_region},
+                {"awsregion", &out->s3_region}};
+    const char *p = frag;
+    while (*p) {
+        const char *amp = strchr(p, '&');
+        size_t ilen = amp ? (size_t)(amp - p) : strlen(p);
+        const char *eq = memchr(p, '=', ilen);
+        for (size_t i = 0; eq && i < sizeof keys / sizeof *keys; i++) {
+            size_t kl = strlen(keys[i].key);
+            if ((size_t)(eq - p) != kl || strncasecmp(p, keys[i].key, kl) != 0)
+                continue;
+            char *v = dup_range(eq + 1, ilen - kl - 1);
+            if (!v)
+                return nczm_fmterr(errmsg, NCZM_NOMEM, "%s: out of memory", name);
+            if (percent_decode(v) != 0) {
+                free(v);
+                return nczm_fmterr(errmsg, NCZM_INVAL, "%s: bad %%-escape in %s=", name, keys[i].key);
+            }
+            free(*keys[i].field);
+            *keys[i].field = *v ? v : NULL;
+            if (!*v)
+                free(v);
+        }
+        p = amp ? amp + 1 : p + ilen;
+    }
+    return NCZM_OK;
+}
+
 nczm_status nczm_url_parse(const char *name, nczm_url *out, char errmsg[NCZM_ERRLEN])
 {
     if (errmsg)
@@ -136,6 +293,7 @@ nczm_status nczm_url_parse(const char *name, nczm_url *out, char errmsg[NCZM_ERR
     out->kind = NCZM_KIND_NONE;
     out->location = NULL;
     out->mode = NULL;
+    s3_opts_init(out);
     if (!name || !*name)
         return nczm_fmterr(errmsg, NCZM_INVAL, "empty store name");
 
@@ -238,6 +396,10 @@ nczm_status nczm_url_parse(const char *name, nczm_url *out, char errmsg[NCZM_ERR
                : want_file        ? NCZM_KIND_FILE
                : has_zip_ext(loc) ? NCZM_KIND_ZIP
                                   : NCZM_KIND_FILE;
+    }
+    if (kind == NCZM_KIND_S3 && hash && (st = fragment_s3(hash + 1, out, name, errmsg)) != NCZM_OK) {
+        nczm_url_clear(out);
+        goto fail;
     }
     out->kind = kind;
     out->location = loc;

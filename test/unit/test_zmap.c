@@ -3,6 +3,7 @@
  * REQUIRE evaluates its condition twice, so calls with effects are made before it. */
 #include "ncz_test.h"
 #include "nczm.h"
+#include "zmap_conformance.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -53,12 +54,6 @@ static void put_file(const char *path, const char *text)
     }
 }
 
-static int path_exists(const char *path)
-{
-    struct stat sb;
-    return stat(path, &sb) == 0;
-}
-
 static nczm_status open_path(const char *name, unsigned flags, nczm_map **map, char *err)
 {
     nczm_url url;
@@ -89,49 +84,6 @@ static int probe_path(const char *name)
     int r = nczm_probe(&url);
     nczm_url_clear(&url);
     return r;
-}
-
-/* Does the list equal the NULL-terminated names, in order? */
-static int list_is(const nczm_list *l, const char *const *names)
-{
-    size_t n = 0;
-    while (names[n])
-        n++;
-    if (l->count != n)
-        return 0;
-    for (size_t i = 0; i < n; i++)
-        if (strcmp(l->names[i], names[i]) != 0)
-            return 0;
-    return 1;
-}
-
-static int list_has(const nczm_list *l, const char *name)
-{
-    for (size_t i = 0; i < l->count; i++)
-        if (strcmp(l->names[i], name) == 0)
-            return 1;
-    return 0;
-}
-
-static char *list_str(const nczm_list *l)
-{
-    static char buf[2048];
-    size_t o = 0;
-    buf[0] = '\0';
-    for (size_t i = 0; i < l->count && o < sizeof buf - 1; i++)
-        o += (size_t)snprintf(buf + o, sizeof buf - o, "%s%s", i ? "," : "", l->names[i]);
-    return buf;
-}
-
-static int search_is(nczm_map *m, const char *prefix, const char *const *names)
-{
-    nczm_list l = {0, NULL};
-    nczm_status st = nczm_search(m, prefix, &l);
-    int ok = st == NCZM_OK && list_is(&l, names);
-    if (!ok)
-        fprintf(stderr, "  search(\"%s\") = %d [%s]\n", prefix, st, list_str(&l));
-    nczm_list_clear(&l);
-    return ok;
 }
 
 /* ---------------------------------------------------------------- keys and URLs */
@@ -223,272 +175,40 @@ static void test_urls(void)
     CHECK(!nczm_mode_has("", "file"), "empty mode");
     CHECK(!nczm_mode_has(NULL, "file"), "NULL mode");
 
-    /* S3 parses but is not built. */
+    /* S3 options: from the fragment (netCDF-C's keys), and set by name. */
     nczm_url u;
-    nczm_map *m = (nczm_map *)1;
     char err[NCZM_ERRLEN];
-    nczm_status st = nczm_url_parse("s3://bucket/root", &u, err);
-    REQUIRE(st == NCZM_OK, "parse s3");
-    CHECK(nczm_open(&u, 0, &m, err) == NCZM_UNSUPPORTED && m == NULL, "S3 open is unsupported");
-    CHECK(strstr(err, "S3 store not built yet") != NULL, "S3 message: %s", err);
-    CHECK(nczm_destroy(&u, err) == NCZM_UNSUPPORTED, "S3 destroy is unsupported");
-    CHECK(nczm_probe(&u) == 0, "S3 probe is quiet");
+    nczm_status st =
+        nczm_url_parse("s3://bucket/root#mode=nczarr,s3&AWS.PROFILE=lab&aws.region=eu-west-1", &u, err);
+    REQUIRE(st == NCZM_OK, "parse s3 with fragment keys: %s", err);
+    CHECK(u.s3_profile && strcmp(u.s3_profile, "lab") == 0, "aws.profile from the fragment");
+    CHECK(u.s3_region && strcmp(u.s3_region, "eu-west-1") == 0, "aws.region from the fragment");
+    CHECK(!u.s3_endpoint && !u.s3_access_key && !u.s3_secret_key && !u.s3_anonymous, "the rest unset");
+    CHECK(nczm_url_set(&u, "secret_key", "s3cr3tvalue", err) == NCZM_OK &&
+              strcmp(u.s3_secret_key, "s3cr3tvalue") == 0,
+          "set secret_key");
+    CHECK(nczm_url_set(&u, "anonymous", "yes", err) == NCZM_OK && u.s3_anonymous == 1, "set anonymous");
+    CHECK(nczm_url_set(&u, "multipart_threshold", "6291456", err) == NCZM_OK &&
+              u.s3_multipart_threshold == 6291456,
+          "set multipart_threshold");
+    CHECK(nczm_url_set(&u, "retry_seconds", "2", err) == NCZM_OK && u.s3_retry_ms == 2000,
+          "set retry_seconds");
+    CHECK(nczm_url_set(&u, "max_keys", "5000", err) == NCZM_INVAL && strstr(err, "max_keys"),
+          "max_keys range: %s", err);
+    CHECK(nczm_url_set(&u, "anonymous", "maybe", err) == NCZM_INVAL, "anonymous needs a boolean");
+    CHECK(nczm_url_set(&u, "colour", "red", err) == NCZM_INVAL && strstr(err, "colour"), "unknown option");
+    CHECK(nczm_url_set(&u, "profile", "", err) == NCZM_OK && u.s3_profile == NULL, "\"\" unsets");
+    nczm_url_clear(&u);
+    CHECK(u.s3_secret_key == NULL && u.s3_region == NULL && u.location == NULL, "clear frees the options");
+    st = nczm_url_parse("s3://bucket/root#awsprofile=p2", &u, err);
+    CHECK(st == NCZM_OK && u.s3_profile && strcmp(u.s3_profile, "p2") == 0, "awsprofile= (netCDF-C's docs)");
+    nczm_url_clear(&u);
+    st = nczm_url_parse("/tmp/plain.zarr", &u, err);
+    CHECK(st == NCZM_OK && !u.s3_profile && !u.s3_region && !u.s3_cainfo, "a path has no S3 options");
     nczm_url_clear(&u);
 }
 
 /* ---------------------------------------------------------------- both stores */
-
-static void check_bad_keys(nczm_map *m)
-{
-    /* one byte over this store's own limit */
-    static char longkey[65600];
-    size_t lim = nczm_key_max(m);
-    memset(longkey, 'k', lim + 1);
-    longkey[lim + 1] = '\0';
-    const char *bad[] = {"",  "/a",    "a/",      "a//b",        "a/../b", "..",
-                         ".", "a/./b", "ctl\x02", "back\\slash", longkey};
-    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
-        uint64_t len;
-        void *buf;
-        size_t n;
-        char b[4];
-        nczm_list l = {0, NULL};
-        CHECK(nczm_exists(m, bad[i]) == NCZM_BADKEY, "exists bad key #%zu", i);
-        CHECK(nczm_len(m, bad[i], &len) == NCZM_BADKEY, "len bad key #%zu", i);
-        CHECK(nczm_read(m, bad[i], 0, 1, b) == NCZM_BADKEY, "read bad key #%zu", i);
-        CHECK(nczm_read_all(m, bad[i], &buf, &n) == NCZM_BADKEY, "read_all bad key #%zu", i);
-        CHECK(nczm_write(m, bad[i], "x", 1) == NCZM_BADKEY, "write bad key #%zu", i);
-        CHECK(nczm_delete(m, bad[i]) == NCZM_BADKEY, "delete bad key #%zu", i);
-        CHECK(nczm_delete_tree(m, bad[i]) == NCZM_BADKEY, "delete_tree bad key #%zu", i);
-        if (*bad[i])
-            CHECK(nczm_search(m, bad[i], &l) == NCZM_BADKEY && l.count == 0, "search bad key #%zu", i);
-    }
-    nczm_write(m, "a//b", "x", 1);
-    CHECK(strstr(nczm_errmsg(m), "\"a//b\"") && strstr(nczm_errmsg(m), nczm_map_location(m)),
-          "bad key message quotes key and store: %s", nczm_errmsg(m));
-    nczm_write(m, "ctl\x02", "x", 1);
-    CHECK(strstr(nczm_errmsg(m), "\\x02") != NULL, "control byte is escaped in message: %s", nczm_errmsg(m));
-}
-
-static void fill_store(nczm_map *m)
-{
-    CHECK(nczm_write(m, ".zgroup", "{\"zarr_format\": 2}", 18) == NCZM_OK, "write .zgroup: %s",
-          nczm_errmsg(m));
-    CHECK(nczm_write(m, "a/b/c", "0123456789", 10) == NCZM_OK, "write a/b/c: %s", nczm_errmsg(m));
-    CHECK(nczm_write(m, "a/d", "dd", 2) == NCZM_OK, "write a/d: %s", nczm_errmsg(m));
-    CHECK(nczm_write(m, "x", NULL, 0) == NCZM_OK, "write empty x: %s", nczm_errmsg(m));
-}
-
-/* nczm_get_into_many: exact fit, room to spare (a short object), too long, empty, missing,
- * a prefix, bad keys, no buffer. */
-static void check_get_into(nczm_map *m, const char *abc)
-{
-    size_t alen = strlen(abc);
-    char b[5][32];
-    memset(b, '#', sizeof b);
-    nczm_getinto g[6] = {
-        {.key = "a/b/c", .buf = b[0], .cap = alen},     {.key = "a/b/c", .buf = b[1], .cap = sizeof b[1]},
-        {.key = "a/b/c", .buf = b[2], .cap = alen - 1}, {.key = "x", .buf = b[3], .cap = 4},
-        {.key = "missing", .buf = b[4], .cap = 4},      {.key = "a/d", .buf = NULL, .cap = 0},
-    };
-    nczm_status st = nczm_get_into_many(m, 6, g);
-    CHECK(st == NCZM_LONG, "get_into_many reports the long object: %d", st);
-    CHECK(strstr(nczm_errmsg(m), "\"a/b/c\"") != NULL, "long message names the key: %s", nczm_errmsg(m));
-    CHECK(g[0].status == NCZM_OK && g[0].len == alen && memcmp(b[0], abc, alen) == 0 && b[0][alen] == '#',
-          "get_into exact fit: %d", g[0].status);
-    CHECK(g[1].status == NCZM_OK && g[1].len == alen && memcmp(b[1], abc, alen) == 0 && b[1][alen] == '#',
-          "get_into a shorter object than the buffer (no NUL appended)");
-    CHECK(g[2].status == NCZM_LONG && g[2].len == alen, "get_into a longer object: %d len %zu", g[2].status,
-          g[2].len);
-    CHECK(g[3].status == NCZM_OK && g[3].len == 0 && b[3][0] == '#', "get_into an empty object");
-    CHECK(g[4].status == NCZM_NOTFOUND && g[4].len == 0, "get_into a missing key");
-    CHECK(g[5].status == NCZM_LONG && g[5].len == 2, "get_into without room: %d", g[5].status);
-
-    nczm_getinto h[3] = {{.key = "a/b", .buf = b[0], .cap = 32},
-                         {.key = "a//b", .buf = b[1], .cap = 32},
-                         {.key = "a/d", .buf = b[2], .cap = 32}};
-    CHECK(nczm_get_into_many(m, 3, h) == NCZM_BADKEY, "get_into_many with a bad key");
-    CHECK(strstr(nczm_errmsg(m), "a//b") != NULL, "bad key message: %s", nczm_errmsg(m));
-    CHECK(h[0].status == NCZM_NOTFOUND, "get_into of a prefix is not found");
-    CHECK(h[1].status == NCZM_BADKEY && h[2].status == NCZM_OK && h[2].len == 2 && memcmp(b[2], "dd", 2) == 0,
-          "a bad key does not stop the others");
-
-    nczm_getinto nb = {.key = "a/d", .buf = NULL, .cap = 8};
-    CHECK(nczm_get_into_many(m, 1, &nb) == NCZM_INVAL && nb.status == NCZM_INVAL,
-          "get_into without a buffer");
-    CHECK(nczm_get_into_many(m, 0, NULL) == NCZM_OK, "empty get_into batch");
-    CHECK(nczm_get_into_many(m, 1, NULL) == NCZM_INVAL, "get_into_many without requests");
-    CHECK(nczm_get_into_many(NULL, 1, h) == NCZM_INVAL, "get_into_many without a map");
-}
-
-static void check_contents(nczm_map *m, const char *abc)
-{
-    uint64_t len = 99;
-    size_t alen = strlen(abc);
-    CHECK(nczm_exists(m, ".zgroup") == NCZM_OK, "exists .zgroup");
-    CHECK(nczm_exists(m, "a") == NCZM_NOTFOUND, "a prefix is not an object");
-    CHECK(nczm_exists(m, "nope") == NCZM_NOTFOUND, "exists nope");
-    CHECK(nczm_len(m, "a/b/c", &len) == NCZM_OK && len == alen, "len a/b/c = %llu", (unsigned long long)len);
-    CHECK(nczm_len(m, "x", &len) == NCZM_OK && len == 0, "len of empty object");
-    CHECK(nczm_len(m, "a/b", &len) == NCZM_NOTFOUND, "len of a prefix");
-    CHECK(nczm_len(m, "a/zz", &len) == NCZM_NOTFOUND, "len of missing");
-
-    char buf[16] = {0};
-    CHECK(nczm_read(m, "a/b/c", 2, 3, buf) == NCZM_OK && memcmp(buf, abc + 2, 3) == 0, "ranged read: %s",
-          nczm_errmsg(m));
-    CHECK(nczm_read(m, "a/b/c", alen, 0, buf) == NCZM_OK, "empty read at the end");
-    CHECK(nczm_read(m, "a/b/c", alen - 2, 3, buf) == NCZM_SHORT, "read past the end");
-    CHECK(strstr(nczm_errmsg(m), "a/b/c") != NULL, "short message names key: %s", nczm_errmsg(m));
-    CHECK(nczm_read(m, "a/b/c", alen + 5, 0, buf) == NCZM_SHORT, "start past the end");
-    CHECK(nczm_read(m, "a/b", 0, 1, buf) == NCZM_NOTFOUND, "read of a prefix");
-
-    void *data = NULL;
-    size_t n = 0;
-    CHECK(nczm_read_all(m, "a/b/c", &data, &n) == NCZM_OK && n == alen && memcmp(data, abc, n) == 0 &&
-              ((char *)data)[n] == '\0',
-          "read_all a/b/c");
-    free(data);
-    data = NULL;
-    CHECK(nczm_read_all(m, "x", &data, &n) == NCZM_OK && n == 0 && data && ((char *)data)[0] == '\0',
-          "read_all empty object");
-    free(data);
-    data = NULL;
-    CHECK(nczm_read_all(m, "missing/key", &data, &n) == NCZM_NOTFOUND && data == NULL, "read_all missing");
-    CHECK(strstr(nczm_errmsg(m), nczm_map_location(m)) && strstr(nczm_errmsg(m), "\"missing/key\""),
-          "missing message names store and key: %s", nczm_errmsg(m));
-    CHECK(nczm_read_all(m, "a", &data, &n) == NCZM_NOTFOUND, "read_all of a prefix");
-    check_get_into(m, abc);
-}
-
-static void check_searches(nczm_map *m)
-{
-    CHECK(search_is(m, "", (const char *[]){".zgroup", "a", "x", NULL}), "search root");
-    CHECK(search_is(m, "a", (const char *[]){"b", "d", NULL}), "search a");
-    CHECK(search_is(m, "a/b", (const char *[]){"c", NULL}), "search a/b");
-    CHECK(search_is(m, "nope", (const char *[]){NULL}), "search missing prefix");
-    CHECK(search_is(m, "x", (const char *[]){NULL}), "search of an object");
-}
-
-static void check_batches(nczm_map *m)
-{
-    nczm_get g[3] = {{.key = ".zgroup"}, {.key = "missing"}, {.key = "a/d"}};
-    CHECK(nczm_get_many(m, 3, g) == NCZM_OK, "get_many with a missing key is OK overall");
-    CHECK(g[0].status == NCZM_OK && g[0].len == 18 && strcmp(g[0].buf, "{\"zarr_format\": 2}") == 0, "get 0");
-    CHECK(g[1].status == NCZM_NOTFOUND && g[1].buf == NULL, "get 1 notfound");
-    CHECK(g[2].status == NCZM_OK && g[2].len == 2 && memcmp(g[2].buf, "dd", 2) == 0, "get 2");
-    for (int i = 0; i < 3; i++)
-        free(g[i].buf);
-
-    nczm_get gb[2] = {{.key = "a//b"}, {.key = "a/d"}};
-    CHECK(nczm_get_many(m, 2, gb) == NCZM_BADKEY && gb[0].status == NCZM_BADKEY && gb[1].status == NCZM_OK,
-          "get_many with a bad key");
-    CHECK(strstr(nczm_errmsg(m), "a//b") != NULL, "batch message names the bad key: %s", nczm_errmsg(m));
-    free(gb[1].buf);
-
-    nczm_put p[2] = {{.key = "batch/one", .buf = "1", .len = 1}, {.key = "batch/two", .buf = "22", .len = 2}};
-    CHECK(nczm_put_many(m, 2, p) == NCZM_OK && p[0].status == NCZM_OK && p[1].status == NCZM_OK, "put_many");
-    nczm_put pb[2] = {{.key = "batch/three", .buf = "3", .len = 1}, {.key = "..", .buf = "x", .len = 1}};
-    CHECK(nczm_put_many(m, 2, pb) == NCZM_BADKEY && pb[0].status == NCZM_OK && pb[1].status == NCZM_BADKEY,
-          "put_many with a bad key still writes the good one");
-    CHECK(search_is(m, "batch", (const char *[]){"one", "three", "two", NULL}), "batch writes landed");
-    CHECK(nczm_delete_tree(m, "batch") == NCZM_OK, "delete_tree batch");
-    CHECK(nczm_get_many(m, 0, NULL) == NCZM_OK && nczm_put_many(m, 0, NULL) == NCZM_OK, "empty batches");
-}
-
-static void check_deletes(nczm_map *m)
-{
-    CHECK(nczm_write(m, "t/u/v", "v", 1) == NCZM_OK && nczm_write(m, "t/w", "w", 1) == NCZM_OK, "write t");
-    CHECK(nczm_delete(m, "t/u") == NCZM_NOTFOUND, "delete of a prefix");
-    CHECK(nczm_delete(m, "t/u/v") == NCZM_OK, "delete t/u/v");
-    CHECK(nczm_delete(m, "t/u/v") == NCZM_NOTFOUND, "delete twice");
-    CHECK(search_is(m, "t", (const char *[]){"w", NULL}), "emptied folder is gone");
-    CHECK(nczm_write(m, "t/u/deep/er", "d", 1) == NCZM_OK, "write under t/u again");
-    CHECK(nczm_delete_tree(m, "t") == NCZM_OK, "delete_tree t");
-    CHECK(nczm_exists(m, "t/w") == NCZM_NOTFOUND && nczm_exists(m, "t/u/deep/er") == NCZM_NOTFOUND,
-          "tree is gone");
-    CHECK(search_is(m, "", (const char *[]){".zgroup", "a", "x", NULL}), "root after delete_tree");
-    CHECK(nczm_delete_tree(m, "never/there") == NCZM_OK, "delete_tree of nothing");
-    CHECK(nczm_delete_tree(m, "") == NCZM_BADKEY, "delete_tree of the root is refused");
-    CHECK(nczm_write(m, "solo", "s", 1) == NCZM_OK && nczm_delete_tree(m, "solo") == NCZM_OK &&
-              nczm_exists(m, "solo") == NCZM_NOTFOUND,
-          "delete_tree of an object");
-    /* A key cannot be both an object and a prefix. */
-    CHECK(nczm_write(m, "x/y", "y", 1) != NCZM_OK, "write below an object");
-    CHECK(nczm_write(m, "a", "a", 1) != NCZM_OK, "write over a prefix");
-    CHECK(nczm_exists(m, "a/d") == NCZM_OK, "prefix survived the refused write");
-}
-
-static int content_is(nczm_map *m, const char *key, const char *text)
-{
-    void *buf = NULL;
-    size_t n = 0;
-    int ok = nczm_read_all(m, key, &buf, &n) == NCZM_OK && n == strlen(text) && memcmp(buf, text, n) == 0;
-    free(buf);
-    return ok;
-}
-
-/* nczm_rename_tree and nczm_copy_tree; the store is left as it was found. */
-static void check_renames(nczm_map *m)
-{
-    nczm_status st;
-    CHECK(nczm_write(m, "r/s/t/1", "one", 3) == NCZM_OK && nczm_write(m, "r/s/t/2", "two", 3) == NCZM_OK &&
-              nczm_write(m, "r/s/u", "u", 1) == NCZM_OK && nczm_write(m, "r/v", "v", 1) == NCZM_OK,
-          "write r: %s", nczm_errmsg(m));
-    st = nczm_rename_tree(m, "r/s", "n/m/s2");
-    CHECK(st == NCZM_OK, "rename_tree to new nested parents: %d %s", st, nczm_errmsg(m));
-    CHECK(search_is(m, "n/m/s2", (const char *[]){"t", "u", NULL}), "search at the new place");
-    CHECK(search_is(m, "n/m/s2/t", (const char *[]){"1", "2", NULL}), "search below the new place");
-    CHECK(content_is(m, "n/m/s2/t/1", "one") && content_is(m, "n/m/s2/u", "u"), "read at the new place");
-    CHECK(nczm_exists(m, "r/s/t/1") == NCZM_NOTFOUND && nczm_exists(m, "r/s/u") == NCZM_NOTFOUND,
-          "nothing at the old place");
-    CHECK(search_is(m, "r", (const char *[]){"v", NULL}), "old parent keeps its other children");
-    CHECK(search_is(m, "r/s", (const char *[]){NULL}), "old prefix is gone");
-    if (nczm_map_kind(m) == NCZM_KIND_FILE) {
-        char p[4400];
-        snprintf(p, sizeof p, "%s/r/s", nczm_map_location(m));
-        CHECK(!path_exists(p), "old directory is gone from disk");
-    }
-
-    st = nczm_rename_tree(m, "r/nope", "q");
-    CHECK(st == NCZM_NOTFOUND, "rename_tree of a missing source: %d", st);
-    CHECK(strstr(nczm_errmsg(m), "r/nope") != NULL, "missing source message: %s", nczm_errmsg(m));
-    CHECK(nczm_rename_tree(m, "r/v", "n/m/s2/u") == NCZM_EXISTS, "rename_tree onto an object");
-    CHECK(nczm_rename_tree(m, "r/v", "n") == NCZM_EXISTS, "rename_tree onto a prefix");
-    CHECK(strstr(nczm_errmsg(m), "exists") != NULL, "exists message: %s", nczm_errmsg(m));
-    CHECK(nczm_rename_tree(m, "n/m", "n/m/x") == NCZM_INVAL, "rename_tree into itself");
-    CHECK(nczm_rename_tree(m, "n/m", "n/m") == NCZM_INVAL, "rename_tree onto itself");
-    CHECK(nczm_rename_tree(m, "r/v", "x/y") == NCZM_INVAL, "rename_tree below an object");
-    CHECK(content_is(m, "r/v", "v") && content_is(m, "n/m/s2/t/2", "two"), "refused renames changed nothing");
-    const char *bad[] = {"", "/a", "a/", "a//b", "a/../b", ".", "ctl\x02", NULL};
-    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
-        CHECK(nczm_rename_tree(m, bad[i], "q") == NCZM_BADKEY, "rename_tree from bad key #%zu", i);
-        CHECK(nczm_rename_tree(m, "r/v", bad[i]) == NCZM_BADKEY, "rename_tree to bad key #%zu", i);
-        CHECK(nczm_copy_tree(m, bad[i], "q") == NCZM_BADKEY, "copy_tree from bad key #%zu", i);
-    }
-    CHECK(nczm_rename_tree(NULL, "a", "b") == NCZM_INVAL, "rename_tree without a map");
-
-    /* One object, and a prefix whose parent prefix disappears with it. */
-    CHECK(nczm_rename_tree(m, "r/v", "r2") == NCZM_OK && content_is(m, "r2", "v"),
-          "rename_tree of an object");
-    CHECK(search_is(m, "r", (const char *[]){NULL}), "emptied parent is gone");
-    /* Moved back, the tree is as usable as before: write into it, then copy it. */
-    CHECK(nczm_rename_tree(m, "n/m/s2", "r/s") == NCZM_OK, "rename_tree back: %s", nczm_errmsg(m));
-    CHECK(search_is(m, "n", (const char *[]){NULL}), "emptied parents of the source are gone");
-    CHECK(nczm_write(m, "r/s/t/3", "three", 5) == NCZM_OK, "write into the moved tree");
-    st = nczm_copy_tree(m, "r/s", "c/s");
-    CHECK(st == NCZM_OK, "copy_tree: %d %s", st, nczm_errmsg(m));
-    CHECK(content_is(m, "c/s/t/1", "one") && content_is(m, "c/s/t/3", "three") && content_is(m, "c/s/u", "u"),
-          "read the copy");
-    CHECK(content_is(m, "r/s/t/1", "one") && content_is(m, "r/s/u", "u"), "the source of a copy stays");
-    CHECK(nczm_copy_tree(m, "r/s", "c/s") == NCZM_EXISTS, "copy_tree onto an existing copy");
-    CHECK(nczm_copy_tree(m, "r/s", "r/s/t") == NCZM_INVAL, "copy_tree into itself");
-    CHECK(nczm_copy_tree(m, "zz", "zy") == NCZM_NOTFOUND, "copy_tree of a missing source");
-
-    CHECK(nczm_delete_tree(m, "r") == NCZM_OK && nczm_delete_tree(m, "r2") == NCZM_OK &&
-              nczm_delete_tree(m, "c") == NCZM_OK,
-          "clean up the renames");
-    CHECK(search_is(m, "", (const char *[]){".zgroup", "a", "x", NULL}), "root after the renames");
-}
 
 /* The whole life of a store of one kind at path (a plain path). */
 static void exercise_store(const char *path, nczm_kind kind, unsigned extra)
