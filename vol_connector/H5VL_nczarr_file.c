@@ -288,6 +288,16 @@ static void opts_from_info(const H5VL_nczarr_info_t *info, ncztr_opts *o)
     o->consolidate = info->consolidate;
     o->ascii_json = info->ascii_json;
     o->ignore_zmetadata = info->ignore_zmetadata;
+    memcpy(o->s3opts, info->s3opts, sizeof o->s3opts);
+}
+
+/* The options of the connector info in a fapl. */
+static const ncztr_opts *fapl_opts(hid_t fapl_id, ncztr_opts *o)
+{
+    H5VL_nczarr_info_t info;
+    H5VL_nczarr_info_from_fapl(fapl_id, &info);
+    opts_from_info(&info, o);
+    return o;
 }
 
 /* A new open of a store (the store's first when st has no opens yet). */
@@ -545,6 +555,7 @@ herr_t H5VL_nczarr_file_specific(void *obj, H5VL_file_specific_args_t *args, hid
     (void)dxpl_id;
     (void)req;
     H5VL_nczarr_obj_t *o = obj;
+    ncztr_opts opts;
     switch (args->op_type) {
     case H5VL_FILE_FLUSH:
         if (!o)
@@ -563,15 +574,16 @@ herr_t H5VL_nczarr_file_specific(void *obj, H5VL_file_specific_args_t *args, hid
     case H5VL_FILE_IS_ACCESSIBLE:
         /* obj is NULL here; netCDF-C asks about every path and URL it opens: say "no"
          * quietly for anything that is not a store of ours. */
-        *args->args.is_accessible.accessible = ncztr_is_store(args->args.is_accessible.filename);
+        *args->args.is_accessible.accessible = ncztr_is_store(
+            args->args.is_accessible.filename, fapl_opts(args->args.is_accessible.fapl_id, &opts));
         return SUCCEED;
     case H5VL_FILE_DELETE:
-        if (!ncztr_is_store(args->args.del.filename))
+        if (!ncztr_is_store(args->args.del.filename, fapl_opts(args->args.del.fapl_id, &opts)))
             return NCZ_PUSH(NCZ_E_NOTFOUND, "cannot delete \"%s\": it is not a Zarr store",
                             args->args.del.filename);
         if (find_open(args->args.del.filename))
             return NCZ_PUSH(NCZ_E_ARGS, "cannot delete \"%s\": it is open", args->args.del.filename);
-        return ncztr_delete_store(args->args.del.filename);
+        return ncztr_delete_store(args->args.del.filename, &opts);
     case H5VL_FILE_IS_EQUAL: {
         H5VL_nczarr_obj_t *o2 = args->args.is_equal.obj2;
         *args->args.is_equal.same_file = o && o2 && o->file->store == o2->file->store;

@@ -1,7 +1,8 @@
 /* Connector info: the options after the connector name in HDF5_VOL_CONNECTOR (or h5dump's
  * --vol-info). Words are separated by spaces or commas, as in netCDF-C's URL modes:
  *   mode=nczarr | mode=zarr (also bare "nczarr"/"zarr"), noxarray, xarray, consolidated,
- *   ignore-zmetadata, zip-root, ascii-json, maxstrlen=N, workers=N. */
+ *   ignore-zmetadata, zip-root, ascii-json, maxstrlen=N, workers=N; for S3 stores endpoint=,
+ *   region=, awsprofile=, anonymous, cainfo=, connections=, retry_seconds=. */
 #include "H5VL_nczarr.h"
 #include "nczm_workers.h"
 
@@ -40,7 +41,7 @@ herr_t H5VL_nczarr_info_free(void *info)
 herr_t H5VL_nczarr_info_to_str(const void *info, char **str)
 {
     const H5VL_nczarr_info_t *i = info;
-    char buf[256];
+    char buf[256 + sizeof i->s3opts];
     if (!i) {
         *str = NULL;
         return SUCCEED;
@@ -59,11 +60,54 @@ herr_t H5VL_nczarr_info_to_str(const void *info, char **str)
     if (i->ignore_zmetadata)
         n += snprintf(buf + n, sizeof buf - (size_t)n, " ignore-zmetadata");
     if (i->workers)
-        snprintf(buf + n, sizeof buf - (size_t)n, " workers=%u", i->workers);
+        n += snprintf(buf + n, sizeof buf - (size_t)n, " workers=%u", i->workers);
+    for (const char *p = i->s3opts; *p;) {
+        const char *e = strchr(p, '\n');
+        size_t len = e ? (size_t)(e - p) : strlen(p);
+        n += snprintf(buf + n, sizeof buf - (size_t)n, " %.*s", (int)len, p);
+        p += len + (e ? 1 : 0);
+    }
     *str = H5allocate_memory(strlen(buf) + 1, 0);
     if (!*str)
         return NCZ_PUSH(NCZ_E_NOMEM, "out of memory");
     strcpy(*str, buf);
+    return SUCCEED;
+}
+
+#define KNOWN                                                                                                \
+    "mode=nczarr, mode=zarr, noxarray, consolidated, ignore-zmetadata, zip-root, ascii-json, maxstrlen=N, "  \
+    "workers=N; S3: endpoint=URL, region=R, awsprofile=P, anonymous, cainfo=FILE, connections=N, "           \
+    "retry_seconds=S"
+
+/* S3 options, kept as "name=value" lines for translate/ to apply to the store's name
+ * (nczm_url_set checks the values). No option carries a secret: credentials come from the
+ * environment or the AWS files, never from the info string, which HDF5 prints. */
+static const char *const s3_names[] = {"endpoint", "region",      "profile",      "anonymous",
+                                       "cainfo",   "connections", "retry_seconds"};
+
+static const char *s3_word(const char *w)
+{
+    if (!strncmp(w, "awsprofile=", 11))
+        return "profile";
+    for (size_t i = 0; i < sizeof s3_names / sizeof *s3_names; i++) {
+        size_t n = strlen(s3_names[i]);
+        if (!strncmp(w, s3_names[i], n) && (w[n] == '=' || (w[n] == '\0' && !strcmp(w, "anonymous"))))
+            return s3_names[i];
+    }
+    return NULL;
+}
+
+static herr_t add_s3(H5VL_nczarr_info_t *info, const char *w)
+{
+    const char *name = s3_word(w), *eq = strchr(w, '=');
+    const char *value = eq ? eq + 1 : "1";
+    size_t used = strlen(info->s3opts);
+    int n = snprintf(info->s3opts + used, sizeof info->s3opts - used, "%s=%s\n", name, value);
+    if (n < 0 || (size_t)n >= sizeof info->s3opts - used) {
+        info->s3opts[used] = '\0';
+        return NCZ_PUSH(NCZ_E_ARGS, "connector option \"%s\": the S3 options are longer than %zu bytes", w,
+                        sizeof info->s3opts - 1);
+    }
     return SUCCEED;
 }
 
@@ -101,11 +145,10 @@ static herr_t apply_word(H5VL_nczarr_info_t *info, const char *w)
             return NCZ_PUSH(NCZ_E_ARGS, "connector option \"%s\": workers must be an integer from 1 to %d", w,
                             NCZM_WORKERS_MAX);
         info->workers = (unsigned)v;
+    } else if (s3_word(w)) {
+        return add_s3(info, w);
     } else
-        return NCZ_PUSH(NCZ_E_ARGS,
-                        "unknown nczarr connector option \"%s\" (known: mode=nczarr, mode=zarr, noxarray, "
-                        "consolidated, ignore-zmetadata, zip-root, ascii-json, maxstrlen=N, workers=N)",
-                        w);
+        return NCZ_PUSH(NCZ_E_ARGS, "unknown nczarr connector option \"%s\" (known: " KNOWN ")", w);
     return SUCCEED;
 }
 
@@ -123,16 +166,13 @@ herr_t H5VL_nczarr_str_to_info(const char *str, void **info)
      * carry "mode=" to the words that follow it. */
     char *save = NULL;
     for (char *w = strtok_r(copy, " \t\n,;", &save); w; w = strtok_r(NULL, " \t\n,;", &save)) {
-        for (char *p = w; *p; p++)
+        /* names are case-insensitive; values (an endpoint, a path, a profile) are not */
+        for (char *p = w; *p && *p != '='; p++)
             *p = (char)tolower((unsigned char)*p);
         if (apply_word(i, w) < 0) {
             /* HDF5 parses HDF5_VOL_CONNECTOR while it initialises itself, when its error
              * stack does not reach the user yet: say it on stderr too, once. */
-            fprintf(
-                stderr,
-                "nczarr: bad connector option \"%s\" in \"%s\" (known: mode=nczarr, mode=zarr, "
-                "noxarray, consolidated, ignore-zmetadata, zip-root, ascii-json, maxstrlen=N, workers=N)\n",
-                w, str);
+            fprintf(stderr, "nczarr: bad connector option \"%s\" in \"%s\" (known: " KNOWN ")\n", w, str);
             free(copy);
             free(i);
             return FAIL;

@@ -38,6 +38,7 @@ typedef struct ncztr_opts {
     bool consolidate;      /* write .zmetadata on flush */
     bool ascii_json;       /* write metadata JSON as ASCII (\\u escapes) */
     bool ignore_zmetadata; /* open without reading .zmetadata: it may be stale */
+    char s3opts[1024];     /* S3 options, "name=value" lines for nczm_url_set */
 } ncztr_opts;
 
 /* ---- nodes ---- */

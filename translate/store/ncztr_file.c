@@ -6,15 +6,38 @@
 #include <stdlib.h>
 #include <string.h>
 
-static herr_t file_new(const char *name, const ncztr_opts *opts, ncztr_file **out)
+/* The store's name, parsed, with the S3 options of the connector info applied. */
+static herr_t parse_name(const char *name, const ncztr_opts *opts, nczm_url *url)
 {
     char emsg[NCZM_ERRLEN];
+    if (nczm_url_parse(name, url, emsg) != NCZM_OK)
+        return NCZ_PUSH(NCZ_E_ARGS, "%s", emsg);
+    for (const char *p = opts ? opts->s3opts : ""; *p;) {
+        const char *e = strchr(p, '\n');
+        size_t len = e ? (size_t)(e - p) : strlen(p);
+        char word[sizeof opts->s3opts];
+        snprintf(word, sizeof word, "%.*s", (int)len, p);
+        p += len + (e ? 1 : 0);
+        char *v = strchr(word, '=');
+        if (!v)
+            continue;
+        *v++ = '\0';
+        if (nczm_url_set(url, word, v, emsg) != NCZM_OK) {
+            nczm_url_clear(url);
+            return NCZ_PUSH(NCZ_E_ARGS, "%s: %s", name, emsg);
+        }
+    }
+    return SUCCEED;
+}
+
+static herr_t file_new(const char *name, const ncztr_opts *opts, ncztr_file **out)
+{
     ncztr_file *f = calloc(1, sizeof *f);
     if (!f)
         return NCZ_PUSH(NCZ_E_NOMEM, "out of memory opening \"%s\"", name);
-    if (nczm_url_parse(name, &f->url, emsg) != NCZM_OK) {
+    if (parse_name(name, opts, &f->url) < 0) {
         free(f);
-        return NCZ_PUSH(NCZ_E_ARGS, "%s", emsg);
+        return FAIL;
     }
     if (opts)
         f->opts = *opts;
@@ -138,23 +161,24 @@ herr_t ncztr_file_close2(ncztr_file *f, bool save)
     return ret;
 }
 
-bool ncztr_is_store(const char *name)
+bool ncztr_is_store(const char *name, const ncztr_opts *opts)
 {
     nczm_url url;
-    char emsg[NCZM_ERRLEN];
-    if (!name || nczm_url_parse(name, &url, emsg) != NCZM_OK)
+    if (!name || parse_name(name, opts, &url) < 0) {
+        H5Eclear2(H5E_DEFAULT);
         return false;
+    }
     bool r = nczm_probe(&url) == 1;
     nczm_url_clear(&url);
     return r;
 }
 
-herr_t ncztr_delete_store(const char *name)
+herr_t ncztr_delete_store(const char *name, const ncztr_opts *opts)
 {
     nczm_url url;
     char emsg[NCZM_ERRLEN];
-    if (nczm_url_parse(name, &url, emsg) != NCZM_OK)
-        return NCZ_PUSH(NCZ_E_ARGS, "%s", emsg);
+    if (parse_name(name, opts, &url) < 0)
+        return FAIL;
     nczm_status st = nczm_destroy(&url, emsg);
     nczm_url_clear(&url);
     if (st != NCZM_OK)

@@ -21,8 +21,8 @@ herr_t ncztr_file_close(ncztr_file *f);
 /* The same, writing nothing when !save (everything was written already). */
 herr_t ncztr_file_close2(ncztr_file *f, bool save);
 /* Quiet check: is `name` an existing store of ours? */
-bool ncztr_is_store(const char *name);
-herr_t ncztr_delete_store(const char *name);
+bool ncztr_is_store(const char *name, const ncztr_opts *opts);
+herr_t ncztr_delete_store(const char *name, const ncztr_opts *opts);
 
 /* Moves/renames a node (identity kept). */
 herr_t ncztr_move(ncztr_obj *o, ncztr_obj *new_parent, const char *new_name);
