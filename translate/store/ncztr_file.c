@@ -3,6 +3,7 @@
 #include "ncztr_store.h"
 #include "ncztr_zmeta.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -149,6 +150,12 @@ herr_t ncztr_file_close2(ncztr_file *f, bool save)
     if (save && !f->readonly && ncztr_save_tree(f) < 0)
         ret = FAIL;
     if (f->map) {
+        /* What a remote store cost: for users weighing an open against netCDF-C's, and for
+         * bench/. URLs are printed without credentials (a name never carries any). */
+        const char *stats = getenv("NCZARR_STATS");
+        if (stats && *stats && strcmp(stats, "0") != 0)
+            fprintf(stderr, "nczarr: %s: %llu requests\n", f->url.location,
+                    (unsigned long long)nczm_map_requests(f->map));
         char emsg[NCZM_ERRLEN] = "";
         nczm_status st = nczm_close_err(f->map, emsg);
         if (st != NCZM_OK && ret == SUCCEED)
