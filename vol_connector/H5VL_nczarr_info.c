@@ -76,14 +76,15 @@ herr_t H5VL_nczarr_info_to_str(const void *info, char **str)
 
 #define KNOWN                                                                                                \
     "mode=nczarr, mode=zarr, noxarray, consolidated, ignore-zmetadata, zip-root, ascii-json, maxstrlen=N, "  \
-    "workers=N; S3: endpoint=URL, region=R, awsprofile=P, anonymous, cainfo=FILE, connections=N, "           \
+    "workers=N; S3: s3root=URL, endpoint=URL, region=R, awsprofile=P, anonymous, cainfo=FILE, "              \
+    "connections=N, "                                                                                        \
     "retry_seconds=S"
 
 /* S3 options, kept as "name=value" lines for translate/ to apply to the store's name
  * (nczm_url_set checks the values). No option carries a secret: credentials come from the
  * environment or the AWS files, never from the info string, which HDF5 prints. */
-static const char *const s3_names[] = {"endpoint", "region",      "profile",      "anonymous",
-                                       "cainfo",   "connections", "retry_seconds"};
+static const char *const s3_names[] = {"endpoint", "region",      "profile",       "anonymous",
+                                       "cainfo",   "connections", "retry_seconds", "s3root"};
 
 static const char *s3_word(const char *w)
 {

@@ -8,10 +8,35 @@
 #include <string.h>
 
 /* The store's name, parsed, with the S3 options of the connector info applied. */
+/* The s3root option puts stores named by plain paths into a bucket: netCDF-C takes every
+ * URL it is given for its own NCZarr, so an unmodified netCDF-4 program reaches S3 through
+ * the connector only under a plain name. The name, less any leading "/" or "./", becomes
+ * the key below the root. NULL when there is no such option or the name is a URL already
+ * (or out of memory: then the name is used as it is and fails as a path). */
+static char *s3root_name(const char *name, const ncztr_opts *opts)
+{
+    const char *r = opts ? strstr(opts->s3opts, "s3root=") : NULL;
+    if (!r || (r != opts->s3opts && r[-1] != '\n') || strstr(name, "://"))
+        return NULL;
+    r += 7;
+    size_t rl = strcspn(r, "\n");
+    while (rl > 0 && r[rl - 1] == '/')
+        rl--;
+    while (*name == '/' || (name[0] == '.' && name[1] == '/'))
+        name += name[0] == '/' ? 1 : 2;
+    char *u = NULL;
+    if (asprintf(&u, "%.*s/%s#mode=nczarr,s3", (int)rl, r, name) < 0)
+        return NULL;
+    return u;
+}
+
 static herr_t parse_name(const char *name, const ncztr_opts *opts, nczm_url *url)
 {
     char emsg[NCZM_ERRLEN];
-    if (nczm_url_parse(name, url, emsg) != NCZM_OK)
+    char *mapped = s3root_name(name, opts);
+    nczm_status pst = nczm_url_parse(mapped ? mapped : name, url, emsg);
+    free(mapped);
+    if (pst != NCZM_OK)
         return NCZ_PUSH(NCZ_E_ARGS, "%s", emsg);
     for (const char *p = opts ? opts->s3opts : ""; *p;) {
         const char *e = strchr(p, '\n');
@@ -20,7 +45,7 @@ static herr_t parse_name(const char *name, const ncztr_opts *opts, nczm_url *url
         snprintf(word, sizeof word, "%.*s", (int)len, p);
         p += len + (e ? 1 : 0);
         char *v = strchr(word, '=');
-        if (!v)
+        if (!v || !strncmp(word, "s3root=", 7))
             continue;
         *v++ = '\0';
         if (nczm_url_set(url, word, v, emsg) != NCZM_OK) {
