@@ -6,6 +6,19 @@ set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 jobs=$(nproc)
 prefix=$("$root/scripts/build.sh" "$root/build" | tail -n 1)
+# The S3 tests' server: packages and the prepared cluster template, once for all builds.
+# Each build's ctest starts its own server (fixture s3.server_start, in BUILD/s3-server) and
+# stops it; on an interruption, what is still running under a build dir is stopped here.
+"$root/scripts/s3-server.sh" setup
+stop_s3_servers() {
+  local d
+  for d in "$root"/build*/s3-server; do
+    [ -d "$d" ] && "$root/scripts/s3-server.sh" stop "$d" || true
+  done
+}
+trap stop_s3_servers EXIT
+trap 'exit 130' INT
+trap 'exit 143' TERM
 print_api() { # HDF5's API suite: counts per category and the failed tests by name
   [ -d "$1/api-results" ] && { echo "-- HDF5 API test suite through the connector --"; cat "$1"/api-results/*.txt; } || true
 }
