@@ -7,6 +7,8 @@
 #   scripts/s3-server.sh start ROOT   a fresh copy of the template in ROOT on free loopback
 #                                     ports (HTTP and HTTPS); writes ROOT/s3.env
 #   scripts/s3-server.sh stop ROOT    stops the daemons started in ROOT (by their pid files)
+#   scripts/s3-server.sh pause ROOT   stops them keeping their data; resume ROOT starts them
+#                                     again on the same ports (a server that goes away)
 #
 # ROOT/s3.env is sourceable and exports:
 #   NCZ_S3_ENDPOINT        http://127.0.0.1:PORT
@@ -473,9 +475,53 @@ cmd_stop() {
   rm -rf "$r/s3.env" "$r/netcdf-s3" "$r/mon" "$r/osd0" "$r/rgw" "$r/aws"
 }
 
+# cmd_pause ROOT: stops the daemons and keeps their data (memstore saves on a clean stop),
+# for a test of a server that goes away in the middle of a write; cmd_resume starts them
+# again on the same ports with that data.
+cmd_pause() {
+  local r=$1
+  [ -f "$r/s3.env" ] || die "$r: no server started there"
+  r=$(cd "$r" && pwd -P)
+  # Test servers stop fast, dropping memstore's data: this one must keep it.
+  sed -i 's/^osd fast shutdown = .*/osd fast shutdown = false/' "$r/ceph.conf"
+  timeout 30 ceph -c "$r/ceph.conf" --connect-timeout 10 tell osd.0 config set osd_fast_shutdown false \
+    >>"$r/log/pause.out" 2>&1 || die "$r: could not make the OSD keep its data"
+  stop_root "$r"
+}
+
+cmd_resume() {
+  local r mon http https booted
+  r=$(cd "$1" && pwd -P)
+  [ -f "$r/s3.env" ] && [ -f "$r/ceph.conf" ] || die "$r: no paused server there"
+  mon=$(sed -n 's/^mon host = v2:127.0.0.1:\([0-9]*\).*/\1/p' "$r/ceph.conf")
+  http=$(sed -n 's/^rgw frontends = beast endpoint=127.0.0.1:\([0-9]*\).*/\1/p' "$r/ceph.conf")
+  https=$(sed -n 's/.* ssl_endpoint=127.0.0.1:\([0-9]*\).*/\1/p' "$r/ceph.conf")
+  [ -n "$mon" ] && [ -n "$http" ] && [ -n "$https" ] || die "$r/ceph.conf: ports not found"
+  local deadline=$((SECONDS + START_TIMEOUT))
+  booted=$(grep -c "state: booting -> active" "$r/log/osd.0.log" 2>/dev/null || true)
+  if ! (
+    launch "$r" mon ceph-mon -c "$r/ceph.conf" -i a || exit 1
+    wait_for "$deadline" "the monitor on port $mon" \
+      eval '[ -n "$(pid_of "$r" mon.a)" ] && holds_port "$(pid_of "$r" mon.a)" "$mon"' || exit 1
+    launch "$r" osd ceph-osd -c "$r/ceph.conf" -i 0 || exit 1
+    wait_for "$deadline" "the OSD to boot" \
+      eval '[ "$(grep -c "state: booting -> active" "$r/log/osd.0.log")" -gt "${booted:-0}" ]' || exit 1
+    launch "$r" rgw radosgw -c "$r/ceph.conf" -n client.rgw || exit 1
+    wait_for "$deadline" "the gateway on ports $http and $https" \
+      eval 'http_up "http://127.0.0.1:$http/" && http_up "https://127.0.0.1:$https/"' || exit 1
+  ); then
+    daemon_logs "$r"
+    stop_root "$r"
+    die "the S3 server in $r did not start again"
+  fi
+  log "S3 server in $r running again: http://127.0.0.1:$http https://127.0.0.1:$https"
+}
+
 case "${1:-}" in
   setup) cmd_setup ;;
   start) [ $# -eq 2 ] || die "usage: $0 start ROOT"; cmd_start "$2" ;;
   stop) [ $# -eq 2 ] || die "usage: $0 stop ROOT"; cmd_stop "$2" ;;
-  *) die "usage: $0 setup | start ROOT | stop ROOT" ;;
+  pause) [ $# -eq 2 ] || die "usage: $0 pause ROOT"; cmd_pause "$2" ;;
+  resume) [ $# -eq 2 ] || die "usage: $0 resume ROOT"; cmd_resume "$2" ;;
+  *) die "usage: $0 setup | start ROOT | stop ROOT | pause ROOT | resume ROOT" ;;
 esac

@@ -4,27 +4,20 @@ target_link_libraries(test_zmap PRIVATE nczm)
 target_include_directories(test_zmap PRIVATE ${PROJECT_SOURCE_DIR}/test/common)
 add_test(NAME unit.zmap COMMAND test_zmap)
 
-# The S3 store against a real server (Ceph RGW): the fixture s3server starts it and writes
-# the s3.env this test reads (NCZ_S3_* variables in the environment win). Without a server
-# the test fails: it never skips.
-if(NOT DEFINED NCZARR_S3_ENV_FILE)
-  set(NCZARR_S3_ENV_FILE "${PROJECT_BINARY_DIR}/s3server/s3.env")
-endif()
+# The S3 store against a real server (Ceph RGW): test/s3/CMakeLists.txt puts these tests on
+# the fixture s3server (nczarr_s3_test), which starts it and writes the s3.env they read.
+# Without a server the test fails: it never skips.
+set(NCZARR_S3_ENV_FILE "${PROJECT_BINARY_DIR}/s3-server/s3.env")
 add_executable(test_zmap_s3 ${CMAKE_CURRENT_LIST_DIR}/test_zmap_s3.c)
 target_link_libraries(test_zmap_s3 PRIVATE nczm)
 target_include_directories(test_zmap_s3 PRIVATE ${PROJECT_SOURCE_DIR}/test/common)
 add_test(NAME unit.zmap_s3 COMMAND test_zmap_s3 ${NCZARR_S3_ENV_FILE})
-set_tests_properties(unit.zmap_s3 PROPERTIES FIXTURES_REQUIRED s3server TIMEOUT 300)
+set_tests_properties(unit.zmap_s3 PROPERTIES TIMEOUT 300)
+nczarr_s3_test(unit.zmap_s3)
 if(VALGRIND AND NOT NCZARR_SANITIZE_KIND)
   add_test(NAME valgrind.unit.zmap_s3 COMMAND ${VALGRIND} --leak-check=full --errors-for-leak-kinds=definite
     --suppressions=${PROJECT_SOURCE_DIR}/test/valgrind.supp --error-exitcode=99
     $<TARGET_FILE:test_zmap_s3> ${NCZARR_S3_ENV_FILE})
-  set_tests_properties(valgrind.unit.zmap_s3 PROPERTIES FIXTURES_REQUIRED s3server TIMEOUT 600 LABELS valgrind)
-endif()
-# TEMPORARY (s3drv helper, to be dropped once the real s3server fixture is merged): with
-# -DNCZARR_S3_LOCAL_ENV=/path/to/s3.env of a server started by hand, the fixture copies it
-# where the tests read it.
-if(NCZARR_S3_LOCAL_ENV)
-  add_test(NAME unit.s3server_local COMMAND ${CMAKE_COMMAND} -E copy ${NCZARR_S3_LOCAL_ENV} ${NCZARR_S3_ENV_FILE})
-  set_tests_properties(unit.s3server_local PROPERTIES FIXTURES_SETUP s3server)
+  set_tests_properties(valgrind.unit.zmap_s3 PROPERTIES TIMEOUT 600 LABELS valgrind)
+  nczarr_s3_test(valgrind.unit.zmap_s3)
 endif()
