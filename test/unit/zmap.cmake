@@ -17,7 +17,7 @@ add_test(NAME unit.zmap_s3 COMMAND test_zmap_s3 ${NCZARR_S3_ENV_FILE})
 set_tests_properties(unit.zmap_s3 PROPERTIES FIXTURES_REQUIRED s3server TIMEOUT 300)
 if(VALGRIND AND NOT NCZARR_SANITIZE_KIND)
   add_test(NAME valgrind.unit.zmap_s3 COMMAND ${VALGRIND} --leak-check=full --errors-for-leak-kinds=definite
-    --suppressions=${PROJECT_SOURCE_DIR}/test/valgrind.supp --error-exitcode=99
+    --error-exitcode=99
     $<TARGET_FILE:test_zmap_s3> ${NCZARR_S3_ENV_FILE})
   set_tests_properties(valgrind.unit.zmap_s3 PROPERTIES FIXTURES_REQUIRED s3server TIMEOUT 600 LABELS valgrind)
 endif()
