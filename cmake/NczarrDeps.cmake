@@ -32,9 +32,12 @@ set(CMAKE_INSTALL_RPATH "${HDF5_LIB_DIR}")
 
 pkg_check_modules(JANSSON REQUIRED IMPORTED_TARGET jansson)
 pkg_check_modules(LIBZIP REQUIRED IMPORTED_TARGET libzip)
-# The S3 store: libcurl (SigV4 signing, 7.75 or newer), libxml2 (S3's answers), OpenSSL's
-# libcrypto (payload SHA-256, DeleteObjects' MD5; libcurl links it already).
+# The S3 store: libcurl (SigV4 signing, 7.75 or newer; its headers at build time, the
+# library loaded when an S3 store opens), libxml2 (S3's answers), OpenSSL's libcrypto
+# (payload SHA-256, DeleteObjects' MD5).
 pkg_check_modules(LIBCURL REQUIRED IMPORTED_TARGET libcurl>=7.75)
+# The S3 store dlopens libcurl by its soname (libcurl.so.4 for every libcurl since 7.16).
+set(NCZARR_LIBCURL_SONAME "libcurl.so.4" CACHE STRING "libcurl's soname, loaded when an S3 store opens")
 pkg_check_modules(LIBXML2 REQUIRED IMPORTED_TARGET libxml-2.0)
 find_package(OpenSSL REQUIRED COMPONENTS Crypto)
 

@@ -3,6 +3,7 @@
  *   nczm_s3cred.c   credentials, region and CA from the environment and the AWS files
  *   nczm_s3req.c    one request: curl handle set-up, SigV4, callbacks, status and message
  *   nczm_s3run.c    running requests: curl multi, bounded connections, retries with backoff
+ *   nczm_s3curl.c   libcurl, loaded when the first S3 store opens
  *   nczm_s3xml.c    the XML S3 answers with (libxml2)
  *   nczm_s3.c       the driver: open/create/destroy/probe and single-object calls
  *   nczm_s3batch.c  the batches (get_many, put_many, get_into_many) and their messages
@@ -18,8 +19,58 @@
 
 #include "nczm_impl.h"
 
+/* curl's type-checking macros would stand in the way of the calls through s3_curl below */
+#define CURL_DISABLE_TYPECHECK
 #include <curl/curl.h>
 #include <stdint.h>
+
+/* libcurl's functions, found in libcurl when the first S3 store opens (nczm_s3curl.c). The
+ * macros make the calls below read as plain curl calls. */
+typedef struct s3_curl_api {
+    CURLcode (*global_init)(long);
+    curl_version_info_data *(*version_info)(CURLversion);
+    CURL *(*easy_init)(void);
+    void (*easy_cleanup)(CURL *);
+    void (*easy_reset)(CURL *);
+    CURLcode (*easy_setopt)(CURL *, CURLoption, ...);
+    CURLcode (*easy_getinfo)(CURL *, CURLINFO, ...);
+    const char *(*easy_strerror)(CURLcode);
+    struct curl_slist *(*slist_append)(struct curl_slist *, const char *);
+    void (*slist_free_all)(struct curl_slist *);
+    CURLM *(*multi_init)(void);
+    CURLMcode (*multi_cleanup)(CURLM *);
+    CURLMcode (*multi_setopt)(CURLM *, CURLMoption, ...);
+    CURLMcode (*multi_add_handle)(CURLM *, CURL *);
+    CURLMcode (*multi_remove_handle)(CURLM *, CURL *);
+    CURLMcode (*multi_perform)(CURLM *, int *);
+    CURLMcode (*multi_poll)(CURLM *, struct curl_waitfd[], unsigned int, int, int *);
+    CURLMsg *(*multi_info_read)(CURLM *, int *);
+} s3_curl_api;
+extern s3_curl_api s3_curl;
+/* Loads libcurl (once: s3_global_init calls it); -1 with why set when it cannot. */
+int s3_curl_load(char *why, size_t whylen);
+/* curl.h makes these macros of themselves when type checks are off */
+#undef curl_easy_setopt
+#undef curl_easy_getinfo
+#undef curl_multi_setopt
+#define curl_global_init         s3_curl.global_init
+#define curl_version_info        s3_curl.version_info
+#define curl_easy_init           s3_curl.easy_init
+#define curl_easy_cleanup        s3_curl.easy_cleanup
+#define curl_easy_reset          s3_curl.easy_reset
+#define curl_easy_setopt         s3_curl.easy_setopt
+#define curl_easy_getinfo        s3_curl.easy_getinfo
+#define curl_easy_strerror       s3_curl.easy_strerror
+#define curl_slist_append        s3_curl.slist_append
+#define curl_slist_free_all      s3_curl.slist_free_all
+#define curl_multi_init          s3_curl.multi_init
+#define curl_multi_cleanup       s3_curl.multi_cleanup
+#define curl_multi_setopt        s3_curl.multi_setopt
+#define curl_multi_add_handle    s3_curl.multi_add_handle
+#define curl_multi_remove_handle s3_curl.multi_remove_handle
+#define curl_multi_perform       s3_curl.multi_perform
+#define curl_multi_poll          s3_curl.multi_poll
+#define curl_multi_info_read     s3_curl.multi_info_read
 
 #define S3_KEY_MAX      1024                /* S3's limit on a whole key, the root prefix included */
 #define S3_SINGLE_MAX   ((uint64_t)5 << 30) /* the largest single PUT or CopyObject */

@@ -165,7 +165,7 @@ nczm_status s3_put_many(nczm_map *map, size_t n, nczm_put *reqs)
     }
     size_t k = pending(n, &reqs[0].status, sizeof *reqs, b.idx), nr = 0;
     /* small objects in one run; big ones in parts afterwards, their messages kept here */
-    char(*bigmsg)[NCZM_ERRLEN] = calloc(k ? k : 1, sizeof *bigmsg);
+    char **bigmsg = calloc(k ? k : 1, sizeof *bigmsg);
     if (!bigmsg)
         st = NCZM_NOMEM;
     for (size_t j = 0; j < k && st == NCZM_OK; j++) {
@@ -182,7 +182,7 @@ nczm_status s3_put_many(nczm_map *map, size_t n, nczm_put *reqs)
         if ((uint64_t)p->len >= m->cfg.mpu_threshold && p->len > S3_PART_MIN) {
             p->status = s3_multipart_put(m, p->key, p->buf, p->len);
             if (p->status != NCZM_OK)
-                memcpy(bigmsg[j], m->base.errmsg, NCZM_ERRLEN);
+                bigmsg[j] = strdup(m->base.errmsg); /* NULL: the report gives the status's words */
             b.o[j] = (s3_outcome){p->key, p->status, bigmsg[j]};
             continue;
         }
@@ -195,6 +195,8 @@ nczm_status s3_put_many(nczm_map *map, size_t n, nczm_put *reqs)
     else
         for (size_t j = 0; j < k; j++)
             reqs[b.idx[j]].status = NCZM_NOMEM;
+    for (size_t j = 0; bigmsg && j < k; j++)
+        free(bigmsg[j]);
     free(bigmsg);
     batch_free(&b, nr);
     return st == NCZM_OK ? NCZM_OK : nczm_seterr(&m->base, st, "%s: write: out of memory", m->base.location);

@@ -267,6 +267,9 @@ static nczm_status cfg_address(const nczm_url *url, const s3_env *e, s3_cfg *c, 
                            "the S3 URL");
     if (alen == 0 || alen > 255)
         return nczm_fmterr(errmsg, NCZM_INVAL, "%s: no host or bucket in the URL", loc);
+    /* a query would be taken for part of the key ('?' in a key is written %3F) */
+    if (strchr(path, '?'))
+        return nczm_fmterr(errmsg, NCZM_INVAL, "%s: an S3 store's URL has no query ('?')", loc);
     char hostbuf[256], labbuf[256];
     memcpy(hostbuf, auth, alen);
     hostbuf[alen] = '\0';

@@ -188,7 +188,8 @@ nczm_status s3_env_resolve(const nczm_url *url, s3_env *e, char errmsg[NCZM_ERRL
         pname = "default";
     if ((st = load_profile(pname, &p, where, sizeof where, errmsg)) != NCZM_OK)
         goto done;
-    if (named && !p.found) {
+    /* a profile that is named must exist, unless nothing is to come from it */
+    if (named && !p.found && !url->s3_anonymous && !(url->s3_access_key && url->s3_secret_key)) {
         st =
             nczm_fmterr(errmsg, NCZM_INVAL, "%s: AWS profile \"%s\" (from %s) is in neither %s",
                         url->location, pname, url->s3_profile ? "the store's options" : "AWS_PROFILE", where);

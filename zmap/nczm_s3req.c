@@ -391,6 +391,7 @@ void s3_req_judge(s3_map *m, s3_req *r)
     answer_code(r, code, sizeof code, smsg, sizeof smsg);
     nczm_status st = NCZM_IO;
     const char *hint = "";
+    char credhint[200];
     switch (r->http) {
     case 404:
         st = NCZM_NOTFOUND;
@@ -404,6 +405,9 @@ void s3_req_judge(s3_map *m, s3_req *r)
         st = NCZM_PERM;
         if (!code[0] && r->method == S3_HEAD)
             hint = " (a HEAD answer has no body to say why: a wrong access or secret key, or no permission)";
+        snprintf(credhint, sizeof credhint, "%s; credentials: %s", hint,
+                 m->cfg.cred_from ? m->cfg.cred_from : "?");
+        hint = credhint;
         break;
     case 416:
         st = NCZM_SHORT;
@@ -420,5 +424,4 @@ void s3_req_judge(s3_map *m, s3_req *r)
     }
     s3_req_fail(m, r, st, "HTTP %ld%s%s%s%s%s%s", r->http, code[0] ? " " : "", code, smsg[0] ? ": " : "",
                 smsg, hint, r->attempts > 1 ? "; gave up after retries" : "");
-    (void)m;
 }

@@ -18,23 +18,26 @@
 #define S3_BACKOFF_MAX  5.0
 
 static pthread_once_t global_once = PTHREAD_ONCE_INIT;
-static CURLcode global_rc;
+static char global_why[256];
 
-/* curl_global_init is not safe to race with another thread's curl calls, libxml2 wants
- * its parser initialised once before threads use it: both once per process. Neither is
- * ever undone, as another library in the process may use them too. */
+/* Loading libcurl, curl_global_init (not safe to race with another thread's curl calls)
+ * and libxml2's parser initialisation: once per process. None is ever undone, as another
+ * library in the process may use them too. */
 static void global_init(void)
 {
-    global_rc = curl_global_init(CURL_GLOBAL_DEFAULT);
+    if (s3_curl_load(global_why, sizeof global_why) != 0)
+        return;
+    CURLcode rc = curl_global_init(CURL_GLOBAL_DEFAULT);
+    if (rc != CURLE_OK)
+        snprintf(global_why, sizeof global_why, "libcurl initialisation failed: %s", curl_easy_strerror(rc));
     xmlInitParser();
 }
 
 nczm_status s3_global_init(char errmsg[NCZM_ERRLEN])
 {
     pthread_once(&global_once, global_init);
-    if (global_rc != CURLE_OK)
-        return nczm_fmterr(errmsg, NCZM_IO, "libcurl initialisation failed: %s",
-                           curl_easy_strerror(global_rc));
+    if (global_why[0])
+        return nczm_fmterr(errmsg, NCZM_UNSUPPORTED, "S3 stores need libcurl: %s", global_why);
     curl_version_info_data *v = curl_version_info(CURLVERSION_NOW);
     if (!v || v->version_num < 0x074b00)
         return nczm_fmterr(errmsg, NCZM_UNSUPPORTED, "S3 needs libcurl 7.75 or newer (AWS SigV4), this is %s",

@@ -247,6 +247,8 @@ static void test_names(void)
     CHECK(open_s3(name_of(endpoint, bucket, "a/../b"), NULL, NCZM_CREATE, &m, err) == NCZM_BADKEY &&
               strstr(err, ".."),
           "root key with ..: %s", err);
+    st = open_s3("http://127.0.0.1:1/b/k?x=1#mode=nczarr,s3", NULL, NCZM_CREATE, &m, err);
+    CHECK(st == NCZM_INVAL && strstr(err, "query"), "a query in the URL: %s", err);
     st = open_s3("http://user:pw@127.0.0.1:1/b/k#mode=nczarr,s3", NULL, NCZM_CREATE, &m, err);
     CHECK(st == NCZM_INVAL && !strstr(err, "pw"), "credentials in the URL: %s", err);
 }

@@ -16,7 +16,7 @@ set_tests_properties(unit.zmap_s3 PROPERTIES TIMEOUT 300)
 nczarr_s3_test(unit.zmap_s3)
 if(VALGRIND AND NOT NCZARR_SANITIZE_KIND)
   add_test(NAME valgrind.unit.zmap_s3 COMMAND ${VALGRIND} --leak-check=full --errors-for-leak-kinds=definite
-    --suppressions=${PROJECT_SOURCE_DIR}/test/valgrind.supp --error-exitcode=99
+    --error-exitcode=99
     $<TARGET_FILE:test_zmap_s3> ${NCZARR_S3_ENV_FILE})
   set_tests_properties(valgrind.unit.zmap_s3 PROPERTIES TIMEOUT 600 LABELS valgrind)
   nczarr_s3_test(valgrind.unit.zmap_s3)

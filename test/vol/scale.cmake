@@ -19,6 +19,6 @@ endforeach()
 nczarr_vol_test(test_vol_zmeta)
 if(VALGRIND AND NOT NCZARR_SANITIZE)
   add_test(NAME valgrind.test_vol_zmeta COMMAND ${VALGRIND} --leak-check=full --errors-for-leak-kinds=definite
-    --suppressions=${PROJECT_SOURCE_DIR}/test/valgrind.supp --error-exitcode=9 -q $<TARGET_FILE:test_vol_zmeta>)
+    --error-exitcode=9 -q $<TARGET_FILE:test_vol_zmeta>)
   set_tests_properties(valgrind.test_vol_zmeta PROPERTIES ENVIRONMENT "${NCZARR_ENV}" LABELS valgrind)
 endif()
