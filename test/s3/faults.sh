@@ -63,16 +63,18 @@ expect_fail 20 "creating a key with .." "\.\." -- \
   env HDF5_VOL_CONNECTOR=nczarr "$NCZARR_BUILD/examples/write_store" "$NCZ_S3_ENDPOINT/$bucket/x/../y#mode=nczarr,s3"
 
 # The server stopped in the middle of a write.
-bash "$server" start "$own" >"$tmp/start.log" 2>&1 || { cat "$tmp/start.log"; echo "FAIL: second server"; exit 1; }
+timeout 300 bash "$server" start "$own" >"$tmp/start.log" 2>&1 || { cat "$tmp/start.log"; echo "FAIL: second server"; exit 1; }
 own_env=$(bash -c ". '$own/s3.env'; echo \$NCZ_S3_ENDPOINT")
 ourl() { echo "$own_env/$bucket/$1#mode=nczarr,s3"; }
-"$w" create "$(ourl closed)" 1 4 && "$w" write "$(ourl closed)" 0 1 || { echo "FAIL: writing the closed store"; exit 1; }
-"$w" create "$(ourl big)" 1 4000 || { echo "FAIL: creating the big store"; exit 1; }
+# every step bounded: a hang is a failure with a message, not the test's timeout
+timeout 120 "$w" create "$(ourl closed)" 1 4 && timeout 120 "$w" write "$(ourl closed)" 0 1 ||
+  { echo "FAIL: writing the closed store"; exit 1; }
+timeout 120 "$w" create "$(ourl big)" 1 4000 || { echo "FAIL: creating the big store"; exit 1; }
 t0=$SECONDS
 NCZM_S3_RETRY_SECONDS=5 timeout 120 "$w" write "$(ourl big)" 0 1 >"$tmp/out" 2>&1 &
 writer=$!
 sleep 1
-bash "$server" pause "$own" >/dev/null 2>&1
+timeout 120 bash "$server" pause "$own" >"$tmp/pause.log" 2>&1 || { cat "$tmp/pause.log"; echo "FAIL: pausing the server"; exit 1; }
 rc=0
 wait "$writer" || rc=$?
 took=$((SECONDS - t0))
@@ -87,9 +89,9 @@ elif ! grep -qE "127\.0\.0\.1" "$tmp/out"; then
 else
   echo "ok: server stopped mid-write: the writer failed (exit $rc) in ${took}s: $(grep -m1 -oE '[^:]*127\.0\.0\.1[^ ]*[^:]*' "$tmp/out")"
 fi
-bash "$server" resume "$own" >"$tmp/resume.log" 2>&1 || { cat "$tmp/resume.log"; echo "FAIL: restarting the server"; exit 1; }
+timeout 180 bash "$server" resume "$own" >"$tmp/resume.log" 2>&1 || { cat "$tmp/resume.log"; echo "FAIL: restarting the server"; exit 1; }
 own_env=$(bash -c ". '$own/s3.env'; echo \$NCZ_S3_ENDPOINT")
-if "$w" verify "$(ourl closed)" 1; then
+if timeout 120 "$w" verify "$(ourl closed)" 1; then
   echo "ok: the store closed before the stop reads back whole"
 else
   echo "FAIL: the store closed before the stop does not read back"
