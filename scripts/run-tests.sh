@@ -12,7 +12,7 @@ prefix=$("$root/scripts/build.sh" "$root/build" | tail -n 1)
 "$root/scripts/s3-server.sh" setup
 stop_s3_servers() {
   local d
-  for d in "$root"/build*/s3-server; do
+  for d in "$root"/build*/s3-server "$root"/build*/s3-server-faults; do
     [ -d "$d" ] && "$root/scripts/s3-server.sh" stop "$d" || true
   done
 }

@@ -13,7 +13,9 @@ server="$here/../../scripts/s3-server.sh"
 export AWS_ACCESS_KEY_ID=$NCZ_S3_ACCESS_KEY AWS_SECRET_ACCESS_KEY=$NCZ_S3_SECRET_KEY
 export AWS_REGION=$NCZ_S3_REGION AWS_CA_BUNDLE=$NCZ_S3_CA
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/nczarr-s3f.XXXXXX")
-own=$tmp/server
+# A fixed root in the build tree: a server left by a run that was killed (ctest's timeout
+# gives no trap a chance) is stopped by the next start there, or by scripts/run-tests.sh.
+own=$NCZARR_BUILD/s3-server-faults
 trap 'bash "$server" stop "$own" >/dev/null 2>&1 || true; rm -rf "$tmp"' EXIT
 w="$NCZARR_BUILD/test/interop_multiproc_writer"
 bucket=faults-$$-$RANDOM
