@@ -16,7 +16,40 @@
 typedef struct loader {
     ncztr_file *f;
     ncztr_zmeta *cons; /* the .zmetadata, or NULL */
+    /* The listings of the child groups of the batch being loaded, made together before
+     * they are walked one after another (a remote store overlaps them): entries are taken
+     * by the group's load_children. */
+    nczm_search_req *pre;
+    size_t npre;
 } loader;
+
+/* The prefetched listing of key, moved into *out; false when there is none (or it failed:
+ * the caller then lists by itself, with its own error handling). */
+static bool take_listing(loader *L, const char *key, nczm_list *out)
+{
+    for (size_t i = 0; i < L->npre; i++)
+        if (L->pre[i].prefix && !strcmp(L->pre[i].prefix, key) && L->pre[i].status == NCZM_OK) {
+            *out = L->pre[i].list;
+            memset(&L->pre[i].list, 0, sizeof L->pre[i].list);
+            L->pre[i].status = NCZM_NOTFOUND; /* taken */
+            return true;
+        }
+    return false;
+}
+
+/* Will loading this group list it? Pure Zarr groups are always listed; an NCZarr group
+ * only when its _nczarr_group names children. */
+static bool lists_children(const json_t *zattrs)
+{
+    const json_t *ng = zattrs ? json_object_get(zattrs, "_nczarr_group") : NULL;
+    if (!json_is_object(ng))
+        return true;
+    const char *lists[] = {"arrays", "vars", "groups", "hdf5_arrays"};
+    for (size_t i = 0; i < sizeof lists / sizeof *lists; i++)
+        if (json_array_size(json_object_get(ng, lists[i])) > 0)
+            return true;
+    return false;
+}
 
 /* Reads keys (NULL ones skipped) from the store itself: see get_json_many. An object the
  * store refuses or cannot read whole (a link out of the store, a damaged zip entry) is as
@@ -219,6 +252,8 @@ static herr_t list_pure(loader *L, const char *key, nczm_list *names)
 {
     if (L->cons)
         return ncztr_zmeta_children(L->cons, key, names);
+    if (take_listing(L, key, names))
+        return SUCCEED;
     if (nczm_search(L->f->map, key, names) != NCZM_OK)
         return NCZ_PUSH(NCZ_E_STORE, "cannot list \"%s\": %s", *key ? key : "/", nczm_errmsg(L->f->map));
     return SUCCEED;
@@ -252,6 +287,38 @@ static bool listed(const nczm_list *l, const char *name)
     return false;
 }
 
+/* The listings that loading the child groups among children [b, b + m) will need, made in
+ * one nczm_search_many (for each child: js/errs as load_batch read them). A listing that
+ * fails is left to the group's own load to make again and report. */
+static herr_t prefetch_listings(loader *L, const char *key, const child_list *cl, size_t b, size_t m,
+                                json_t **js, char **errs, const bool *absent, nczm_search_req **out,
+                                size_t *nout)
+{
+    size_t n = 0;
+    nczm_search_req *r = calloc(m ? m : 1, sizeof *r);
+    if (!r)
+        return NCZ_PUSH(NCZ_E_NOMEM, "out of memory");
+    for (size_t k = 0; k < m; k++) {
+        const char *nm = cl->names[b + k];
+        bool group = cl->pure ? (js[3 * k] || errs[3 * k]) : b + k >= cl->na;
+        if (nm[0] == '.' || !group || absent[k] || errs[3 * k] || errs[3 * k + 2] ||
+            !lists_children(js[3 * k + 2]))
+            continue;
+        if (!(r[n].prefix = nczm_key_join(key, nm))) {
+            for (size_t i = 0; i < n; i++)
+                free((char *)r[i].prefix);
+            free(r);
+            return NCZ_PUSH(NCZ_E_NOMEM, "out of memory");
+        }
+        n++;
+    }
+    if (n > 0)
+        (void)nczm_search_many(L->f->map, n, r);
+    *out = r;
+    *nout = n;
+    return SUCCEED;
+}
+
 /* Loads children [b, b + m) of cl. */
 static herr_t load_batch(loader *L, ncztr_obj *g, const char *key, const child_list *cl, size_t b, size_t m)
 {
@@ -259,6 +326,8 @@ static herr_t load_batch(loader *L, ncztr_obj *g, const char *key, const child_l
     /* on the heap: groups may nest thousands deep, and this recurses through them */
     char **keys = calloc(3 * m, sizeof *keys), **errs = calloc(3 * m, sizeof *errs);
     json_t **js = calloc(3 * m, sizeof *js);
+    nczm_search_req *pre = NULL, *saved_pre = L->pre;
+    size_t npre = 0, saved_npre = L->npre;
     bool *absent = calloc(m, sizeof *absent);
     if (!keys || !errs || !js || !absent)
         NCZ_GOTO(FAIL, NCZ_E_NOMEM, "out of memory");
@@ -290,6 +359,12 @@ static herr_t load_batch(loader *L, ncztr_obj *g, const char *key, const child_l
     }
     if (get_json_many(L, 3 * m, keys, js, errs) < 0)
         NCZ_GOTO_QUIET(FAIL);
+    if (!L->cons && prefetch_listings(L, key, cl, b, m, js, errs, absent, &pre, &npre) < 0)
+        NCZ_GOTO_QUIET(FAIL);
+    saved_pre = L->pre;
+    saved_npre = L->npre;
+    L->pre = pre;
+    L->npre = npre;
     for (size_t k = 0; k < m; k++) {
         const char *nm = cl->names[b + k];
         json_t *zg = js[3 * k], *za = js[3 * k + 1], *zat = js[3 * k + 2];
@@ -352,6 +427,13 @@ static herr_t load_batch(loader *L, ncztr_obj *g, const char *key, const child_l
         free(ck);
     }
 done:
+    L->pre = saved_pre;
+    L->npre = saved_npre;
+    for (size_t i = 0; i < npre; i++) {
+        free((char *)pre[i].prefix);
+        nczm_list_clear(&pre[i].list);
+    }
+    free(pre);
     for (size_t i = 0; i < 3 * m; i++) {
         free(keys ? keys[i] : NULL);
         json_decref(js ? js[i] : NULL);
@@ -389,7 +471,8 @@ static herr_t load_children(loader *L, ncztr_obj *g, const char *key, size_t na,
         /* One listing of the group instead of a failed read per listed name that is not
          * there (a damaged or hand-edited list can name 100000s). If the store cannot
          * list, every name is probed. */
-        if (cl.n && !L->cons && nczm_search(L->f->map, key, &present) == NCZM_OK)
+        if (cl.n && !L->cons &&
+            (take_listing(L, key, &present) || nczm_search(L->f->map, key, &present) == NCZM_OK))
             cl.present = &present;
     }
     for (size_t i = 0; i < cl.n; i++)
@@ -483,7 +566,7 @@ static herr_t load_stub(ncztr_obj *o);
 herr_t ncztr_load_tree(ncztr_file *f)
 {
     herr_t ret = SUCCEED;
-    loader L = {f, NULL};
+    loader L = {.f = f};
     /* Arrays listed by their group are stubs until first used; the model completes them
      * through this hook, as it cannot call up into the loader. */
     f->hooks.load_stub = load_stub;
@@ -573,7 +656,7 @@ done:
 static herr_t load_stub(ncztr_obj *o)
 {
     herr_t ret = SUCCEED;
-    loader L = {o->file, o->file->old_cons};
+    loader L = {.f = o->file, .cons = o->file->old_cons};
     char *keys[2] = {NULL, NULL}, *errs[2] = {NULL, NULL};
     json_t *js[2] = {NULL, NULL};
     char *key = ncztr_obj_key(o);
