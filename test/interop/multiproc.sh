@@ -20,16 +20,7 @@ for opt in "" consolidated; do
   [ -f "$store/a/.zarray" ] || { echo "FAIL: the connector did not write a Zarr store"; exit 1; }
   [ -z "$opt" ] || [ -f "$store/.zmetadata" ] || { echo "FAIL: no .zmetadata with $opt"; exit 1; }
   meta "$store" >"$tmp/before"
-  pids=()
-  for ((r = 0; r < nproc; r++)); do
-    "$w" write "$store" $r $nproc 2>"$tmp/err$r" &
-    pids+=($!)
-  done
-  status=0
-  for ((r = 0; r < nproc; r++)); do
-    wait "${pids[$r]}" || { echo "FAIL: writer $r:"; cat "$tmp/err$r"; status=1; }
-  done
-  [ "$status" -eq 0 ] || exit 1
+  "$w" writers "$store" $nproc || { echo "FAIL: ${opt:-default}: a writer failed (above)"; exit 1; }
   meta "$store" >"$tmp/after"
   if ! diff "$tmp/before" "$tmp/after"; then
     echo "FAIL: ${opt:-default}: chunk writers rewrote metadata (path inode size, before < after >)"

@@ -3,14 +3,20 @@
  *   multiproc_writer create STORE NPROC NCHUNK   two arrays of NPROC*NCHUNK chunks, unwritten
  *   multiproc_writer write  STORE RANK NPROC     opens read-write, writes chunks RANK,
  *                                                RANK+NPROC, ... of both arrays, closes
+ *   multiproc_writer writers STORE NPROC         runs NPROC "write" processes at once and
+ *                                                waits for them all (exit 1 if any failed)
  *   multiproc_writer verify STORE NPROC          every element is what its writer wrote
  * Chunks are rows of 512 elements: "a" int32, "b" float64 compressed with deflate. Each
  * writer selects its rows with one strided hyperslab, so one H5Dwrite touches NCHUNK
  * chunks. */
 #include <hdf5.h>
+#include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
+
+extern char **environ;
 
 #define COLS 512
 
@@ -134,15 +140,49 @@ static int verify(const char *store, hsize_t nproc)
     return rc;
 }
 
+/* NPROC separate processes (this program again, "write"), as workers of a cluster would be;
+ * this process never initialises HDF5. */
+static int run_writers(const char *self, const char *store, unsigned nproc)
+{
+    pid_t pids[64];
+    int rc = 0;
+    if (nproc == 0 || nproc > 64) {
+        fprintf(stderr, "multiproc_writer: 1 to 64 writers\n");
+        return 2;
+    }
+    for (unsigned r = 0; r < nproc; r++) {
+        char rank[16], n[16];
+        snprintf(rank, sizeof rank, "%u", r);
+        snprintf(n, sizeof n, "%u", nproc);
+        char *args[] = {(char *)self, "write", (char *)store, rank, n, NULL};
+        if (posix_spawn(&pids[r], "/proc/self/exe", NULL, NULL, args, environ) != 0) {
+            fprintf(stderr, "multiproc_writer: cannot start writer %u\n", r);
+            nproc = r;
+            rc = 1;
+            break;
+        }
+    }
+    for (unsigned r = 0; r < nproc; r++) {
+        int st = 0;
+        if (waitpid(pids[r], &st, 0) < 0 || !WIFEXITED(st) || WEXITSTATUS(st) != 0) {
+            fprintf(stderr, "multiproc_writer: writer %u failed (status %d)\n", r, st);
+            rc = 1;
+        }
+    }
+    return rc;
+}
+
 int main(int argc, char **argv)
 {
     if (argc == 5 && !strcmp(argv[1], "create"))
         return create(argv[2], strtoull(argv[3], NULL, 10), strtoull(argv[4], NULL, 10));
     if (argc == 5 && !strcmp(argv[1], "write"))
         return write_rank(argv[2], strtoull(argv[3], NULL, 10), strtoull(argv[4], NULL, 10));
+    if (argc == 4 && !strcmp(argv[1], "writers"))
+        return run_writers(argv[0], argv[2], (unsigned)strtoul(argv[3], NULL, 10));
     if (argc == 4 && !strcmp(argv[1], "verify"))
         return verify(argv[2], strtoull(argv[3], NULL, 10));
     fprintf(stderr, "usage: multiproc_writer create STORE NPROC NCHUNK | write STORE RANK NPROC | "
-                    "verify STORE NPROC\n");
+                    "writers STORE NPROC | verify STORE NPROC\n");
     return 2;
 }

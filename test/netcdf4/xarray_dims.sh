@@ -52,6 +52,7 @@ for cdl in "$here"/cdl/*.cdl; do
     status=1
     continue
   fi
+  assert_store "$tmp/$n.ascii.zarr" "$n (ascii-json)" || { status=1; continue; }
   if LC_ALL=C grep -rlP '[^\x00-\x7f]' "$tmp/$n.ascii.zarr" --include='.z*' >"$tmp/nonascii"; then
     echo "FAIL: $n: ascii-json left non-ASCII metadata: $(cat "$tmp/nonascii")"
     status=1

@@ -34,16 +34,7 @@ for p in meta:
     fs.setxattr(p, nczarrmark="before-writers")
 print(f"marked {len(meta)} metadata objects")
 PY
-  pids=()
-  for ((r = 0; r < nproc; r++)); do
-    "$w" write "$url" $r $nproc 2>"$tmp/err$r" &
-    pids+=($!)
-  done
-  status=0
-  for ((r = 0; r < nproc; r++)); do
-    wait "${pids[$r]}" || { echo "FAIL: writer $r:"; cat "$tmp/err$r"; status=1; }
-  done
-  [ "$status" -eq 0 ] || exit 1
+  "$w" writers "$url" $nproc || { echo "FAIL: ${opt:-default}: a writer failed (above)"; exit 1; }
   py "$key" check $nproc $nchunk <<'PY' || { echo "FAIL: ${opt:-default}: the store on S3"; exit 1; }
 import os, sys
 import numpy as np

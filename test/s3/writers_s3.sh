@@ -38,6 +38,8 @@ for c in "${cases[@]}"; do
   # the program's first argument is the store
   "${cmd[0]}" "$tmp/$n.zarr" "${cmd[@]:1}" >"$tmp/$n.local.log" 2>&1 ||
     { cat "$tmp/$n.local.log"; echo "FAIL: $n: writing the local store"; status=1; continue; }
+  # HDF5 falls back to native HDF5 silently when the connector does not load: a file, then
+  [ -d "$tmp/$n.zarr" ] || { echo "FAIL: $n: not a directory store: the connector did not load"; exit 1; }
   "${cmd[0]}" "$(s3 "$n")" "${cmd[@]:1}" >"$tmp/$n.s3.log" 2>&1 ||
     { cat "$tmp/$n.s3.log"; echo "FAIL: $n: writing to S3"; status=1; continue; }
   (cd "$tmp" && dump "$n.zarr") >"$tmp/$n.local.h5"
