@@ -19,6 +19,13 @@
 #define H5VL_NCZARR_VALUE   391
 #define H5VL_NCZARR_VERSION 1
 
+/* The optional operations of native HDF5 that a Zarr store has no equivalent for. */
+#define NCZ_NATIVE_ONLY(what, op)                                                                            \
+    NCZ_PUSH(NCZ_E_UNSUPPORTED,                                                                              \
+             what " operation %d is specific to native HDF5 files and is not supported on "                  \
+                  "Zarr stores",                                                                             \
+             (int)(op))
+
 /* Connector info: from HDF5_VOL_CONNECTOR="nczarr <options>", --vol-info, or
  * H5Pset_fapl_nczarr-style code. All-zero means the defaults. */
 typedef struct H5VL_nczarr_info_t {

@@ -68,8 +68,5 @@ herr_t H5VL_nczarr_datatype_optional(void *obj, H5VL_optional_args_t *args, hid_
     (void)obj;
     (void)dxpl_id;
     (void)req;
-    return NCZ_PUSH(
-        NCZ_E_UNSUPPORTED,
-        "datatype operation %d is specific to native HDF5 files and is not supported on Zarr stores",
-        args->op_type);
+    return NCZ_NATIVE_ONLY("datatype", args->op_type);
 }

@@ -38,7 +38,7 @@ H5VL_nczarr_obj_t *H5VL_nczarr_obj_new(H5I_type_t type, H5VL_nczarr_file_t *file
     return o;
 }
 
-static void store_release(H5VL_nczarr_store_t *st, herr_t *ret)
+static void store_release(H5VL_nczarr_store_t *st)
 {
     if (--st->rc > 0)
         return;
@@ -52,7 +52,6 @@ static void store_release(H5VL_nczarr_store_t *st, herr_t *ret)
         fprintf(stderr, "nczarr: closing \"%s\" failed:\n", st->name);
         H5Eprint2(H5E_DEFAULT, stderr);
     }
-    (void)ret;
     if (st->fcpl >= 0)
         H5Pclose(st->fcpl);
     H5VL_nczarr_blobs_free(st);
@@ -80,7 +79,6 @@ void H5VL_nczarr_flush_at_exit(void *ctx)
 
 herr_t H5VL_nczarr_file_release(H5VL_nczarr_file_t *f)
 {
-    herr_t ret = SUCCEED;
     if (--f->rc > 0)
         return SUCCEED;
     /* A file still open when the library shuts down (an id or a reference never released:
@@ -104,8 +102,8 @@ release:
         H5Pclose(f->fapl);
     H5VL_nczarr_store_t *st = f->store;
     free(f);
-    store_release(st, &ret);
-    return ret;
+    store_release(st);
+    return SUCCEED;
 }
 
 herr_t H5VL_nczarr_obj_release(H5VL_nczarr_obj_t *o)
@@ -291,6 +289,14 @@ static void opts_from_info(const H5VL_nczarr_info_t *info, ncztr_opts *o)
     memcpy(o->s3opts, info->s3opts, sizeof o->s3opts);
 }
 
+/* The settings of the connector info that apply to an open store. */
+static void apply_info(ncztr_file *tf, const H5VL_nczarr_info_t *info)
+{
+    if (info->maxstrlen)
+        ncztr_file_set_default_maxstrlen(tf, info->maxstrlen);
+    ncztr_file_set_workers(tf, info->workers);
+}
+
 /* The options of the connector info in a fapl. */
 static const ncztr_opts *fapl_opts(hid_t fapl_id, ncztr_opts *o)
 {
@@ -352,8 +358,7 @@ static H5VL_nczarr_file_t *store_wrap(ncztr_file *tf, const char *name, unsigned
     H5VL_nczarr_file_t *f = file_new(st, fapl);
     if (!f) {
         st->rc = 1;
-        herr_t ignored = SUCCEED;
-        store_release(st, &ignored);
+        store_release(st);
     }
     return f;
 }
@@ -395,9 +400,7 @@ void *H5VL_nczarr_file_create(const char *name, unsigned flags, hid_t fcpl_id, h
         H5Pclose(fcpl);
         return NULL;
     }
-    if (info.maxstrlen)
-        ncztr_file_set_default_maxstrlen(tf, info.maxstrlen);
-    ncztr_file_set_workers(tf, info.workers);
+    apply_info(tf, &info);
     /* NCZarr has no place for HDF5's file creation settings (user block, sizes, ...):
      * keep a non-default fcpl so that H5Fget_create_plist returns it after a reopen. */
     if (ncztr_obj_plist_keep(ncztr_file_root(tf), "fcpl", fcpl, H5P_FILE_CREATE_DEFAULT) < 0) {
@@ -435,9 +438,7 @@ void *H5VL_nczarr_file_open(const char *name, unsigned flags, hid_t fapl_id, hid
     opts_from_info(&info, &opts);
     if (ncztr_file_open(name, !rw, &opts, &tf) < 0)
         return NULL;
-    if (info.maxstrlen)
-        ncztr_file_set_default_maxstrlen(tf, info.maxstrlen);
-    ncztr_file_set_workers(tf, info.workers);
+    apply_info(tf, &info);
     hid_t fcpl = ncztr_obj_plist_kept(ncztr_file_root(tf), "fcpl");
     if (fcpl < 0)
         fcpl = H5Pcopy(H5P_FILE_CREATE_DEFAULT);
@@ -599,9 +600,7 @@ herr_t H5VL_nczarr_file_optional(void *obj, H5VL_optional_args_t *args, hid_t dx
     (void)obj;
     (void)dxpl_id;
     (void)req;
-    return NCZ_PUSH(NCZ_E_UNSUPPORTED,
-                    "file operation %d is specific to native HDF5 files and is not supported on Zarr stores",
-                    args->op_type);
+    return NCZ_NATIVE_ONLY("file", args->op_type);
 }
 
 herr_t H5VL_nczarr_file_close(void *obj, hid_t dxpl_id, void **req)

@@ -151,9 +151,7 @@ herr_t H5VL_nczarr_group_optional(void *obj, H5VL_optional_args_t *args, hid_t d
         return SUCCEED;
     }
 #endif
-    return NCZ_PUSH(NCZ_E_UNSUPPORTED,
-                    "group operation %d is specific to native HDF5 files and is not supported on Zarr stores",
-                    args->op_type);
+    return NCZ_NATIVE_ONLY("group", args->op_type);
 }
 
 herr_t H5VL_nczarr_group_close(void *grp, hid_t dxpl_id, void **req)

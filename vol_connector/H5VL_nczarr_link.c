@@ -551,7 +551,5 @@ herr_t H5VL_nczarr_link_optional(void *obj, const H5VL_loc_params_t *loc_params,
     (void)loc_params;
     (void)dxpl_id;
     (void)req;
-    return NCZ_PUSH(NCZ_E_UNSUPPORTED,
-                    "link operation %d is specific to native HDF5 files and is not supported on Zarr stores",
-                    args->op_type);
+    return NCZ_NATIVE_ONLY("link", args->op_type);
 }

@@ -226,23 +226,14 @@ static hid_t native_fapl(hid_t fapl_id)
     return fapl;
 }
 
-/* Closes a plist made here after a native call: H5Pclose, like every public HDF5 call,
- * clears the error stack on entry, where the native connector's messages are. */
-static void close_plist_keep_errors(hid_t plist)
-{
-    hid_t saved = H5Eget_current_stack();
-    H5Pclose(plist);
-    if (saved >= 0)
-        H5Eset_current_stack(saved);
-}
-
 void *H5VL_nczarr_native_file_open(const char *name, unsigned flags, hid_t fapl_id, hid_t dxpl_id, void **req)
 {
     hid_t fapl = native_fapl(fapl_id);
     if (fapl < 0)
         return NULL;
     void *under = H5VLfile_open(name, flags, fapl, dxpl_id, req);
-    close_plist_keep_errors(fapl);
+    /* keeps the native connector's messages (an HDF5 call clears the stack on entry) */
+    H5VL_nczarr_drop_id(fapl, true);
     if (!under)
         NCZ_PUSH(NCZ_E_HDF5, "cannot open the native HDF5 file \"%s\"", name);
     return H5VL_nczarr_native_wrap(under, H5I_FILE);
@@ -346,7 +337,7 @@ herr_t H5VL_nczarr_native_file_specific(void *file, H5VL_file_specific_args_t *a
         if ((*fapl = native_fapl(*fapl)) < 0)
             return FAIL;
         herr_t r = H5VLfile_specific(NULL, nat, &a, dxpl_id, req);
-        close_plist_keep_errors(*fapl);
+        H5VL_nczarr_drop_id(*fapl, true);
         return r;
     }
     herr_t r = H5VLfile_specific(NCZ_UNDER(file), nat, args, dxpl_id, req);

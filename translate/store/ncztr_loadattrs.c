@@ -114,6 +114,9 @@ static herr_t resolve_one(ncztr_obj *o, void *ud)
 
 herr_t ncztr_load_resolve_refs(ncztr_file *f)
 {
+    /* only attributes loaded as holding references wait for ids (load_ref_attr) */
+    if (!f->has_ref_attrs)
+        return SUCCEED;
     return ncztr_tree_walk(f, resolve_one, f);
 }
 

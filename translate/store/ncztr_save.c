@@ -146,23 +146,40 @@ static herr_t resolve_dims(ncztr_obj *o)
     return SUCCEED;
 }
 
-/* netCDF-C's NCZarr and xarray take an array's shape as the length of each of its
- * dimensions ("Invalid dimension size" otherwise), while netCDF-4 and HDF5 let a dataset on
- * an unlimited dimension stay shorter than the dimension (another variable wrote more
- * records). Such an array is given the dimension's length, as netCDF shows it: the records
- * it never wrote read as fill. */
-static void extend_to_dims(ncztr_obj *o)
+/* After resolve_dims, per node: a group drops the anonymous dimensions no array names any
+ * more (their array was deleted, or named a scale's dimension since) and clears the others'
+ * marks for the next save; an array on an unlimited dimension shorter than the dimension
+ * takes its length. netCDF-C's NCZarr and xarray take an array's shape as the length of each
+ * of its dimensions ("Invalid dimension size" otherwise), while netCDF-4 and HDF5 let a
+ * dataset stay shorter (another variable wrote more records): the records it never wrote
+ * read as fill, as netCDF shows them. Pruning a group before its arrays are visited is safe:
+ * only dimensions no array names go. */
+static herr_t settle_dims(ncztr_obj *o, void *ud)
 {
+    (void)ud;
     if (o->deleted)
-        return;
+        return SUCCEED;
     if (o->kind == NCZTR_GROUP) {
-        for (size_t i = 0; i < o->nchildren; i++)
-            extend_to_dims(o->children[i]);
-        return;
+        size_t w = 0;
+        for (size_t i = 0; i < o->ndims; i++) {
+            ncztr_dim d = o->dims[i];
+            if (!d.used && ncztr_ds_is_anonymous(d.name)) {
+                free(d.name);
+                o->attrs_dirty = true;
+                continue;
+            }
+            d.used = false;
+            o->dims[w++] = d;
+        }
+        if (w != o->ndims) {
+            o->ndims = w;
+            nczm_hindex_clear(&o->dim_ix);
+        }
+        return SUCCEED;
     }
     ncztr_array *a = o->arr;
     if (!a || a->load_error || a->scalar || a->dimonly || a->stub || !a->dimrefs)
-        return;
+        return SUCCEED;
     for (int k = 0; k < a->za.rank; k++) {
         if (!a->dimrefs[k] || a->maxdims[k] != H5S_UNLIMITED)
             continue;
@@ -172,31 +189,7 @@ static void extend_to_dims(ncztr_obj *o)
             o->meta_dirty = true;
         }
     }
-}
-
-/* Anonymous dimensions no array names any more (their array was deleted, or named a
- * scale's dimension since) go; the others' marks are cleared for the next save. */
-static void prune_dims(ncztr_obj *g)
-{
-    if (g->deleted || g->kind != NCZTR_GROUP)
-        return;
-    size_t w = 0;
-    for (size_t i = 0; i < g->ndims; i++) {
-        ncztr_dim d = g->dims[i];
-        if (!d.used && ncztr_ds_is_anonymous(d.name)) {
-            free(d.name);
-            g->attrs_dirty = true;
-            continue;
-        }
-        d.used = false;
-        g->dims[w++] = d;
-    }
-    if (w != g->ndims) {
-        g->ndims = w;
-        nczm_hindex_clear(&g->dim_ix);
-    }
-    for (size_t i = 0; i < g->nchildren; i++)
-        prune_dims(g->children[i]);
+    return SUCCEED;
 }
 
 /* ---- JSON builders ---- */
@@ -657,8 +650,8 @@ herr_t ncztr_save_tree(ncztr_file *f)
      * a save derives dimensions and writes .zmetadata from all of them. */
     if (ncztr_tree_load(f->root) < 0 || ncztr_dimscales_derive(f) < 0 || resolve_dims(f->root) < 0)
         NCZ_GOTO_QUIET(FAIL);
-    extend_to_dims(f->root);
-    prune_dims(f->root);
+    if (ncztr_tree_walk(f, settle_dims, NULL) < 0)
+        NCZ_GOTO_QUIET(FAIL);
     ncztr_alias_refresh(f);
     S.cons = f->opts.consolidate;
     if (save_node(&S, f->root) < 0)
