@@ -46,15 +46,6 @@ const char *ncztr_obj_keyname(const ncztr_obj *o)
 
 /* ---- reading the plumbing attributes ---- */
 
-/* An attribute of o by name, without loading anything (o's attributes are in memory). */
-ncztr_attr *ncztr_ds_attr(const ncztr_obj *o, const char *name)
-{
-    for (size_t i = 0; i < o->nattrs; i++)
-        if (strcmp(o->attrs[i]->name, name) == 0)
-            return o->attrs[i];
-    return NULL;
-}
-
 /* The text of a one-element string attribute into buf; false when it is not one. */
 static bool attr_text(const ncztr_attr *a, char *buf, size_t size)
 {
@@ -82,14 +73,14 @@ static bool int_attr(const ncztr_attr *a)
 static bool class_is_scale(const ncztr_obj *o)
 {
     char t[32];
-    return attr_text(ncztr_ds_attr(o, "CLASS"), t, sizeof t) && strcmp(t, "DIMENSION_SCALE") == 0;
+    return attr_text(ncztr_attr_find_loaded(o, "CLASS"), t, sizeof t) && strcmp(t, "DIMENSION_SCALE") == 0;
 }
 
 void ncztr_ds_scale_attrs(const ncztr_obj *o, bool *scale, bool *dimonly)
 {
     char t[128];
     *scale = class_is_scale(o);
-    *dimonly = *scale && attr_text(ncztr_ds_attr(o, "NAME"), t, sizeof t) &&
+    *dimonly = *scale && attr_text(ncztr_attr_find_loaded(o, "NAME"), t, sizeof t) &&
                strncmp(t, NCZTR_DIM_ONLY_TEXT, strlen(NCZTR_DIM_ONLY_TEXT)) == 0;
 }
 
@@ -213,7 +204,7 @@ static herr_t add_made(ncztr_obj *o, const char *name, hid_t type, hid_t space, 
 
 herr_t ncztr_ds_add_text(ncztr_obj *o, const char *name, const char *text)
 {
-    if (ncztr_ds_attr(o, name))
+    if (ncztr_attr_find_loaded(o, name))
         return SUCCEED;
     size_t l = strlen(text) + 1;
     hid_t t = H5Tcopy(H5T_C_S1), s = H5Screate(H5S_SCALAR);
@@ -232,7 +223,7 @@ herr_t ncztr_ds_add_text(ncztr_obj *o, const char *name, const char *text)
 
 static herr_t add_ints(ncztr_obj *o, const char *name, const int *v, size_t n, bool scalar)
 {
-    if (ncztr_ds_attr(o, name))
+    if (ncztr_attr_find_loaded(o, name))
         return SUCCEED;
     hid_t t = H5Tcopy(H5T_NATIVE_INT);
     hid_t s = scalar ? H5Screate(H5S_SCALAR) : H5Screate_simple(1, (hsize_t[]){n}, NULL);
@@ -339,7 +330,7 @@ static herr_t refscan_walk(refscan *r, ncztr_obj *o)
     if (scale)
         return SUCCEED; /* scales are not attached to anything */
     if (!o->synth_pending) {
-        ncztr_attr *dl = ncztr_ds_attr(o, "DIMENSION_LIST");
+        ncztr_attr *dl = ncztr_attr_find_loaded(o, "DIMENSION_LIST");
         if (!dl || !ncztr_type_has_ref(dl->val.type) || H5Tget_class(dl->val.type) != H5T_VLEN)
             return SUCCEED;
         const hvl_t *v = dl->val.data;
@@ -359,7 +350,7 @@ static herr_t add_reflist(ncztr_obj *s, const char *fqn)
 {
     herr_t ret = SUCCEED;
     refscan r = {s, fqn, NULL, 0, 0, false};
-    if (ncztr_ds_attr(s, "REFERENCE_LIST"))
+    if (ncztr_attr_find_loaded(s, "REFERENCE_LIST"))
         return SUCCEED;
     if (refscan_walk(&r, s->file->root) < 0)
         NCZ_GOTO_QUIET(FAIL);
@@ -424,7 +415,7 @@ static herr_t synth_array(ncztr_obj *o)
         sids[k] = s ? s->id : 0;
         any |= s != NULL;
     }
-    if (any && !ncztr_ds_attr(o, "DIMENSION_LIST") && add_dimlist(o, sids, rank) < 0)
+    if (any && !ncztr_attr_find_loaded(o, "DIMENSION_LIST") && add_dimlist(o, sids, rank) < 0)
         NCZ_GOTO_QUIET(FAIL);
 done:
     free(own);

@@ -180,7 +180,7 @@ static herr_t number_one(ncztr_obj *c, dimid_map *m, int *next)
         if (m->scales[i] == c)
             return SUCCEED;
     int id;
-    if (!c->synth_pending && first_int(ncztr_ds_attr(c, "_Netcdf4Dimid"), &id) && id >= 0) {
+    if (!c->synth_pending && first_int(ncztr_attr_find_loaded(c, "_Netcdf4Dimid"), &id) && id >= 0) {
         if (id >= *next)
             *next = id + 1;
     } else {
@@ -305,7 +305,8 @@ static herr_t derive_array_refs(ncztr_obj *o, const dimid_map *m)
         return SUCCEED;
     ncztr_file *f = o->file;
     int rank = a->za.rank;
-    ncztr_attr *dl = ncztr_ds_attr(o, "DIMENSION_LIST"), *co = ncztr_ds_attr(o, "_Netcdf4Coordinates");
+    ncztr_attr *dl = ncztr_attr_find_loaded(o, "DIMENSION_LIST"),
+               *co = ncztr_attr_find_loaded(o, "_Netcdf4Coordinates");
     if (dl && (!ncztr_attr_is_plumbing(o, dl) || H5Tget_class(dl->val.type) != H5T_VLEN ||
                dl->val.nelem != (size_t)rank))
         dl = NULL;

@@ -253,9 +253,14 @@ herr_t ncztr_attr_append(ncztr_obj *o, ncztr_attr *a)
 
 ncztr_attr *ncztr_attr_find(const ncztr_obj *o, const char *name)
 {
-    size_t len = strlen(name);
     if (ncztr_obj_load_attrs(o) < 0)
         return NULL;
+    return ncztr_attr_find_loaded(o, name);
+}
+
+ncztr_attr *ncztr_attr_find_loaded(const ncztr_obj *o, const char *name)
+{
+    size_t len = strlen(name);
     if (o->nattrs >= INDEX_MIN && !o->attr_ix.count)
         build_attr_index((ncztr_obj *)o);
     if (o->attr_ix.count)

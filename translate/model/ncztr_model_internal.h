@@ -188,6 +188,10 @@ herr_t ncztr_attr_set_ncproperties(ncztr_file *f, const ncztr_attr *a);
  * be written again. */
 void ncztr_refattrs_touch(ncztr_file *f);
 
+/* ncztr_attr_find without loading anything: o's attributes as they are in memory
+ * (ncztr_index.c). */
+ncztr_attr *ncztr_attr_find_loaded(const ncztr_obj *o, const char *name);
+
 /* ---- ids (ncztr_ids.c) ---- */
 /* Gives o (when it has none and ids are live) the id of its path as a child of parent
  * (parent NULL: the root; o anonymous: an id of no path) and enters it in the index. */
@@ -220,11 +224,10 @@ herr_t ncztr_dimscales_derive(ncztr_file *f);
 /* Makes every pending attribute of the file, before a scale is renamed or deleted (the
  * arrays that name its dimension must then follow it by id, not by name). */
 herr_t ncztr_dimscales_materialize(ncztr_obj *moved);
-/* Helpers of the two files: a dimension named as netCDF-C names inferred ones; an attribute
- * of o by name without loading anything; "/g/x" for dimension name of group g; whether o's
- * attributes in memory make it a scale and a dimension-only one. */
+/* Helpers of the two files: a dimension named as netCDF-C names inferred ones; "/g/x" for
+ * dimension name of group g; whether o's attributes in memory make it a scale and a
+ * dimension-only one. */
 bool ncztr_ds_is_anonymous(const char *dimname);
-ncztr_attr *ncztr_ds_attr(const ncztr_obj *o, const char *name);
 char *ncztr_ds_dim_fqn(const ncztr_obj *g, const char *name);
 void ncztr_ds_scale_attrs(const ncztr_obj *o, bool *scale, bool *dimonly);
 /* Appends a scalar NUL-terminated string attribute made by the model (not written on
