@@ -23,28 +23,32 @@ hid_t H5VL_nczarr_native_id(void)
     return H5VL_NATIVE;
 }
 
-static void close_under(void *under, H5I_type_t type)
+static herr_t close_under(void *under, H5I_type_t type, hid_t dxpl, void **req)
 {
-    hid_t nat = H5VL_nczarr_native_id(), dxpl = H5P_DATASET_XFER_DEFAULT;
+    hid_t nat = H5VL_nczarr_native_id();
     switch (type) {
     case H5I_FILE:
-        H5VLfile_close(under, nat, dxpl, NULL);
-        break;
+        return H5VLfile_close(under, nat, dxpl, req);
     case H5I_GROUP:
-        H5VLgroup_close(under, nat, dxpl, NULL);
-        break;
+        return H5VLgroup_close(under, nat, dxpl, req);
     case H5I_DATASET:
-        H5VLdataset_close(under, nat, dxpl, NULL);
-        break;
+        return H5VLdataset_close(under, nat, dxpl, req);
     case H5I_ATTR:
-        H5VLattr_close(under, nat, dxpl, NULL);
-        break;
+        return H5VLattr_close(under, nat, dxpl, req);
     case H5I_DATATYPE:
-        H5VLdatatype_close(under, nat, dxpl, NULL);
-        break;
+        return H5VLdatatype_close(under, nat, dxpl, req);
     default:
-        break;
+        return SUCCEED;
     }
+}
+
+herr_t H5VL_nczarr_native_close(void *proxy, H5I_type_t type, hid_t dxpl_id, void **req)
+{
+    herr_t r = close_under(NCZ_UNDER(proxy), type, dxpl_id, req);
+    /* On failure HDF5 keeps the id, and may close it again. */
+    if (r >= 0)
+        free(proxy);
+    return r;
 }
 
 static H5VL_nczarr_native_t *proxy_new(void *under)
@@ -65,7 +69,7 @@ void *H5VL_nczarr_native_wrap(void *under, H5I_type_t type)
         return NULL;
     H5VL_nczarr_native_t *p = proxy_new(under);
     if (!p)
-        close_under(under, type);
+        close_under(under, type, H5P_DATASET_XFER_DEFAULT, NULL);
     return p;
 }
 
@@ -354,11 +358,7 @@ herr_t H5VL_nczarr_native_file_optional(void *file, H5VL_optional_args_t *args, 
 
 herr_t H5VL_nczarr_native_file_close(void *file, hid_t dxpl_id, void **req)
 {
-    herr_t r = H5VLfile_close(NCZ_UNDER(file), H5VL_nczarr_native_id(), dxpl_id, req);
-    /* On failure HDF5 keeps the id, and may close it again. */
-    if (r >= 0)
-        free(file);
-    return r;
+    return H5VL_nczarr_native_close(file, H5I_FILE, dxpl_id, req);
 }
 
 /* ---- introspection ---- */

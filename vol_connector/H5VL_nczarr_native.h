@@ -65,6 +65,9 @@ hid_t H5VL_nczarr_native_id(void);
 /* A new proxy for a native object just opened or created; closes it (by type) when the
  * proxy cannot be allocated. NULL in, NULL out. */
 void *H5VL_nczarr_native_wrap(void *under, H5I_type_t type);
+/* Closes the native object behind a proxy of that type, then frees the proxy (kept when the
+ * close fails: HDF5 keeps the id and may close it again). */
+herr_t H5VL_nczarr_native_close(void *proxy, H5I_type_t type, hid_t dxpl_id, void **req);
 #define NCZ_UNDER(o) (((H5VL_nczarr_native_t *)(o))->under)
 
 #endif

@@ -51,10 +51,7 @@ herr_t H5VL_nczarr_native_group_optional(void *obj, H5VL_optional_args_t *args, 
 
 herr_t H5VL_nczarr_native_group_close(void *grp, hid_t dxpl_id, void **req)
 {
-    herr_t r = H5VLgroup_close(UNDER(grp), NAT, dxpl_id, req);
-    if (r >= 0)
-        free(grp);
-    return r;
+    return H5VL_nczarr_native_close(grp, H5I_GROUP, dxpl_id, req);
 }
 
 /* ---- dataset ---- */
@@ -132,10 +129,7 @@ herr_t H5VL_nczarr_native_dataset_optional(void *obj, H5VL_optional_args_t *args
 
 herr_t H5VL_nczarr_native_dataset_close(void *dset, hid_t dxpl_id, void **req)
 {
-    herr_t r = H5VLdataset_close(UNDER(dset), NAT, dxpl_id, req);
-    if (r >= 0)
-        free(dset);
-    return r;
+    return H5VL_nczarr_native_close(dset, H5I_DATASET, dxpl_id, req);
 }
 
 /* ---- attribute ---- */
@@ -185,10 +179,7 @@ herr_t H5VL_nczarr_native_attr_optional(void *obj, H5VL_optional_args_t *args, h
 
 herr_t H5VL_nczarr_native_attr_close(void *attr, hid_t dxpl_id, void **req)
 {
-    herr_t r = H5VLattr_close(UNDER(attr), NAT, dxpl_id, req);
-    if (r >= 0)
-        free(attr);
-    return r;
+    return H5VL_nczarr_native_close(attr, H5I_ATTR, dxpl_id, req);
 }
 
 /* ---- committed datatype ---- */
@@ -228,10 +219,7 @@ herr_t H5VL_nczarr_native_datatype_optional(void *obj, H5VL_optional_args_t *arg
 
 herr_t H5VL_nczarr_native_datatype_close(void *dt, hid_t dxpl_id, void **req)
 {
-    herr_t r = H5VLdatatype_close(UNDER(dt), NAT, dxpl_id, req);
-    if (r >= 0)
-        free(dt);
-    return r;
+    return H5VL_nczarr_native_close(dt, H5I_DATATYPE, dxpl_id, req);
 }
 
 /* ---- link ---- */
