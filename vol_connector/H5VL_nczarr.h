@@ -148,6 +148,9 @@ herr_t H5VL_nczarr_info_to_str(const void *info, char **str);
 herr_t H5VL_nczarr_str_to_info(const char *str, void **info);
 /* Reads the info of a fapl (defaults when none) into out, and the model options. */
 void H5VL_nczarr_info_from_fapl(hid_t fapl_id, H5VL_nczarr_info_t *out);
+/* H5Iiterate over the id types that H5F_OBJ_* flags in types select (H5Fget_obj_ids of a
+ * store and of a native file); FAIL when an iteration failed. */
+herr_t H5VL_nczarr_iterate_obj_ids(unsigned types, H5I_iterate_func_t cb, void *ud);
 
 /* file (H5VL_nczarr_file.c) */
 void *H5VL_nczarr_file_create(const char *name, unsigned flags, hid_t fcpl_id, hid_t fapl_id, hid_t dxpl_id,

@@ -490,9 +490,8 @@ static herr_t scan_id(hid_t id, void *ud)
     return 0;
 }
 
-static herr_t obj_ids(H5VL_nczarr_file_t *f, unsigned types, size_t max, hid_t *list, size_t *count)
+herr_t H5VL_nczarr_iterate_obj_ids(unsigned types, H5I_iterate_func_t cb, void *ud)
 {
-    idscan_t s = {f, list, max, 0, list == NULL, (types & H5F_OBJ_LOCAL) != 0, H5VL_nczarr_connector_id()};
     static const struct {
         unsigned flag;
         H5I_type_t t;
@@ -501,9 +500,17 @@ static herr_t obj_ids(H5VL_nczarr_file_t *f, unsigned types, size_t max, hid_t *
                {H5F_OBJ_GROUP, H5I_GROUP},
                {H5F_OBJ_DATATYPE, H5I_DATATYPE},
                {H5F_OBJ_ATTR, H5I_ATTR}};
+    herr_t ret = SUCCEED;
     for (size_t i = 0; i < sizeof map / sizeof map[0]; i++)
-        if (types & map[i].flag)
-            H5Iiterate(map[i].t, scan_id, &s);
+        if ((types & map[i].flag) && H5Iiterate(map[i].t, cb, ud) < 0)
+            ret = FAIL;
+    return ret;
+}
+
+static herr_t obj_ids(H5VL_nczarr_file_t *f, unsigned types, size_t max, hid_t *list, size_t *count)
+{
+    idscan_t s = {f, list, max, 0, list == NULL, (types & H5F_OBJ_LOCAL) != 0, H5VL_nczarr_connector_id()};
+    (void)H5VL_nczarr_iterate_obj_ids(types, scan_id, &s);
     if (s.mine >= 0)
         H5VLclose(s.mine);
     *count = s.count_only ? s.n : (s.n < max ? s.n : max);

@@ -271,6 +271,9 @@ typedef struct {
 static herr_t objscan_cb(hid_t id, void *ud)
 {
     objscan_t *s = ud;
+    /* Stop once the list is full, as HDF5 does (the next type's scan too). */
+    if (s->list && s->n >= s->max)
+        return 1;
     if (!H5VL_nczarr_id_is_native(id))
         return 0;
     void *obj = H5VLobject(id);
@@ -291,7 +294,6 @@ static herr_t objscan_cb(hid_t id, void *ud)
     if (s->list && s->n < s->max)
         s->list[s->n] = id;
     s->n++;
-    /* Stop once the list is full, as HDF5 does. */
     return s->list && s->n >= s->max ? 1 : 0;
 }
 
@@ -300,20 +302,8 @@ static herr_t objscan_cb(hid_t id, void *ud)
 static herr_t native_obj_ids(void *file, unsigned types, size_t max, hid_t *list, size_t *count)
 {
     objscan_t s = {file, (types & H5F_OBJ_LOCAL) != 0, list, max, 0};
-    static const struct {
-        unsigned flag;
-        H5I_type_t t;
-    } map[] = {{H5F_OBJ_FILE, H5I_FILE},
-               {H5F_OBJ_DATASET, H5I_DATASET},
-               {H5F_OBJ_GROUP, H5I_GROUP},
-               {H5F_OBJ_DATATYPE, H5I_DATATYPE},
-               {H5F_OBJ_ATTR, H5I_ATTR}};
-    for (size_t i = 0; i < sizeof map / sizeof map[0]; i++) {
-        if (list && s.n >= max)
-            break;
-        if ((types & map[i].flag) && H5Iiterate(map[i].t, objscan_cb, &s) < 0)
-            return NCZ_PUSH(NCZ_E_HDF5, "cannot list the open objects of a native HDF5 file");
-    }
+    if (H5VL_nczarr_iterate_obj_ids(types, objscan_cb, &s) < 0)
+        return NCZ_PUSH(NCZ_E_HDF5, "cannot list the open objects of a native HDF5 file");
     *count = s.n;
     return SUCCEED;
 }
