@@ -100,19 +100,9 @@ static nczm_status root_state(s3_map *m, const char *op, int *state)
     if (st == NCZM_OK)
         st = s3_key_req(m, &r[1], S3_HEAD, op, ".zarray", NULL);
     if (st == NCZM_OK) {
-        s3_sb q = {0};
-        s3_sb_add(&q, "list-type=2&max-keys=1&prefix=");
-        if (*m->cfg.root) {
-            s3_sb_enc(&q, m->cfg.root, 0);
-            s3_sb_add(&q, "%2F");
-        }
-        char *qs = s3_sb_take(&q);
-        r[2].method = S3_GET;
-        r[2].op = op;
-        r[2].key = "";
-        r[2].url = qs ? s3_url_of(m, "", qs) : NULL;
-        free(qs);
-        st = r[2].url ? NCZM_OK : NCZM_NOMEM;
+        char *pre = s3_list_prefix(m, "");
+        st = pre ? s3_list_req(m, &r[2], op, "", pre, 0, 1, NULL) : NCZM_NOMEM;
+        free(pre);
     }
     if (st == NCZM_OK)
         st = s3_run(m, 3, r);
@@ -143,9 +133,7 @@ static nczm_status root_state(s3_map *m, const char *op, int *state)
 /* Every key below the root prefix, deleted (TRUNC, destroy). */
 static nczm_status delete_all(s3_map *m, const char *op)
 {
-    char *fk = s3_full_key(m, "");
-    char *pre = fk && *fk ? nczm_join(fk, "") : fk ? strdup("") : NULL;
-    free(fk);
+    char *pre = s3_list_prefix(m, "");
     if (!pre)
         return oom(m, op, "");
     s3_listing l;

@@ -256,6 +256,13 @@ nczm_status s3_xml_delete_errors(const char *body, size_t len, s3_delerr_fn fn, 
  * '/' when shallow. Failures set the map's errmsg (op and key name what was asked). */
 nczm_status s3_list(s3_map *m, const char *op, const char *key, const char *fullprefix, int shallow,
                     size_t max_total, s3_listing *out);
+/* The request for the next page of a listing below fullprefix, at most want keys (the
+ * first page when out is NULL or holds no continuation token), zeroed first. */
+nczm_status s3_list_req(s3_map *m, s3_req *r, const char *op, const char *key, const char *fullprefix,
+                        int shallow, size_t want, const s3_listing *out);
+/* The full key's prefix for listing below a zmap key ("" = the store's root): "<full key>/",
+ * or "" at the bucket's root. malloc'ed, NULL when out of memory. */
+char *s3_list_prefix(const s3_map *m, const char *key);
 /* Deletes these full S3 keys (DeleteObjects, 1000 a request, several requests at once). */
 nczm_status s3_delete_keys(s3_map *m, const char *op, const char *key, size_t n, char *const *fullkeys);
 nczm_status s3_search(nczm_map *map, const char *prefix, nczm_list *out);

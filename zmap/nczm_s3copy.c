@@ -39,17 +39,10 @@ static nczm_status checks(tree *t)
     if (st == NCZM_OK)
         st = s3_key_req(m, &r[1], S3_HEAD, t->op, t->to, NULL);
     if (st == NCZM_OK) {
-        s3_sb q = {0};
-        s3_sb_add(&q, "list-type=2&max-keys=1&prefix=");
-        s3_sb_enc(&q, t->fto, 0);
-        s3_sb_add(&q, "%2F");
-        char *qs = s3_sb_take(&q);
-        r[2].method = S3_GET;
-        r[2].op = t->op;
-        r[2].key = t->to;
-        r[2].url = qs ? s3_url_of(m, "", qs) : NULL;
-        free(qs);
-        st = r[2].url ? NCZM_OK : NCZM_NOMEM;
+        /* the destination is a non-empty key: its prefix is "<full key>/" */
+        char *pre = s3_list_prefix(m, t->to);
+        st = pre ? s3_list_req(m, &r[2], t->op, t->to, pre, 0, 1, NULL) : NCZM_NOMEM;
+        free(pre);
     }
     size_t k = 0;
     for (const char *p = t->to; st == NCZM_OK && (p = strchr(p, '/')) != NULL; p++, k++) {
