@@ -118,8 +118,6 @@ typedef struct s3_env {
 } s3_env;
 nczm_status s3_env_resolve(const nczm_url *url, s3_env *env, char errmsg[NCZM_ERRLEN]);
 void s3_env_clear(s3_env *env);
-/* A malloc'ed string freed after its bytes are wiped. */
-void s3_free_secret(char *s);
 
 typedef struct s3_map {
     nczm_map base; /* must stay first: the dispatcher frees the block through it */

@@ -123,41 +123,6 @@ void s3_url_display(const char *url, char *out, size_t outlen)
     out[n] = '\0';
 }
 
-/* %XX decoding of a URL part into a fresh string; NULL on a bad escape, %00 or no memory. */
-static char *decode_range(const char *s, size_t n)
-{
-    char *d = malloc(n + 1);
-    if (!d)
-        return NULL;
-    size_t w = 0;
-    for (size_t i = 0; i < n; i++) {
-        if (s[i] != '%') {
-            d[w++] = s[i];
-            continue;
-        }
-        int v = 0;
-        for (int k = 1; k <= 2; k++) {
-            char c = i + (size_t)k < n ? s[i + (size_t)k] : '\0';
-            int x = isdigit((unsigned char)c)    ? c - '0'
-                    : isxdigit((unsigned char)c) ? (tolower((unsigned char)c) - 'a' + 10)
-                                                 : -1;
-            if (x < 0) {
-                free(d);
-                return NULL;
-            }
-            v = v * 16 + x;
-        }
-        if (v == 0) {
-            free(d);
-            return NULL;
-        }
-        d[w++] = (char)v;
-        i += 2;
-    }
-    d[w] = '\0';
-    return d;
-}
-
 /* A bucket name S3 can put in a host name (no dots: a dotted name breaks the certificate's
  * wildcard). */
 static int dns_bucket(const char *b)
@@ -213,8 +178,8 @@ void s3_cfg_clear(s3_cfg *c)
     free(c->region);
     free(c->sigv4);
     free(c->access);
-    s3_free_secret(c->secret);
-    s3_free_secret(c->token_hdr);
+    nczm_free_secret(c->secret);
+    nczm_free_secret(c->token_hdr);
     free(c->cainfo);
     memset(c, 0, sizeof *c);
 }
@@ -281,7 +246,7 @@ static nczm_status cfg_address(const nczm_url *url, const s3_env *e, s3_cfg *c, 
     int https = !is_s3 && slen == 5 && strncasecmp(loc, "https", 5) == 0;
     const char *rest = path; /* bucket/root for path style, root for virtual host */
     if (is_s3) {
-        bucket = decode_range(hostbuf, alen);
+        nczm_decode_range(hostbuf, alen, &bucket); /* NULL: a bad escape (or no memory) */
         if (!e->endpoint) {
             const char *region = url->s3_region ? url->s3_region : e->region ? e->region : "us-east-1";
             char b[512];
@@ -328,7 +293,7 @@ static nczm_status cfg_address(const nczm_url *url, const s3_env *e, s3_cfg *c, 
         }
         if (!vhost) {
             size_t bl = strcspn(rest, "/");
-            bucket = decode_range(rest, bl);
+            nczm_decode_range(rest, bl, &bucket);
             rest += bl;
             while (*rest == '/')
                 rest++;
@@ -352,7 +317,7 @@ static nczm_status cfg_address(const nczm_url *url, const s3_env *e, s3_cfg *c, 
     size_t rl = strlen(rest);
     while (rl && rest[rl - 1] == '/')
         rl--;
-    prefix = decode_range(rest, rl);
+    nczm_decode_range(rest, rl, &prefix);
     nczm_status st = NCZM_OK;
     const char *why = NULL;
     if (!prefix)
