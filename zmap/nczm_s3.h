@@ -84,7 +84,10 @@ typedef struct s3_cfg {
     char *base; /* URL of the bucket, no trailing '/': "http://h:p/bucket" (path style) or
                    "https://bucket.s3.region.amazonaws.com" (virtual host) */
     char *bucket;
-    char *root; /* root prefix: no leading or trailing '/', "" at the bucket's root */
+    char *root;     /* root prefix: no leading or trailing '/', "" at the bucket's root */
+    char *key_base; /* "<base>/<root encoded>/" ("<base>/" at the bucket's root): every
+                       key URL starts with it */
+    size_t key_base_len;
     char *region;
     char *sigv4;           /* "aws:amz:<region>:s3" for CURLOPT_AWS_SIGV4; NULL when anonymous */
     char *access;          /* access key id; NULL when anonymous */

@@ -108,10 +108,21 @@ char *s3_url_of(const s3_map *m, const char *fullkey, const char *query)
 
 char *s3_key_url(const s3_map *m, const char *key, const char *query)
 {
-    char *fk = s3_full_key(m, key);
-    char *u = fk ? s3_url_of(m, fk, query) : NULL;
-    free(fk);
-    return u;
+    const s3_cfg *c = &m->cfg;
+    /* the key "" is the root prefix itself, without the '/' after it */
+    size_t bl = c->key_base_len - (!*key && *c->root);
+    size_t ql = query && *query ? strlen(query) + 1 : 0;
+    /* room for the longest encoding, so that one allocation does */
+    size_t cap = bl + 3 * strlen(key) + ql + 1;
+    s3_sb u = {malloc(cap), 0, cap, 0};
+    u.oom = !u.s;
+    sb_put(&u, c->key_base, bl);
+    s3_sb_enc(&u, key, 1);
+    if (ql) {
+        s3_sb_add(&u, "?");
+        s3_sb_add(&u, query);
+    }
+    return s3_sb_take(&u);
 }
 
 void s3_url_display(const char *url, char *out, size_t outlen)
@@ -175,6 +186,7 @@ void s3_cfg_clear(s3_cfg *c)
     free(c->base);
     free(c->bucket);
     free(c->root);
+    free(c->key_base);
     free(c->region);
     free(c->sigv4);
     free(c->access);
@@ -360,7 +372,16 @@ nczm_status s3_cfg_init(const nczm_url *url, s3_cfg *c, char errmsg[NCZM_ERRLEN]
     c->region = strdup(region ? region : "us-east-1");
     free(host_region);
     c->cred_from = e.from;
-    int oom = !c->region;
+    s3_sb kb = {0};
+    s3_sb_add(&kb, c->base);
+    s3_sb_add(&kb, "/");
+    if (*c->root) {
+        s3_sb_enc(&kb, c->root, 1);
+        s3_sb_add(&kb, "/");
+    }
+    c->key_base_len = kb.len;
+    c->key_base = s3_sb_take(&kb);
+    int oom = !c->region || !c->key_base;
     if (e.access) {
         c->access = strdup(e.access);
         c->secret = strdup(e.secret);
