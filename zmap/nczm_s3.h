@@ -208,6 +208,9 @@ void s3_req_judge(s3_map *m, s3_req *r);
 /* A failure's message for a request, in the common form. */
 void s3_req_fail(s3_map *m, s3_req *r, nczm_status st, const char *fmt, ...) NCZM_PRINTF(4, 5);
 
+/* The map's "<op> \"<key>\": out of memory" message; returns NCZM_NOMEM. */
+nczm_status s3_oom(s3_map *m, const char *op, const char *key);
+
 /* ---- URLs and keys (nczm_s3cfg.c) ---- */
 /* The S3 key of a zmap key: "<root>/<key>", or key at the bucket's root; "" gives the root
  * prefix itself. malloc'ed, NULL when out of memory. */

@@ -59,8 +59,7 @@ nczm_status s3_list(s3_map *m, const char *op, const char *key, const char *full
         if (s3_list_req(m, &r, op, key, fullprefix, shallow, max_total - out->nkeys - out->nprefixes, out) !=
             NCZM_OK) {
             s3_req_clear(&r);
-            return nczm_seterr(&m->base, NCZM_NOMEM, "%s: %s \"%s\": out of memory", m->base.location, op,
-                               key);
+            return s3_oom(m, op, key);
         }
         s3_run(m, 1, &r);
         page_take(m, &r, out);
@@ -106,12 +105,12 @@ nczm_status s3_search(nczm_map *map, const char *prefix, nczm_list *out)
     s3_map *m = S3M(map);
     char *pre = s3_list_prefix(m, prefix);
     if (!pre)
-        return nczm_seterr(map, NCZM_NOMEM, "%s: search \"%s\": out of memory", map->location, prefix);
+        return s3_oom(m, "search", prefix);
     s3_listing l;
     memset(&l, 0, sizeof l);
     nczm_status st = s3_list(m, "search", prefix, pre, 1, SIZE_MAX, &l);
     if (st == NCZM_OK && listing_names(&l, pre, out) != NCZM_OK)
-        st = nczm_seterr(map, NCZM_NOMEM, "%s: search \"%s\": out of memory", map->location, prefix);
+        st = s3_oom(m, "search", prefix);
     s3_listing_clear(&l);
     free(pre);
     return st;
@@ -260,7 +259,7 @@ nczm_status s3_delete_keys(s3_map *m, const char *op, const char *key, size_t n,
         }
     }
     if (st != NCZM_OK)
-        st = nczm_seterr(&m->base, st, "%s: %s \"%s\": out of memory", m->base.location, op, key);
+        st = s3_oom(m, op, key);
     else if (bad)
         st = nczm_seterr(&m->base, bad->st, "%s", bad->msg);
     else if (c.nerr) {
@@ -301,7 +300,7 @@ nczm_status s3_delete_tree(nczm_map *map, const char *prefix)
     if (st == NCZM_OK && !self)
         st = s3_delete_keys(m, "delete_tree", prefix, l.nkeys, l.keys);
     else if (st == NCZM_OK || st == NCZM_NOMEM)
-        st = nczm_seterr(map, NCZM_NOMEM, "%s: delete_tree \"%s\": out of memory", map->location, prefix);
+        st = s3_oom(m, "delete_tree", prefix);
     free(self);
     free(pre);
     s3_listing_clear(&l);
