@@ -286,22 +286,25 @@ nczm_status s3_delete_tree(nczm_map *map, const char *prefix)
     s3_listing l;
     memset(&l, 0, sizeof l);
     nczm_status st = pre ? s3_list(m, "delete_tree", prefix, pre, 0, SIZE_MAX, &l) : NCZM_NOMEM;
-    /* the object at prefix itself goes too (a DeleteObjects of a missing key is no error) */
-    char *self = st == NCZM_OK ? s3_full_key(m, prefix) : NULL;
-    if (st == NCZM_OK && self) {
-        char **nk = realloc(l.keys, (l.nkeys + 1) * sizeof *nk);
+    /* the object at prefix itself goes too (a DeleteObjects of a missing key is no error);
+     * without memory for its name the call fails rather than leave the object behind */
+    int added = 0;
+    if (st == NCZM_OK) {
+        char *self = s3_full_key(m, prefix);
+        char **nk = self ? realloc(l.keys, (l.nkeys + 1) * sizeof *nk) : NULL;
         if (nk) {
             l.keys = nk;
             l.keys[l.nkeys++] = self;
-            self = NULL;
             l.capkeys = l.nkeys; /* sizes are not used here */
+            added = 1;
+        } else {
+            free(self);
         }
     }
-    if (st == NCZM_OK && !self)
+    if (st == NCZM_OK && added)
         st = s3_delete_keys(m, "delete_tree", prefix, l.nkeys, l.keys);
     else if (st == NCZM_OK || st == NCZM_NOMEM)
         st = s3_oom(m, "delete_tree", prefix);
-    free(self);
     free(pre);
     s3_listing_clear(&l);
     return st;
