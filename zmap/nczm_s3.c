@@ -400,7 +400,7 @@ static nczm_status s3_write(nczm_map *map, const char *key, const void *buf, siz
 {
     s3_map *m = S3M(map);
     s3_drop_prefetch(m);
-    if ((uint64_t)len >= m->cfg.mpu_threshold && len > S3_PART_MIN)
+    if (s3_in_parts(m, len))
         return s3_multipart_put(m, key, buf, len);
     s3_req r;
     nczm_status st = s3_put_req(m, &r, key, buf, len);

@@ -138,6 +138,12 @@ typedef struct s3_map {
 
 #define S3M(map) ((s3_map *)(map))
 
+/* Does an object of len bytes go up in parts (multipart upload) rather than in one PUT? */
+static inline int s3_in_parts(const s3_map *m, size_t len)
+{
+    return (uint64_t)len >= m->cfg.mpu_threshold && len > S3_PART_MIN;
+}
+
 typedef enum { S3_GET, S3_HEAD, S3_PUT, S3_POST, S3_DELETE } s3_method;
 
 /* One HTTP request and its answer. The caller zeroes it, fills the "in" part (s3_req_*

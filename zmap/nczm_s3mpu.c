@@ -14,15 +14,14 @@ static nczm_status mpu_req(s3_map *m, s3_req *r, s3_method method, const char *k
     return st == NCZM_OK ? NCZM_OK : s3_oom(m, "write", key);
 }
 
-static char *upload_query(const char *prefix, const char *id, size_t part)
+/* "uploadId=<id>", after "partNumber=<part>&" for a part (part > 0) */
+static char *upload_query(const char *id, size_t part)
 {
     s3_sb q = {0};
     char num[40];
     if (part) {
         snprintf(num, sizeof num, "partNumber=%zu&", part);
         s3_sb_add(&q, num);
-    } else if (prefix) {
-        s3_sb_add(&q, prefix);
     }
     s3_sb_add(&q, "uploadId=");
     s3_sb_enc(&q, id, 0);
@@ -33,7 +32,7 @@ static void mpu_abort(s3_map *m, const char *key, const char *id)
 {
     char msg[NCZM_ERRLEN];
     memcpy(msg, m->base.errmsg, sizeof msg);
-    char *q = upload_query(NULL, id, 0);
+    char *q = upload_query(id, 0);
     s3_req r;
     if (q && mpu_req(m, &r, S3_DELETE, key, q) == NCZM_OK) {
         s3_run1(m, &r);
@@ -53,7 +52,7 @@ static nczm_status put_parts(s3_map *m, const char *key, const char *id, const c
         return s3_oom(m, "write", key);
     nczm_status st = NCZM_OK;
     for (size_t i = 0; i < nparts && st == NCZM_OK; i++) {
-        char *q = upload_query(NULL, id, i + 1);
+        char *q = upload_query(id, i + 1);
         st = q ? mpu_req(m, &r[i], S3_PUT, key, q) : NCZM_NOMEM;
         free(q);
         r[i].body = buf + i * part;
@@ -115,7 +114,7 @@ nczm_status s3_multipart_put(s3_map *m, const char *key, const void *buf, size_t
     s3_sb_add(&done, "</CompleteMultipartUpload>");
     size_t blen = done.len;
     char *body = s3_sb_take(&done);
-    char *q = upload_query(NULL, id, 0);
+    char *q = upload_query(id, 0);
     if (st == NCZM_OK && (!body || !q))
         st = s3_oom(m, "write", key);
     if (st == NCZM_OK && (st = mpu_req(m, &r, S3_POST, key, q)) == NCZM_OK) {
