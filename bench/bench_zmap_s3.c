@@ -8,41 +8,13 @@
  * (or the s3.env file scripts/s3-server.sh start writes). NCZM_S3_CONNECTIONS sets the
  * requests in flight (16). */
 #include "nczm.h"
+#include "s3_env_file.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
-
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
-static void load_env_file(const char *path)
-{
-    FILE *f = fopen(path, "r");
-    char line[4096];
-    while (f && fgets(line, sizeof line, f)) {
-        char *s = strncmp(line, "export ", 7) == 0 ? line + 7 : line, *eq = strchr(s, '=');
-        if (strncmp(s, "NCZ_S3_", 7) != 0 || !eq)
-            continue;
-        *eq = '\0';
-        char *v = eq + 1;
-        v[strcspn(v, "\r\n")] = '\0';
-        size_t n = strlen(v);
-        if (n >= 2 && (v[0] == '\'' || v[0] == '"') && v[n - 1] == v[0]) {
-            v[n - 1] = '\0';
-            v++;
-        }
-        setenv(s, v, 0);
-    }
-    if (f)
-        fclose(f);
-}
 
 static void row(const char *what, size_t n, double dt, uint64_t reqs, size_t bytes)
 {

@@ -167,6 +167,14 @@ void nczm_key_quote(char *dst, size_t dstlen, const char *key);
 nczm_status nczm_list_append(nczm_list *list, size_t *cap, const char *name, size_t len);
 void nczm_list_finish(nczm_list *list);
 
+/* A fresh string of s[0..n) with its %XX escapes decoded: NCZM_OK with *out malloc'ed,
+ * NCZM_INVAL on a bad escape or %00 (a NUL would silently cut the name), NCZM_NOMEM;
+ * *out NULL on failure. */
+nczm_status nczm_decode_range(const char *s, size_t n, char **out);
+/* Frees a malloc'ed string that may hold a secret: its bytes are overwritten first, so that
+ * a later allocation or a core dump does not show it. NULL is fine. */
+void nczm_free_secret(char *s);
+
 /* "dir/name" in a fresh malloc'ed string; NULL on out-of-memory. */
 char *nczm_join(const char *dir, const char *name);
 /* The directory part of a path ("." for a bare name), malloc'ed; NULL on out-of-memory. */

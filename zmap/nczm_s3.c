@@ -85,7 +85,7 @@ nczm_status s3_key_req(s3_map *m, s3_req *r, s3_method method, const char *op, c
     return r->url ? NCZM_OK : NCZM_NOMEM;
 }
 
-static nczm_status oom(s3_map *m, const char *op, const char *key)
+nczm_status s3_oom(s3_map *m, const char *op, const char *key)
 {
     return nczm_seterr(&m->base, NCZM_NOMEM, "%s: %s \"%s\": out of memory", m->base.location, op, key);
 }
@@ -100,24 +100,14 @@ static nczm_status root_state(s3_map *m, const char *op, int *state)
     if (st == NCZM_OK)
         st = s3_key_req(m, &r[1], S3_HEAD, op, ".zarray", NULL);
     if (st == NCZM_OK) {
-        s3_sb q = {0};
-        s3_sb_add(&q, "list-type=2&max-keys=1&prefix=");
-        if (*m->cfg.root) {
-            s3_sb_enc(&q, m->cfg.root, 0);
-            s3_sb_add(&q, "%2F");
-        }
-        char *qs = s3_sb_take(&q);
-        r[2].method = S3_GET;
-        r[2].op = op;
-        r[2].key = "";
-        r[2].url = qs ? s3_url_of(m, "", qs) : NULL;
-        free(qs);
-        st = r[2].url ? NCZM_OK : NCZM_NOMEM;
+        char *pre = s3_list_prefix(m, "");
+        st = pre ? s3_list_req(m, &r[2], op, "", pre, 0, 1, NULL) : NCZM_NOMEM;
+        free(pre);
     }
     if (st == NCZM_OK)
         st = s3_run(m, 3, r);
     if (st != NCZM_OK) {
-        oom(m, op, "");
+        s3_oom(m, op, "");
     } else if (r[2].st == NCZM_NOTFOUND && r[2].buf && strstr(r[2].buf, "NoSuchBucket")) {
         *state = ROOT_NOBUCKET;
         nczm_seterr(&m->base, NCZM_NOTFOUND, "%s", r[2].msg);
@@ -143,11 +133,9 @@ static nczm_status root_state(s3_map *m, const char *op, int *state)
 /* Every key below the root prefix, deleted (TRUNC, destroy). */
 static nczm_status delete_all(s3_map *m, const char *op)
 {
-    char *fk = s3_full_key(m, "");
-    char *pre = fk && *fk ? nczm_join(fk, "") : fk ? strdup("") : NULL;
-    free(fk);
+    char *pre = s3_list_prefix(m, "");
     if (!pre)
-        return oom(m, op, "");
+        return s3_oom(m, op, "");
     s3_listing l;
     memset(&l, 0, sizeof l);
     nczm_status st = s3_list(m, op, "", pre, 0, SIZE_MAX, &l);
@@ -178,7 +166,7 @@ static nczm_status create_bucket(s3_map *m)
     size_t bl = strlen(m->cfg.base);
     r.url = malloc(bl + 2);
     if (!r.url)
-        return oom(m, "create", "");
+        return s3_oom(m, "create", "");
     memcpy(r.url, m->cfg.base, bl);
     memcpy(r.url + bl, "/", 2);
     nczm_status st = s3_run1(m, &r);
@@ -217,7 +205,7 @@ static nczm_status open_existing(s3_map *m)
     s3_req r;
     nczm_status st = s3_key_req(m, &r, S3_GET, op, ZMETA, NULL);
     if (st != NCZM_OK)
-        return oom(m, op, "");
+        return s3_oom(m, op, "");
     st = s3_run1(m, &r);
     if (st == NCZM_OK) {
         m->pre_buf = r.buf ? r.buf : strdup("");
@@ -322,7 +310,7 @@ static nczm_status head(s3_map *m, const char *op, const char *key, uint64_t *le
     }
     s3_req r;
     if (s3_key_req(m, &r, S3_HEAD, op, key, NULL) != NCZM_OK)
-        return oom(m, op, key);
+        return s3_oom(m, op, key);
     nczm_status st = s3_run1(m, &r);
     if (st == NCZM_OK)
         *len = r.have_clen ? r.clen : 0;
@@ -369,7 +357,7 @@ static nczm_status s3_read(nczm_map *map, const char *key, uint64_t start, uint6
         s3_req_header(&r, "Range: bytes=%llu-%llu", (unsigned long long)start,
                       (unsigned long long)(start + count - 1)) != NCZM_OK) {
         s3_req_clear(&r);
-        return oom(m, "read", key);
+        return s3_oom(m, "read", key);
     }
     r.fixed = r.ranged = 1;
     r.dst = buf;
@@ -393,11 +381,11 @@ static nczm_status s3_read_all(nczm_map *map, const char *key, void **buf, size_
     }
     s3_req r;
     if (s3_key_req(m, &r, S3_GET, "read", key, NULL) != NCZM_OK)
-        return oom(m, "read", key);
+        return s3_oom(m, "read", key);
     nczm_status st = s3_run1(m, &r);
     if (st == NCZM_OK) {
         if (!r.buf && !(r.buf = calloc(1, 1)))
-            st = oom(m, "read", key);
+            st = s3_oom(m, "read", key);
         *buf = r.buf;
         *len = r.len;
         r.buf = st == NCZM_OK ? NULL : r.buf;
@@ -412,11 +400,11 @@ static nczm_status s3_write(nczm_map *map, const char *key, const void *buf, siz
 {
     s3_map *m = S3M(map);
     s3_drop_prefetch(m);
-    if ((uint64_t)len >= m->cfg.mpu_threshold && len > S3_PART_MIN)
+    if (s3_in_parts(m, len))
         return s3_multipart_put(m, key, buf, len);
     s3_req r;
     nczm_status st = s3_put_req(m, &r, key, buf, len);
-    st = st == NCZM_OK ? s3_run1(m, &r) : oom(m, "write", key);
+    st = st == NCZM_OK ? s3_run1(m, &r) : s3_oom(m, "write", key);
     s3_req_clear(&r);
     return st;
 }
@@ -431,7 +419,7 @@ static nczm_status s3_delete(nczm_map *map, const char *key)
         return st;
     s3_req r;
     if (s3_key_req(m, &r, S3_DELETE, "delete", key, NULL) != NCZM_OK)
-        return oom(m, "delete", key);
+        return s3_oom(m, "delete", key);
     st = s3_run1(m, &r);
     s3_req_clear(&r);
     return st;

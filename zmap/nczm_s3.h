@@ -84,7 +84,10 @@ typedef struct s3_cfg {
     char *base; /* URL of the bucket, no trailing '/': "http://h:p/bucket" (path style) or
                    "https://bucket.s3.region.amazonaws.com" (virtual host) */
     char *bucket;
-    char *root; /* root prefix: no leading or trailing '/', "" at the bucket's root */
+    char *root;     /* root prefix: no leading or trailing '/', "" at the bucket's root */
+    char *key_base; /* "<base>/<root encoded>/" ("<base>/" at the bucket's root): every
+                       key URL starts with it */
+    size_t key_base_len;
     char *region;
     char *sigv4;           /* "aws:amz:<region>:s3" for CURLOPT_AWS_SIGV4; NULL when anonymous */
     char *access;          /* access key id; NULL when anonymous */
@@ -118,8 +121,6 @@ typedef struct s3_env {
 } s3_env;
 nczm_status s3_env_resolve(const nczm_url *url, s3_env *env, char errmsg[NCZM_ERRLEN]);
 void s3_env_clear(s3_env *env);
-/* A malloc'ed string freed after its bytes are wiped. */
-void s3_free_secret(char *s);
 
 typedef struct s3_map {
     nczm_map base; /* must stay first: the dispatcher frees the block through it */
@@ -136,6 +137,12 @@ typedef struct s3_map {
 } s3_map;
 
 #define S3M(map) ((s3_map *)(map))
+
+/* Does an object of len bytes go up in parts (multipart upload) rather than in one PUT? */
+static inline int s3_in_parts(const s3_map *m, size_t len)
+{
+    return (uint64_t)len >= m->cfg.mpu_threshold && len > S3_PART_MIN;
+}
 
 typedef enum { S3_GET, S3_HEAD, S3_PUT, S3_POST, S3_DELETE } s3_method;
 
@@ -207,6 +214,9 @@ void s3_req_judge(s3_map *m, s3_req *r);
 /* A failure's message for a request, in the common form. */
 void s3_req_fail(s3_map *m, s3_req *r, nczm_status st, const char *fmt, ...) NCZM_PRINTF(4, 5);
 
+/* The map's "<op> \"<key>\": out of memory" message; returns NCZM_NOMEM. */
+nczm_status s3_oom(s3_map *m, const char *op, const char *key);
+
 /* ---- URLs and keys (nczm_s3cfg.c) ---- */
 /* The S3 key of a zmap key: "<root>/<key>", or key at the bucket's root; "" gives the root
  * prefix itself. malloc'ed, NULL when out of memory. */
@@ -256,6 +266,13 @@ nczm_status s3_xml_delete_errors(const char *body, size_t len, s3_delerr_fn fn, 
  * '/' when shallow. Failures set the map's errmsg (op and key name what was asked). */
 nczm_status s3_list(s3_map *m, const char *op, const char *key, const char *fullprefix, int shallow,
                     size_t max_total, s3_listing *out);
+/* The request for the next page of a listing below fullprefix, at most want keys (the
+ * first page when out is NULL or holds no continuation token), zeroed first. */
+nczm_status s3_list_req(s3_map *m, s3_req *r, const char *op, const char *key, const char *fullprefix,
+                        int shallow, size_t want, const s3_listing *out);
+/* The full key's prefix for listing below a zmap key ("" = the store's root): "<full key>/",
+ * or "" at the bucket's root. malloc'ed, NULL when out of memory. */
+char *s3_list_prefix(const s3_map *m, const char *key);
 /* Deletes these full S3 keys (DeleteObjects, 1000 a request, several requests at once). */
 nczm_status s3_delete_keys(s3_map *m, const char *op, const char *key, size_t n, char *const *fullkeys);
 nczm_status s3_search(nczm_map *map, const char *prefix, nczm_list *out);

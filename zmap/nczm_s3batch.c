@@ -170,7 +170,7 @@ nczm_status s3_put_many(nczm_map *map, size_t n, nczm_put *reqs)
         st = NCZM_NOMEM;
     for (size_t j = 0; j < k && st == NCZM_OK; j++) {
         nczm_put *p = &reqs[b.idx[j]];
-        if ((uint64_t)p->len >= m->cfg.mpu_threshold && p->len > S3_PART_MIN)
+        if (s3_in_parts(m, p->len))
             continue;
         st = s3_put_req(m, &b.rq[nr++], p->key, p->buf ? p->buf : "", p->len);
     }
@@ -179,7 +179,7 @@ nczm_status s3_put_many(nczm_map *map, size_t n, nczm_put *reqs)
     size_t r = 0;
     for (size_t j = 0; j < k && st == NCZM_OK; j++) {
         nczm_put *p = &reqs[b.idx[j]];
-        if ((uint64_t)p->len >= m->cfg.mpu_threshold && p->len > S3_PART_MIN) {
+        if (s3_in_parts(m, p->len)) {
             p->status = s3_multipart_put(m, p->key, p->buf, p->len);
             if (p->status != NCZM_OK)
                 bigmsg[j] = strdup(m->base.errmsg); /* NULL: the report gives the status's words */
@@ -222,10 +222,10 @@ nczm_status s3_get_into_many(nczm_map *map, size_t n, nczm_getinto *reqs)
             g->status = m->pre_len > g->cap ? NCZM_LONG : NCZM_OK;
             if (g->status == NCZM_OK && m->pre_len)
                 memcpy(g->buf, m->pre_buf, m->pre_len);
-            else if (g->status != NCZM_OK)
-                snprintf(premsg, sizeof premsg,
-                         "%s: read \"%s\": the object is %zu bytes, more than the %zu expected",
-                         m->base.location, g->key, m->pre_len, g->cap);
+            else if (g->status != NCZM_OK) {
+                nczm_long_err(&m->base, g->key, m->pre_len, g->cap);
+                memcpy(premsg, m->base.errmsg, sizeof premsg);
+            }
             continue;
         }
         s3_req *r = &b.rq[nr++];

@@ -108,10 +108,21 @@ char *s3_url_of(const s3_map *m, const char *fullkey, const char *query)
 
 char *s3_key_url(const s3_map *m, const char *key, const char *query)
 {
-    char *fk = s3_full_key(m, key);
-    char *u = fk ? s3_url_of(m, fk, query) : NULL;
-    free(fk);
-    return u;
+    const s3_cfg *c = &m->cfg;
+    /* the key "" is the root prefix itself, without the '/' after it */
+    size_t bl = c->key_base_len - (!*key && *c->root);
+    size_t ql = query && *query ? strlen(query) + 1 : 0;
+    /* room for the longest encoding, so that one allocation does */
+    size_t cap = bl + 3 * strlen(key) + ql + 1;
+    s3_sb u = {malloc(cap), 0, cap, 0};
+    u.oom = !u.s;
+    sb_put(&u, c->key_base, bl);
+    s3_sb_enc(&u, key, 1);
+    if (ql) {
+        s3_sb_add(&u, "?");
+        s3_sb_add(&u, query);
+    }
+    return s3_sb_take(&u);
 }
 
 void s3_url_display(const char *url, char *out, size_t outlen)
@@ -121,41 +132,6 @@ void s3_url_display(const char *url, char *out, size_t outlen)
         n = outlen - 1;
     memcpy(out, url, n);
     out[n] = '\0';
-}
-
-/* %XX decoding of a URL part into a fresh string; NULL on a bad escape, %00 or no memory. */
-static char *decode_range(const char *s, size_t n)
-{
-    char *d = malloc(n + 1);
-    if (!d)
-        return NULL;
-    size_t w = 0;
-    for (size_t i = 0; i < n; i++) {
-        if (s[i] != '%') {
-            d[w++] = s[i];
-            continue;
-        }
-        int v = 0;
-        for (int k = 1; k <= 2; k++) {
-            char c = i + (size_t)k < n ? s[i + (size_t)k] : '\0';
-            int x = isdigit((unsigned char)c)    ? c - '0'
-                    : isxdigit((unsigned char)c) ? (tolower((unsigned char)c) - 'a' + 10)
-                                                 : -1;
-            if (x < 0) {
-                free(d);
-                return NULL;
-            }
-            v = v * 16 + x;
-        }
-        if (v == 0) {
-            free(d);
-            return NULL;
-        }
-        d[w++] = (char)v;
-        i += 2;
-    }
-    d[w] = '\0';
-    return d;
 }
 
 /* A bucket name S3 can put in a host name (no dots: a dotted name breaks the certificate's
@@ -210,11 +186,12 @@ void s3_cfg_clear(s3_cfg *c)
     free(c->base);
     free(c->bucket);
     free(c->root);
+    free(c->key_base);
     free(c->region);
     free(c->sigv4);
     free(c->access);
-    s3_free_secret(c->secret);
-    s3_free_secret(c->token_hdr);
+    nczm_free_secret(c->secret);
+    nczm_free_secret(c->token_hdr);
     free(c->cainfo);
     memset(c, 0, sizeof *c);
 }
@@ -281,7 +258,7 @@ static nczm_status cfg_address(const nczm_url *url, const s3_env *e, s3_cfg *c, 
     int https = !is_s3 && slen == 5 && strncasecmp(loc, "https", 5) == 0;
     const char *rest = path; /* bucket/root for path style, root for virtual host */
     if (is_s3) {
-        bucket = decode_range(hostbuf, alen);
+        nczm_decode_range(hostbuf, alen, &bucket); /* NULL: a bad escape (or no memory) */
         if (!e->endpoint) {
             const char *region = url->s3_region ? url->s3_region : e->region ? e->region : "us-east-1";
             char b[512];
@@ -328,7 +305,7 @@ static nczm_status cfg_address(const nczm_url *url, const s3_env *e, s3_cfg *c, 
         }
         if (!vhost) {
             size_t bl = strcspn(rest, "/");
-            bucket = decode_range(rest, bl);
+            nczm_decode_range(rest, bl, &bucket);
             rest += bl;
             while (*rest == '/')
                 rest++;
@@ -352,7 +329,7 @@ static nczm_status cfg_address(const nczm_url *url, const s3_env *e, s3_cfg *c, 
     size_t rl = strlen(rest);
     while (rl && rest[rl - 1] == '/')
         rl--;
-    prefix = decode_range(rest, rl);
+    nczm_decode_range(rest, rl, &prefix);
     nczm_status st = NCZM_OK;
     const char *why = NULL;
     if (!prefix)
@@ -395,7 +372,16 @@ nczm_status s3_cfg_init(const nczm_url *url, s3_cfg *c, char errmsg[NCZM_ERRLEN]
     c->region = strdup(region ? region : "us-east-1");
     free(host_region);
     c->cred_from = e.from;
-    int oom = !c->region;
+    s3_sb kb = {0};
+    s3_sb_add(&kb, c->base);
+    s3_sb_add(&kb, "/");
+    if (*c->root) {
+        s3_sb_enc(&kb, c->root, 1);
+        s3_sb_add(&kb, "/");
+    }
+    c->key_base_len = kb.len;
+    c->key_base = s3_sb_take(&kb);
+    int oom = !c->region || !c->key_base;
     if (e.access) {
         c->access = strdup(e.access);
         c->secret = strdup(e.secret);

@@ -16,12 +16,6 @@ typedef struct tree {
     s3_listing src;    /* the source objects (full keys), sizes */
 } tree;
 
-static nczm_status nomem(tree *t)
-{
-    return nczm_seterr(&t->m->base, NCZM_NOMEM, "%s: %s \"%s\": out of memory", t->m->base.location, t->op,
-                       t->from);
-}
-
 /* HEAD of the source object and the destination object, a one-key listing below the
  * destination, and a HEAD of every proper prefix of the destination: one run. */
 static nczm_status checks(tree *t)
@@ -39,17 +33,10 @@ static nczm_status checks(tree *t)
     if (st == NCZM_OK)
         st = s3_key_req(m, &r[1], S3_HEAD, t->op, t->to, NULL);
     if (st == NCZM_OK) {
-        s3_sb q = {0};
-        s3_sb_add(&q, "list-type=2&max-keys=1&prefix=");
-        s3_sb_enc(&q, t->fto, 0);
-        s3_sb_add(&q, "%2F");
-        char *qs = s3_sb_take(&q);
-        r[2].method = S3_GET;
-        r[2].op = t->op;
-        r[2].key = t->to;
-        r[2].url = qs ? s3_url_of(m, "", qs) : NULL;
-        free(qs);
-        st = r[2].url ? NCZM_OK : NCZM_NOMEM;
+        /* the destination is a non-empty key: its prefix is "<full key>/" */
+        char *pre = s3_list_prefix(m, t->to);
+        st = pre ? s3_list_req(m, &r[2], t->op, t->to, pre, 0, 1, NULL) : NCZM_NOMEM;
+        free(pre);
     }
     size_t k = 0;
     for (const char *p = t->to; st == NCZM_OK && (p = strchr(p, '/')) != NULL; p++, k++) {
@@ -65,7 +52,7 @@ static nczm_status checks(tree *t)
     if (st == NCZM_OK)
         st = s3_run(m, n, r);
     if (st != NCZM_OK) {
-        st = nomem(t);
+        st = s3_oom(t->m, t->op, t->from);
         goto done;
     }
     for (size_t i = 0; i < n; i++) {
@@ -106,7 +93,7 @@ static nczm_status checks(tree *t)
             t->src.sizes = ns;
         if (!ns) {
             free(fk);
-            st = nomem(t);
+            st = s3_oom(t->m, t->op, t->from);
             goto done;
         }
         t->src.keys[t->src.nkeys] = fk;
@@ -164,7 +151,7 @@ static nczm_status copy_all(tree *t, char **dst)
             first = i;
     }
     if (st != NCZM_OK) {
-        st = nomem(t);
+        st = s3_oom(t->m, t->op, t->from);
     } else if (failed) {
         /* undo: delete the copies that were made */
         char msg[NCZM_ERRLEN];
@@ -194,7 +181,7 @@ static nczm_status tree_copy(nczm_map *map, const char *op, const char *from, co
     tree t = {m, op, from, to, s3_full_key(m, from), s3_full_key(m, to), {0}};
     char *below = t.ffrom ? nczm_join(t.ffrom, "") : NULL;
     char **dst = NULL;
-    nczm_status st = below && t.fto ? NCZM_OK : nomem(&t);
+    nczm_status st = below && t.fto ? NCZM_OK : s3_oom(m, op, from);
     if (st == NCZM_OK)
         st = s3_list(m, op, from, below, 0, SIZE_MAX, &t.src);
     if (st == NCZM_OK)
@@ -203,10 +190,10 @@ static nczm_status tree_copy(nczm_map *map, const char *op, const char *from, co
         if (t.src.sizes[i] > S3_SINGLE_MAX)
             st = NCZM_UNSUPPORTED; /* nothing changed yet: the dispatcher copies through the client */
     if (st == NCZM_OK && !(dst = calloc(t.src.nkeys, sizeof *dst)))
-        st = nomem(&t);
+        st = s3_oom(m, op, from);
     for (size_t i = 0; st == NCZM_OK && i < t.src.nkeys; i++)
         if (!(dst[i] = dest_of(&t, t.src.keys[i])))
-            st = nomem(&t);
+            st = s3_oom(m, op, from);
     if (st == NCZM_OK)
         st = copy_all(&t, dst);
     if (st == NCZM_OK && move)

@@ -22,19 +22,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-void s3_free_secret(char *s)
-{
-    if (s) {
-        explicit_bzero(s, strlen(s));
-        free(s);
-    }
-}
-
 void s3_env_clear(s3_env *env)
 {
     free(env->access);
-    s3_free_secret(env->secret);
-    s3_free_secret(env->token);
+    nczm_free_secret(env->secret);
+    nczm_free_secret(env->token);
     free(env->region);
     free(env->endpoint);
     free(env->cainfo);
@@ -55,7 +47,7 @@ static void profile_clear(profile *p)
 {
     for (int i = 0; i < P_NKEYS; i++) {
         if (i == P_SECRET || i == P_TOKEN)
-            s3_free_secret(p->v[i]);
+            nczm_free_secret(p->v[i]);
         else
             free(p->v[i]);
         p->v[i] = NULL;

@@ -11,20 +11,17 @@
 static nczm_status mpu_req(s3_map *m, s3_req *r, s3_method method, const char *key, const char *query)
 {
     nczm_status st = s3_key_req(m, r, method, "write", key, query);
-    return st == NCZM_OK
-               ? NCZM_OK
-               : nczm_seterr(&m->base, NCZM_NOMEM, "%s: write \"%s\": out of memory", m->base.location, key);
+    return st == NCZM_OK ? NCZM_OK : s3_oom(m, "write", key);
 }
 
-static char *upload_query(const char *prefix, const char *id, size_t part)
+/* "uploadId=<id>", after "partNumber=<part>&" for a part (part > 0) */
+static char *upload_query(const char *id, size_t part)
 {
     s3_sb q = {0};
     char num[40];
     if (part) {
         snprintf(num, sizeof num, "partNumber=%zu&", part);
         s3_sb_add(&q, num);
-    } else if (prefix) {
-        s3_sb_add(&q, prefix);
     }
     s3_sb_add(&q, "uploadId=");
     s3_sb_enc(&q, id, 0);
@@ -35,7 +32,7 @@ static void mpu_abort(s3_map *m, const char *key, const char *id)
 {
     char msg[NCZM_ERRLEN];
     memcpy(msg, m->base.errmsg, sizeof msg);
-    char *q = upload_query(NULL, id, 0);
+    char *q = upload_query(id, 0);
     s3_req r;
     if (q && mpu_req(m, &r, S3_DELETE, key, q) == NCZM_OK) {
         s3_run1(m, &r);
@@ -52,10 +49,10 @@ static nczm_status put_parts(s3_map *m, const char *key, const char *id, const c
 {
     s3_req *r = calloc(nparts, sizeof *r);
     if (!r)
-        return nczm_seterr(&m->base, NCZM_NOMEM, "%s: write \"%s\": out of memory", m->base.location, key);
+        return s3_oom(m, "write", key);
     nczm_status st = NCZM_OK;
     for (size_t i = 0; i < nparts && st == NCZM_OK; i++) {
-        char *q = upload_query(NULL, id, i + 1);
+        char *q = upload_query(id, i + 1);
         st = q ? mpu_req(m, &r[i], S3_PUT, key, q) : NCZM_NOMEM;
         free(q);
         r[i].body = buf + i * part;
@@ -77,7 +74,7 @@ static nczm_status put_parts(s3_map *m, const char *key, const char *id, const c
         s3_sb_add(done, "</ETag></Part>");
     }
     if (st == NCZM_NOMEM)
-        nczm_seterr(&m->base, st, "%s: write \"%s\": out of memory", m->base.location, key);
+        s3_oom(m, "write", key);
     for (size_t i = 0; i < nparts; i++)
         s3_req_clear(&r[i]);
     free(r);
@@ -100,7 +97,7 @@ nczm_status s3_multipart_put(s3_map *m, const char *key, const void *buf, size_t
     /* the object's type: curl would otherwise send (and S3 keep) a form's */
     if (s3_req_header(&r, "Content-Type: application/octet-stream") != NCZM_OK) {
         s3_req_clear(&r);
-        return nczm_seterr(&m->base, NCZM_NOMEM, "%s: write \"%s\": out of memory", m->base.location, key);
+        return s3_oom(m, "write", key);
     }
     st = s3_run1(m, &r);
     char *id = st == NCZM_OK ? s3_xml_upload_id(r.buf, r.len) : NULL;
@@ -117,14 +114,14 @@ nczm_status s3_multipart_put(s3_map *m, const char *key, const void *buf, size_t
     s3_sb_add(&done, "</CompleteMultipartUpload>");
     size_t blen = done.len;
     char *body = s3_sb_take(&done);
-    char *q = upload_query(NULL, id, 0);
+    char *q = upload_query(id, 0);
     if (st == NCZM_OK && (!body || !q))
-        st = nczm_seterr(&m->base, NCZM_NOMEM, "%s: write \"%s\": out of memory", m->base.location, key);
+        st = s3_oom(m, "write", key);
     if (st == NCZM_OK && (st = mpu_req(m, &r, S3_POST, key, q)) == NCZM_OK) {
         r.body = body;
         r.body_len = blen;
         if (s3_req_header(&r, "Content-Type: application/xml") != NCZM_OK)
-            st = nczm_seterr(&m->base, NCZM_NOMEM, "%s: write \"%s\": out of memory", m->base.location, key);
+            st = s3_oom(m, "write", key);
         else
             st = s3_run1(m, &r);
         char code[64], msg[200];

@@ -12,16 +12,15 @@
 
 #define DELETE_BATCH 1000 /* S3's most keys per DeleteObjects */
 
-/* The request for the next page of a listing (the first when out holds none). */
-static nczm_status page_req(s3_map *m, s3_req *r, const char *op, const char *key, const char *fullprefix,
-                            int shallow, size_t want, const s3_listing *out)
+nczm_status s3_list_req(s3_map *m, s3_req *r, const char *op, const char *key, const char *fullprefix,
+                        int shallow, size_t want, const s3_listing *out)
 {
     /* the query in canonical order, values encoded (SigV4 signs it as sent) */
     char num[64];
     snprintf(num, sizeof num,
              "list-type=2&max-keys=%u&prefix=", want < m->cfg.max_keys ? (unsigned)want : m->cfg.max_keys);
     s3_sb q = {0};
-    if (out->next_token) {
+    if (out && out->next_token) {
         s3_sb_add(&q, "continuation-token=");
         s3_sb_enc(&q, out->next_token, 0);
         s3_sb_add(&q, "&");
@@ -57,11 +56,10 @@ nczm_status s3_list(s3_map *m, const char *op, const char *key, const char *full
     nczm_status st = NCZM_OK;
     do {
         s3_req r;
-        if (page_req(m, &r, op, key, fullprefix, shallow, max_total - out->nkeys - out->nprefixes, out) !=
+        if (s3_list_req(m, &r, op, key, fullprefix, shallow, max_total - out->nkeys - out->nprefixes, out) !=
             NCZM_OK) {
             s3_req_clear(&r);
-            return nczm_seterr(&m->base, NCZM_NOMEM, "%s: %s \"%s\": out of memory", m->base.location, op,
-                               key);
+            return s3_oom(m, op, key);
         }
         s3_run(m, 1, &r);
         page_take(m, &r, out);
@@ -72,8 +70,7 @@ nczm_status s3_list(s3_map *m, const char *op, const char *key, const char *full
     return st;
 }
 
-/* The full key's prefix for listing below a zmap key ("" = the store's root). */
-static char *list_prefix(const s3_map *m, const char *key)
+char *s3_list_prefix(const s3_map *m, const char *key)
 {
     char *fk = s3_full_key(m, key);
     char *p = fk && *fk ? nczm_join(fk, "") : fk ? strdup("") : NULL;
@@ -106,14 +103,14 @@ static nczm_status listing_names(const s3_listing *l, const char *pre, nczm_list
 nczm_status s3_search(nczm_map *map, const char *prefix, nczm_list *out)
 {
     s3_map *m = S3M(map);
-    char *pre = list_prefix(m, prefix);
+    char *pre = s3_list_prefix(m, prefix);
     if (!pre)
-        return nczm_seterr(map, NCZM_NOMEM, "%s: search \"%s\": out of memory", map->location, prefix);
+        return s3_oom(m, "search", prefix);
     s3_listing l;
     memset(&l, 0, sizeof l);
     nczm_status st = s3_list(m, "search", prefix, pre, 1, SIZE_MAX, &l);
     if (st == NCZM_OK && listing_names(&l, pre, out) != NCZM_OK)
-        st = nczm_seterr(map, NCZM_NOMEM, "%s: search \"%s\": out of memory", map->location, prefix);
+        st = s3_oom(m, "search", prefix);
     s3_listing_clear(&l);
     free(pre);
     return st;
@@ -132,7 +129,7 @@ nczm_status s3_search_many(nczm_map *map, size_t n, nczm_search_req *reqs)
     char(*msg)[NCZM_ERRLEN] = calloc(n, sizeof *msg);
     nczm_status st = pre && l && rq && idx && o && msg ? NCZM_OK : NCZM_NOMEM;
     for (size_t i = 0; i < n && st == NCZM_OK; i++)
-        if (reqs[i].status == NCZM_OK && !(pre[i] = list_prefix(m, reqs[i].prefix)))
+        if (reqs[i].status == NCZM_OK && !(pre[i] = s3_list_prefix(m, reqs[i].prefix)))
             st = NCZM_NOMEM;
     for (int first = 1; st == NCZM_OK; first = 0) {
         size_t k = 0;
@@ -140,7 +137,7 @@ nczm_status s3_search_many(nczm_map *map, size_t n, nczm_search_req *reqs)
             if (reqs[i].status != NCZM_OK || (!first && !l[i].truncated))
                 continue;
             idx[k] = i;
-            st = page_req(m, &rq[k++], "search", reqs[i].prefix, pre[i], 1, SIZE_MAX, &l[i]);
+            st = s3_list_req(m, &rq[k++], "search", reqs[i].prefix, pre[i], 1, SIZE_MAX, &l[i]);
         }
         if (st == NCZM_OK && !k)
             break;
@@ -262,7 +259,7 @@ nczm_status s3_delete_keys(s3_map *m, const char *op, const char *key, size_t n,
         }
     }
     if (st != NCZM_OK)
-        st = nczm_seterr(&m->base, st, "%s: %s \"%s\": out of memory", m->base.location, op, key);
+        st = s3_oom(m, op, key);
     else if (bad)
         st = nczm_seterr(&m->base, bad->st, "%s", bad->msg);
     else if (c.nerr) {
@@ -285,26 +282,29 @@ nczm_status s3_delete_tree(nczm_map *map, const char *prefix)
 {
     s3_map *m = S3M(map);
     s3_drop_prefetch(m);
-    char *pre = list_prefix(m, prefix);
+    char *pre = s3_list_prefix(m, prefix);
     s3_listing l;
     memset(&l, 0, sizeof l);
     nczm_status st = pre ? s3_list(m, "delete_tree", prefix, pre, 0, SIZE_MAX, &l) : NCZM_NOMEM;
-    /* the object at prefix itself goes too (a DeleteObjects of a missing key is no error) */
-    char *self = st == NCZM_OK ? s3_full_key(m, prefix) : NULL;
-    if (st == NCZM_OK && self) {
-        char **nk = realloc(l.keys, (l.nkeys + 1) * sizeof *nk);
+    /* the object at prefix itself goes too (a DeleteObjects of a missing key is no error);
+     * without memory for its name the call fails rather than leave the object behind */
+    int added = 0;
+    if (st == NCZM_OK) {
+        char *self = s3_full_key(m, prefix);
+        char **nk = self ? realloc(l.keys, (l.nkeys + 1) * sizeof *nk) : NULL;
         if (nk) {
             l.keys = nk;
             l.keys[l.nkeys++] = self;
-            self = NULL;
             l.capkeys = l.nkeys; /* sizes are not used here */
+            added = 1;
+        } else {
+            free(self);
         }
     }
-    if (st == NCZM_OK && !self)
+    if (st == NCZM_OK && added)
         st = s3_delete_keys(m, "delete_tree", prefix, l.nkeys, l.keys);
     else if (st == NCZM_OK || st == NCZM_NOMEM)
-        st = nczm_seterr(map, NCZM_NOMEM, "%s: delete_tree \"%s\": out of memory", map->location, prefix);
-    free(self);
+        st = s3_oom(m, "delete_tree", prefix);
     free(pre);
     s3_listing_clear(&l);
     return st;

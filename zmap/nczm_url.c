@@ -27,9 +27,7 @@ int nczm_mode_has(const char *mode, const char *word)
     return 0;
 }
 
-/* Frees a string that may hold a secret: its bytes are overwritten first, so that a later
- * allocation or a core dump does not show it. */
-static void free_secret(char *s)
+void nczm_free_secret(char *s)
 {
     if (s) {
         explicit_bzero(s, strlen(s));
@@ -56,8 +54,8 @@ void nczm_url_clear(nczm_url *url)
     free(url->s3_region);
     free(url->s3_profile);
     free(url->s3_access_key);
-    free_secret(url->s3_secret_key);
-    free_secret(url->s3_session_token);
+    nczm_free_secret(url->s3_secret_key);
+    nczm_free_secret(url->s3_session_token);
     free(url->s3_cainfo);
     url->location = NULL;
     url->mode = NULL;
@@ -104,6 +102,20 @@ static int percent_decode(char *s)
     }
     *w = '\0';
     return 0;
+}
+
+nczm_status nczm_decode_range(const char *s, size_t n, char **out)
+{
+    *out = NULL;
+    char *d = dup_range(s, n);
+    if (!d)
+        return NCZM_NOMEM;
+    if (percent_decode(d) != 0) {
+        free(d);
+        return NCZM_INVAL;
+    }
+    *out = d;
+    return NCZM_OK;
 }
 
 /* The value(s) of mode= in a fragment "mode=a,b&other=x". Several mode= items are joined
@@ -161,7 +173,7 @@ static nczm_status set_str(char **field, const char *value, int secret)
     if (value && *value && !v)
         return NCZM_NOMEM;
     if (secret)
-        free_secret(*field);
+        nczm_free_secret(*field);
     else
         free(*field);
     *field = v;
@@ -267,13 +279,12 @@ static nczm_status fragment_s3(const char *frag, nczm_url *out, const char *name
             size_t kl = strlen(keys[i].key);
             if ((size_t)(eq - p) != kl || strncasecmp(p, keys[i].key, kl) != 0)
                 continue;
-            char *v = dup_range(eq + 1, ilen - kl - 1);
-            if (!v)
+            char *v;
+            nczm_status dst = nczm_decode_range(eq + 1, ilen - kl - 1, &v);
+            if (dst == NCZM_NOMEM)
                 return nczm_fmterr(errmsg, NCZM_NOMEM, "%s: out of memory", name);
-            if (percent_decode(v) != 0) {
-                free(v);
+            if (dst != NCZM_OK)
                 return nczm_fmterr(errmsg, NCZM_INVAL, "%s: bad %%-escape in %s=", name, keys[i].key);
-            }
             free(*keys[i].field);
             *keys[i].field = *v ? v : NULL;
             if (!*v)
@@ -351,10 +362,10 @@ nczm_status nczm_url_parse(const char *name, nczm_url *out, char errmsg[NCZM_ERR
                 st = nczm_fmterr(errmsg, NCZM_INVAL, "%s: mode s3 needs an s3:// or http(s):// URL", name);
                 goto fail;
             }
-            loc = dup_range(path, plen);
-            if (!loc)
+            st = nczm_decode_range(path, plen, &loc);
+            if (st == NCZM_NOMEM)
                 goto nomem;
-            if (percent_decode(loc) != 0) {
+            if (st != NCZM_OK) {
                 st = nczm_fmterr(errmsg, NCZM_INVAL, "%s: bad %%-escape in the path", name);
                 goto fail;
             }

@@ -220,17 +220,7 @@ static void exercise_store(const char *path, nczm_kind kind, unsigned extra)
     CHECK(nczm_map_kind(m) == kind, "kind");
     CHECK(strcmp(nczm_map_location(m), path) == 0, "location %s", nczm_map_location(m));
     CHECK(!nczm_map_readonly(m), "writable");
-    fill_store(m);
-    check_contents(m, "0123456789");
-    CHECK(nczm_write(m, "a/b/c", "ABCDEFGHIJKLMNOP", 16) == NCZM_OK, "overwrite longer");
-    check_contents(m, "ABCDEFGHIJKLMNOP");
-    CHECK(nczm_write(m, "a/b/c", "abcde", 5) == NCZM_OK, "overwrite shorter");
-    check_contents(m, "abcde");
-    check_searches(m);
-    check_batches(m);
-    check_deletes(m);
-    check_renames(m);
-    check_bad_keys(m);
+    check_store_life(m);
     CHECK(nczm_close_err(m, err) == NCZM_OK, "close: %s", err);
 
     /* Reopen for writing: everything is back, and can be changed in place. */

@@ -12,6 +12,7 @@
 #include "nczm.h"
 #include "zmap_conformance.h"
 #include "nczm_s3.h" /* the addressing of names, checked without a server */
+#include "s3_env_file.h"
 
 #include <arpa/inet.h>
 #include <netinet/in.h>
@@ -29,39 +30,6 @@ static const char *endpoint, *https_endpoint, *access_key, *secret_key, *region,
 static char bucket[64], scratch[256];
 
 /* ---------------------------------------------------------------- helpers */
-
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
-/* "export NAME=VALUE" lines (values optionally in single or double quotes). */
-static void load_env_file(const char *path)
-{
-    FILE *f = fopen(path, "r");
-    if (!f)
-        return;
-    char line[4096];
-    while (fgets(line, sizeof line, f)) {
-        char *s = line, *eq;
-        if (strncmp(s, "export ", 7) == 0)
-            s += 7;
-        if (strncmp(s, "NCZ_S3_", 7) != 0 || !(eq = strchr(s, '=')))
-            continue;
-        *eq = '\0';
-        char *v = eq + 1;
-        v[strcspn(v, "\r\n")] = '\0';
-        size_t n = strlen(v);
-        if (n >= 2 && (v[0] == '\'' || v[0] == '"') && v[n - 1] == v[0]) {
-            v[n - 1] = '\0';
-            v++;
-        }
-        setenv(s, v, 0);
-    }
-    fclose(f);
-}
 
 /* The store's name: "<endpoint>/<bucket>/<root>#mode=nczarr,s3". */
 static char *name_of(const char *ep, const char *bkt, const char *root)
@@ -149,17 +117,7 @@ static void test_conformance(const char *name, const opts *o)
     REQUIRE(st == NCZM_OK, "create %s: %d %s", name, st, err);
     CHECK(nczm_map_kind(m) == NCZM_KIND_S3, "kind");
     CHECK(!nczm_map_readonly(m), "writable");
-    fill_store(m);
-    check_contents(m, "0123456789");
-    CHECK(nczm_write(m, "a/b/c", "ABCDEFGHIJKLMNOP", 16) == NCZM_OK, "overwrite longer");
-    check_contents(m, "ABCDEFGHIJKLMNOP");
-    CHECK(nczm_write(m, "a/b/c", "abcde", 5) == NCZM_OK, "overwrite shorter");
-    check_contents(m, "abcde");
-    check_searches(m);
-    check_batches(m);
-    check_deletes(m);
-    check_renames(m);
-    check_bad_keys(m);
+    check_store_life(m);
     CHECK(nczm_map_requests(m) > 50, "requests are counted: %llu", (unsigned long long)nczm_map_requests(m));
     CHECK(nczm_close_err(m, err) == NCZM_OK, "close: %s", err);
 

@@ -331,4 +331,21 @@ static void check_renames(nczm_map *m)
           "clean up the renames");
     CHECK(search_is(m, "", (const char *[]){".zgroup", "a", "x", NULL}), "root after the renames");
 }
+/* A new store's first life, the same on every kind: filled, objects overwritten longer and
+ * shorter, then searches, batches, deletes, renames and bad keys. */
+static void check_store_life(nczm_map *m)
+{
+    fill_store(m);
+    check_contents(m, "0123456789");
+    CHECK(nczm_write(m, "a/b/c", "ABCDEFGHIJKLMNOP", 16) == NCZM_OK, "overwrite longer");
+    check_contents(m, "ABCDEFGHIJKLMNOP");
+    CHECK(nczm_write(m, "a/b/c", "abcde", 5) == NCZM_OK, "overwrite shorter");
+    check_contents(m, "abcde");
+    check_searches(m);
+    check_batches(m);
+    check_deletes(m);
+    check_renames(m);
+    check_bad_keys(m);
+}
+
 #endif
