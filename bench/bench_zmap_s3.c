@@ -16,6 +16,13 @@
 #include <time.h>
 #include <unistd.h>
 
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
 static void row(const char *what, size_t n, double dt, uint64_t reqs, size_t bytes)
 {
     printf("%-34s %8.3f s %9.0f obj/s %8.1f MiB/s %7llu requests\n", what, dt, (double)n / dt,

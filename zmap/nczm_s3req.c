@@ -422,6 +422,9 @@ void s3_req_judge(s3_map *m, s3_req *r)
     default:
         break;
     }
+    char tries[48] = "";
+    if (r->attempts > 1)
+        snprintf(tries, sizeof tries, "; gave up after %u attempts", r->attempts);
     s3_req_fail(m, r, st, "HTTP %ld%s%s%s%s%s%s", r->http, code[0] ? " " : "", code, smsg[0] ? ": " : "",
-                smsg, hint, r->attempts > 1 ? "; gave up after retries" : "");
+                smsg, hint, tries);
 }

@@ -5,6 +5,9 @@
 #define NCZ_TEST_H
 #include <stdio.h>
 #include <stdlib.h>
+#include <sys/types.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 static int ncz_test_passed_ = 0, ncz_test_failed_ = 0;
 
@@ -33,6 +36,38 @@ static int ncz_test_passed_ = 0, ncz_test_failed_ = 0;
         if (!ncz_req_)                                                                                       \
             return;                                                                                          \
     } while (0)
+/* Runs fn(arg) as a user without privileges: checks of what a user may not do (write a
+ * read-only directory) pass for root, who may write anywhere, and CI runs as root. As root,
+ * fn runs in a child process as nobody (uid/gid 65534; the paths it uses must be reachable
+ * by others), and a child with failed checks, or one that could not drop root, counts as a
+ * failure here; as any other user, fn runs in this process. */
+static inline void ncz_run_unprivileged(const char *what, void (*fn)(void *), void *arg)
+{
+    if (geteuid() != 0) {
+        fn(arg);
+        return;
+    }
+    fflush(stdout);
+    fflush(stderr);
+    pid_t pid = fork();
+    if (pid == 0) {
+        if (setgid(65534) != 0 || setuid(65534) != 0 || geteuid() == 0)
+            _exit(3);
+        int before = ncz_test_failed_;
+        fn(arg);
+        fflush(stdout);
+        fflush(stderr);
+        _exit(ncz_test_failed_ > before ? 1 : 0);
+    }
+    int st = 0;
+    int ok = pid > 0 && waitpid(pid, &st, 0) == pid && WIFEXITED(st) && WEXITSTATUS(st) == 0;
+    CHECK_VAL_(ok, what, "as an unprivileged user: %s (child status %d)",
+               pid < 0                                 ? "fork failed"
+               : WIFEXITED(st) && WEXITSTATUS(st) == 3 ? "could not drop root"
+                                                       : "failed",
+               st);
+}
+
 #define TEST_MAIN_END()                                                                                      \
     do {                                                                                                     \
         printf("%d passed, %d failed\n", ncz_test_passed_, ncz_test_failed_);                                \

@@ -1,20 +1,12 @@
 /* The S3 test server's settings for the programs that talk to it (test_zmap_s3,
- * bench_zmap_s3): the sourceable s3.env file scripts/s3-server.sh start writes, and a
- * monotonic clock for their timings. Header-only (static functions). */
+ * bench_zmap_s3): the sourceable s3.env file scripts/s3-server.sh start writes.
+ * Header-only (static functions). */
 #ifndef S3_ENV_FILE_H
 #define S3_ENV_FILE_H
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
-
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
 
 /* Sets each NCZ_S3_* variable of the file's "[export ]NAME=VALUE" lines (values optionally
  * in single or double quotes) that the environment does not set already. A missing file

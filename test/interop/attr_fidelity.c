@@ -7,6 +7,8 @@
  * With --add, opens an existing file or store and adds the int32 attribute "added" = 42
  * to each object named, so that their metadata gets rewritten.
  * Usage: interop_attr_fidelity FILE | interop_attr_fidelity --add FILE OBJECT... */
+#include "connector_check.h"
+
 #include <hdf5.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -79,6 +81,7 @@ static int add(const char *file, char **objects, int n)
 {
     hid_t f = H5Fopen(file, H5F_ACC_RDWR, H5P_DEFAULT);
     CHECK(f);
+    ncz_expect_connector(f, file);
     hid_t s = H5Screate(H5S_SCALAR);
     int v = 42;
     for (int i = 0; i < n; i++) {
@@ -102,6 +105,7 @@ int main(int argc, char **argv)
     }
     hid_t f = H5Fcreate(argv[1], H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
     CHECK(f);
+    ncz_expect_connector(f, argv[1]);
     hid_t g = H5Gcreate2(f, "g", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
     CHECK(g);
     hsize_t n = 3;

@@ -8,6 +8,8 @@
  * its type checked and all of it read with H5Dread; then one hyperslab that crosses chunk
  * edges. Prints "ok NAME" or "FAIL NAME: why"; the exit status is the number of failures
  * (at most 100). */
+#include "connector_check.h"
+
 #include <hdf5.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -30,19 +32,6 @@ static unsigned char *load(const char *dir, const char *file, size_t n)
     }
     fclose(fp);
     return b;
-}
-
-/* HDF5 silently falls back to the native VOL when the plugin does not load: every file of
- * this test must have been opened by the connector. */
-static int opened_by_nczarr(hid_t f, const char *path)
-{
-    char name[64] = "";
-    if (H5VLget_connector_name(f, name, sizeof name) < 0 || strcmp(name, "nczarr") != 0) {
-        printf("FAIL: %s was not opened by the nczarr connector (\"%s\"): check HDF5_PLUGIN_PATH\n", path,
-               name);
-        return 0;
-    }
-    return 1;
 }
 
 /* The deepest message of the current error stack (the connector's own reason). */
@@ -147,8 +136,7 @@ int main(int argc, char **argv)
         printf("FAIL: H5Fopen %s\n", path);
         return 100;
     }
-    if (!opened_by_nczarr(f, path))
-        return 100;
+    ncz_expect_connector(f, path);
     int nfail = 0;
     while (fscanf(names, "%255s", name) == 1) {
         const char *kind = strrchr(name, '_'), *why;

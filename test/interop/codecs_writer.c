@@ -7,6 +7,8 @@
  * reader is compared with. Then the store is opened again and each dataset is read back
  * (H5Dread) and its creation plist's filters checked (H5Pget_filter2). Each failing case
  * is named on stdout ("FAIL case: why"); the exit status is the number of failed cases. */
+#include "connector_check.h"
+
 #include <hdf5.h>
 #include <math.h>
 #include <stdio.h>
@@ -50,19 +52,6 @@ static void make_values(void)
             f32[i][j] = 20.0f + 10.0f * sinf((float)i * 0.05f) * cosf((float)j * 0.03f) + 0.001f * (float)j;
             i16[i][j] = (short)((i * 53 + j * 17) % 6000 - 3000);
         }
-}
-
-/* HDF5 silently falls back to the native VOL when the plugin does not load: every file of
- * this test must have been opened by the connector. */
-static int opened_by_nczarr(hid_t f, const char *path)
-{
-    char name[64] = "";
-    if (H5VLget_connector_name(f, name, sizeof name) < 0 || strcmp(name, "nczarr") != 0) {
-        printf("FAIL: %s was not opened by the nczarr connector (\"%s\"): check HDF5_PLUGIN_PATH\n", path,
-               name);
-        return 0;
-    }
-    return 1;
 }
 
 /* The deepest message of the current error stack (the connector's own reason). */
@@ -221,8 +210,7 @@ int main(int argc, char **argv)
         printf("FAIL: H5Fcreate %s\n", argv[1]);
         return 100;
     }
-    if (!opened_by_nczarr(f, argv[1]))
-        return 100;
+    ncz_expect_connector(f, argv[1]);
     for (size_t c = 0; c < NCASES; c++)
         failed[c] = write_case(f, &cases[c]);
     if (H5Fclose(f) < 0)
@@ -232,8 +220,7 @@ int main(int argc, char **argv)
         printf("FAIL: H5Fopen %s\n", argv[1]);
         return 100;
     }
-    if (!opened_by_nczarr(f, argv[1]))
-        return 100;
+    ncz_expect_connector(f, argv[1]);
     int nfail = 0;
     for (size_t c = 0; c < NCASES; c++) {
         if (!failed[c])

@@ -2,7 +2,10 @@
 print for the same store: zarr-python 2.13 (values, attributes) and, for stores written
 by netCDF-C, ncdump (values, attributes).
 
-usage: compare_values.py STORE [NCDUMP_URL]
+usage: compare_values.py STORE [NCDUMP_URL] [--h5dump-name NAME]
+
+With --h5dump-name, h5dump opens the store as NAME (an S3 URL) while zarr-python reads STORE
+(a copy of the objects under NAME).
 
 Environment: H5DUMP (path), NCDUMP (path, when NCDUMP_URL is given), H5DUMP_ENV_PRELOAD
 (LD_PRELOAD for h5dump, which loads the connector), NCDUMP_PLUGIN_PATH (HDF5 filter plugins
@@ -36,7 +39,13 @@ def fail(msg):
 
 
 # ---------------------------------------------------------------- running the tools
+# The name h5dump opens the store by, when it is not the local path zarr-python reads
+# (--h5dump-name: a store on S3, of which STORE is a copy s3fs made).
+H5DUMP_NAME = {}
+
+
 def h5dump(args):
+    args = args[:-1] + [H5DUMP_NAME.get(args[-1], args[-1])]
     env = dict(os.environ)
     pre = os.environ.get("H5DUMP_ENV_PRELOAD", "")
     if pre:
@@ -667,8 +676,13 @@ def main():
     if sys.argv[1] == "--decompress":
         decompress_store(sys.argv[2], sys.argv[3])
         return 0
-    store = os.path.abspath(sys.argv[1])
-    url = sys.argv[2] if len(sys.argv) > 2 else None
+    argv = sys.argv[1:]
+    if "--h5dump-name" in argv:
+        i = argv.index("--h5dump-name")
+        H5DUMP_NAME[os.path.abspath(argv[0])] = argv[i + 1]
+        del argv[i:i + 2]
+    store = os.path.abspath(argv[0])
+    url = argv[1] if len(argv) > 1 else None
     root = open_zarr(store)
     if isinstance(root, zarr.core.Array):
         base = os.path.basename(store.rstrip("/"))

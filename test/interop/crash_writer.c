@@ -1,11 +1,14 @@
 /* An ordinary HDF5 program that rewrites the metadata of many objects and flushes, again
- * and again, until it is killed (crash_flush.sh kills it with SIGKILL at random moments).
+ * and again, until it is killed (crash_flush.sh kills it with SIGKILL inside a flush).
  * Generation g: every group and dataset gets attribute "gen" = g and a long text attribute
- * naming g, so each flush rewrites every .zattrs. After each complete flush it prints g.
+ * naming g, so each flush rewrites every .zattrs. Before each flush it prints "flush g",
+ * after it g.
  *   crash_writer STORE [max_generations [ngroups]]
  * A store that exists is opened and continued from its root's "gen". ngroups (default 20)
  * groups of 10 datasets: 221 objects per flush, or few enough (2: 23) for the directory
  * store's per-object syncs instead of its whole-file-system ones. */
+#include "connector_check.h"
+
 #include <hdf5.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -53,6 +56,7 @@ int main(int argc, char **argv)
         f = H5Fcreate(argv[1], H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
         if (f < 0)
             return 1;
+        ncz_expect_connector(f, argv[1]);
         hsize_t d = 4;
         hid_t sp = H5Screate_simple(1, &d, NULL);
         for (int i = 0; i < ngroups; i++) {
@@ -68,6 +72,7 @@ int main(int argc, char **argv)
         }
         H5Sclose(sp);
     } else {
+        ncz_expect_connector(f, argv[1]);
         hid_t a = H5Aopen(f, "gen", H5P_DEFAULT);
         if (a < 0 || H5Aread(a, H5T_NATIVE_INT, &g) < 0)
             return 1;
@@ -92,6 +97,9 @@ int main(int argc, char **argv)
             }
             H5Gclose(gr);
         }
+        /* "flush G" then "G": a kill between the two landed inside the flush */
+        printf("flush %d\n", g);
+        fflush(stdout);
         if (H5Fflush(f, H5F_SCOPE_GLOBAL) < 0)
             return 1;
         printf("%d\n", g);

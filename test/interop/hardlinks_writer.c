@@ -2,6 +2,8 @@
  * order) with dataset g/data and group g/sub, then /data_alias -> g/data, g/sub2 -> g/sub
  * and g/self -> g. Run natively (an .h5 file) and through the connector (a store), so that
  * hardlinks_readers.sh can compare what h5dump shows of each. */
+#include "connector_check.h"
+
 #include <hdf5.h>
 #include <stdio.h>
 
@@ -14,6 +16,9 @@ int main(int argc, char **argv)
     hsize_t n = 4;
     int v[4] = {1, 2, 3, 4};
     hid_t f = H5Fcreate(argv[1], H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
+    if (f < 0)
+        return 1;
+    ncz_expect_connector(f, argv[1]);
     hid_t gcpl = H5Pcreate(H5P_GROUP_CREATE);
     H5Pset_link_creation_order(gcpl, H5P_CRT_ORDER_TRACKED);
     hid_t g = H5Gcreate2(f, "g", H5P_DEFAULT, gcpl, H5P_DEFAULT);

@@ -5,6 +5,8 @@
  * every kind on groups and datasets. The interop tests run it natively and through the
  * connector and let h5py/zarr-python, ncdump and h5dump judge the two results.
  * Usage: interop_writer FILE [--types] (adds enum, compound and array types) */
+#include "connector_check.h"
+
 #include <hdf5.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -418,6 +420,7 @@ int main(int argc, char **argv)
     CHECK(H5Pset_attr_creation_order(fcpl, H5P_CRT_ORDER_TRACKED | H5P_CRT_ORDER_INDEXED));
     hid_t file = H5Fcreate(argv[1], H5F_ACC_TRUNC, fcpl, H5P_DEFAULT);
     CHECK(file);
+    ncz_expect_connector(file, argv[1]);
     root_attributes(file);
     numeric_types(file);
     strings(file);

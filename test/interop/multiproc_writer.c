@@ -9,6 +9,8 @@
  * Chunks are rows of 512 elements: "a" int32, "b" float64 compressed with deflate. Each
  * writer selects its rows with one strided hyperslab, so one H5Dwrite touches NCHUNK
  * chunks. */
+#include "connector_check.h"
+
 #include <hdf5.h>
 #include <spawn.h>
 #include <stdio.h>
@@ -38,6 +40,7 @@ static int create(const char *store, hsize_t nproc, hsize_t nchunk)
     hid_t f = H5Fcreate(store, H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
     if (f < 0)
         return fail("H5Fcreate", store);
+    ncz_expect_connector(f, store);
     hid_t sp = H5Screate_simple(2, dims, NULL), dcpl = H5Pcreate(H5P_DATASET_CREATE);
     H5Pset_chunk(dcpl, 2, chunk);
     hid_t a = H5Dcreate2(f, "a", H5T_STD_I32LE, sp, H5P_DEFAULT, dcpl, H5P_DEFAULT);
@@ -73,6 +76,7 @@ static int write_rank(const char *store, hsize_t rank, hsize_t nproc)
     hid_t f = H5Fopen(store, H5F_ACC_RDWR, H5P_DEFAULT);
     if (f < 0)
         return fail("H5Fopen read-write", store);
+    ncz_expect_connector(f, store);
     int rc = 0;
     for (int which = 0; which < 2 && !rc; which++) {
         hid_t d = H5Dopen2(f, which ? "b" : "a", H5P_DEFAULT);
@@ -107,6 +111,7 @@ static int verify(const char *store, hsize_t nproc)
     hid_t f = H5Fopen(store, H5F_ACC_RDONLY, H5P_DEFAULT);
     if (f < 0)
         return fail("H5Fopen", store);
+    ncz_expect_connector(f, store);
     int rc = 0;
     for (int which = 0; which < 2 && !rc; which++) {
         hid_t d = H5Dopen2(f, which ? "b" : "a", H5P_DEFAULT);

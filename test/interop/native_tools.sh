@@ -8,11 +8,14 @@
 # test/netcdf4/cdl (ncgen -4, natively). h5dump prints old-style object references with a
 # number that changes from run to run even natively: that number is masked.
 # (These tools fall back to the native connector by themselves when the default one cannot
-# open a file: what only the pass-through makes work is checked by test_vol_native and by
-# nccopy in test/netcdf4/cdl_compare.sh. Here: it changes nothing the tools print.)
+# open a file, and print the same when the plugin does not load at all: every run with the
+# connector proves that HDF5 loaded its plugin (run_proving_connector). What only the
+# pass-through makes work is checked by test_vol_native and by nccopy in
+# test/netcdf4/cdl_compare.sh. Here: it changes nothing the tools print.)
 set -euo pipefail
 : "${NCZARR_PREFIX:?}" "${NCZARR_BUILD:?}" "${HDF5_VOL_CONNECTOR:?}"
 here=$(cd "$(dirname "$0")" && pwd)
+. "$here/../common/judge.sh"
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/nczarr-nattools.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
 B=$NCZARR_PREFIX/bin
@@ -20,7 +23,7 @@ for t in h5dump h5ls h5stat ncgen; do
   [ -x "$B/$t" ] || { echo "FAIL: missing tool $B/$t"; exit 1; }
 done
 # netCDF-C's ncgen without the connector (and without the sanitizer runtimes: not ours)
-nc() { env -u HDF5_VOL_CONNECTOR LD_PRELOAD= HDF5_PLUGIN_PATH="$NCZARR_PREFIX/lib/plugin" "$@"; }
+nc() { nc_native "$@"; }
 mask() { sed -E 's/(DATASET|GROUP|DATATYPE) [0-9]+ "/\1 N "/g'; }
 
 "$NCZARR_BUILD/test/test_vol_native" --write-native "$tmp/objects.h5" ||
@@ -39,8 +42,9 @@ for f in "${files[@]}"; do
     # shellcheck disable=SC2086
     env -u HDF5_VOL_CONNECTOR "$B"/$cmd "$f" >"$tmp/native.txt" 2>&1 ||
       { echo "FAIL: $cmd $(basename "$f") without the connector"; status=1; continue; }
+    # the same output would come from a process without the connector: prove it was loaded
     # shellcheck disable=SC2086
-    "$B"/$cmd "$f" >"$tmp/vol.txt" 2>&1 || rc=$?
+    run_proving_connector "$tmp/vol.txt" "$B"/$cmd "$f" || rc=$?
     if [ "$rc" -ne 0 ]; then
       head -n 30 "$tmp/vol.txt" | sed 's/^/    | /'
       echo "FAIL: $cmd $(basename "$f") with HDF5_VOL_CONNECTOR=$HDF5_VOL_CONNECTOR: status $rc"

@@ -1,6 +1,8 @@
 /* Renames inside a store written by examples/write_store, as netCDF-C does for every
  * variable and group rename (H5Lmove), and reads the moved values back through HDF5.
  * Usage: rename_store STORE (the connector comes from HDF5_VOL_CONNECTOR). */
+#include "connector_check.h"
+
 #include <hdf5.h>
 #include <stdio.h>
 
@@ -20,6 +22,7 @@ int main(int argc, char **argv)
     }
     hid_t f = H5Fopen(argv[1], H5F_ACC_RDWR, H5P_DEFAULT);
     CHECK(f);
+    ncz_expect_connector(f, argv[1]);
     CHECK(H5Lmove(f, "temperature", f, "temp", H5P_DEFAULT, H5P_DEFAULT));
     CHECK(H5Lmove(f, "station", f, "site", H5P_DEFAULT, H5P_DEFAULT));
     float t[24];

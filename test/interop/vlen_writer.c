@@ -1,5 +1,7 @@
 /* Writes a store with a dataset of variable-length sequences of int32 ("ragged": element i
  * holds i numbers 10*i+k) and an ordinary int32 dataset ("plain"), for vlen_readers.sh. */
+#include "connector_check.h"
+
 #include <hdf5.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -11,6 +13,7 @@ int main(int argc, char **argv)
     hid_t f = H5Fcreate(argv[1], H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
     if (f < 0)
         return 1;
+    ncz_expect_connector(f, argv[1]);
     hsize_t n = 5, c = 2;
     hid_t s = H5Screate_simple(1, &n, NULL), dcpl = H5Pcreate(H5P_DATASET_CREATE);
     H5Pset_chunk(dcpl, 1, &c);

@@ -32,6 +32,9 @@ def unquote(q):
     """The object path of a printed reference, without the file name new-style references
     put in front of it."""
     t = q[1:-1]
+    m = re.match(r"^[a-z0-9]+://[^#]*#mode=[^/]*(/.*)$", t)
+    if m:  # a store named by its URL (https://host/bucket/key#mode=nczarr,s3/path)
+        return m.group(1)
     for ext in (".zarr/", ".nc/", ".zip/"):
         if ext in t:
             return "/" + t.split(ext, 1)[1]

@@ -623,6 +623,16 @@ static void fake_stop(fake *f)
     close(f->fd);
 }
 
+/* N of "gave up after N attempts" in a message; 1 when it names none (one attempt). */
+static unsigned attempts_in(const char *err)
+{
+    const char *p = strstr(err, "gave up after ");
+    unsigned n = 1;
+    if (p && sscanf(p, "gave up after %u attempts", &n) != 1)
+        n = 0;
+    return n;
+}
+
 static void test_faults(void)
 {
     char err[NCZM_ERRLEN], ep[64];
@@ -634,7 +644,9 @@ static void test_faults(void)
     nczm_status st = open_s3(name_of(endpoint, nob, "k"), NULL, NCZM_READONLY, &m, err);
     CHECK(st == NCZM_NOTFOUND && strstr(err, "NoSuchBucket") && strstr(err, nob), "unknown bucket: %s", err);
 
-    /* a closed port: refused at once, a few quick retries, then a clear error */
+    /* A closed port: refused at once, a few quick retries, then a clear error that names
+     * the endpoint and says how many attempts were made. (How long the retries go on is the
+     * retry budget's business; nothing here times them: a hang ends at ctest's timeout.) */
     int s = socket(AF_INET, SOCK_STREAM, 0);
     struct sockaddr_in a = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
     socklen_t al = sizeof a;
@@ -642,13 +654,13 @@ static void test_faults(void)
     getsockname(s, (struct sockaddr *)&a, &al);
     close(s); /* nothing listens there now */
     snprintf(ep, sizeof ep, "http://127.0.0.1:%d", ntohs(a.sin_port));
-    double t0 = now_s();
     st = open_s3(name_of(ep, "b", "k"), NULL, NCZM_READONLY, &m, err);
-    double dt = now_s() - t0;
+    unsigned n = attempts_in(err);
     CHECK(st == NCZM_IO && strstr(err, "onnect") && strstr(err, ep), "dead endpoint: %d %s", st, err);
-    CHECK(dt < 6, "dead endpoint fails in %.1f s", dt);
+    CHECK(n >= 2, "dead endpoint: retried before giving up (%u attempts): %s", n, err);
 
-    /* a server answering 503 SlowDown: retried for retry_seconds, then named */
+    /* a server answering 503 SlowDown: retried, then named with the number of attempts,
+     * each of which the server saw (one connection each: it closes them) */
     fake f;
     const char *body = "<?xml version=\"1.0\"?><Error><Code>SlowDown</Code><Message>busy</Message></Error>";
     char busy[512];
@@ -659,27 +671,25 @@ static void test_faults(void)
     REQUIRE(fake_start(&f, busy) == 0, "fake server");
     snprintf(ep, sizeof ep, "http://127.0.0.1:%d", f.port);
     opts quick = {.retry_ms = 1500};
-    t0 = now_s();
     st = open_s3(name_of(ep, "b", "k"), &quick, NCZM_READONLY, &m, err);
-    dt = now_s() - t0;
-    CHECK(st == NCZM_IO && strstr(err, "503") && strstr(err, "SlowDown") && strstr(err, "retries"),
-          "503: %d %s", st, err);
+    n = attempts_in(err);
     int tries = __atomic_load_n(&f.conns, __ATOMIC_RELAXED);
-    CHECK(dt >= 1.0 && dt < 5 && tries >= 4, "retried for %.1f s, %d times", dt, tries);
+    CHECK(st == NCZM_IO && strstr(err, "503") && strstr(err, "SlowDown"), "503: %d %s", st, err);
+    CHECK(n >= 2 && (int)n == tries, "503: %u attempts named, the server saw %d: %s", n, tries, err);
     fake_stop(&f);
 
-    /* a server that accepts and never answers (stopped): the stall limit ends each try */
+    /* a server that accepts and never answers (stopped): the stall limit ends each try,
+     * and the error says it timed out */
     REQUIRE(fake_start(&f, NULL) == 0, "fake server");
     snprintf(ep, sizeof ep, "http://127.0.0.1:%d", f.port);
     setenv("NCZM_S3_STALL_SECONDS", "1", 1);
     opts brief = {.retry_ms = 1000};
-    t0 = now_s();
     st = open_s3(name_of(ep, "b", "k"), &brief, NCZM_READONLY, &m, err);
-    dt = now_s() - t0;
     unsetenv("NCZM_S3_STALL_SECONDS");
+    tries = __atomic_load_n(&f.conns, __ATOMIC_RELAXED);
     CHECK(st == NCZM_IO && (strstr(err, "imeout") || strstr(err, "timed out")), "stalled server: %d %s", st,
           err);
-    CHECK(dt < 8, "stalled server fails in %.1f s", dt);
+    CHECK(tries >= 1 && (unsigned)tries >= attempts_in(err), "stalled server: %d connections, %s", tries, err);
     fake_stop(&f);
 }
 

@@ -150,6 +150,14 @@ done:
 /* Fetches every job without data in one store call. Missing chunks are all fill. */
 static herr_t fetch_chunks(ncztr_ioctx *x, ncztr_cjob *jobs, size_t njobs)
 {
+    if (x->a->dimonly) {
+        /* a netCDF dimension without a variable has no chunks: its key may be that of the
+         * variable of its name that is not its coordinate (netCDF-4's _nc4_non_coord_) */
+        for (size_t j = 0; j < njobs; j++)
+            if (!jobs[j].data && missing_chunk(x, &jobs[j]) < 0)
+                return FAIL;
+        return SUCCEED;
+    }
     herr_t ret = SUCCEED;
     nczm_map *map = x->o->file->map;
     const char *path = x->g.path;
@@ -456,6 +464,11 @@ herr_t ncztr_array_write(ncztr_obj *o, hid_t mem_type, hid_t mem_space, hid_t fi
 {
     if (ncztr_array_check_stored(o) < 0)
         return FAIL;
+    if (o->arr->dimonly)
+        return NCZ_PUSH(NCZ_E_NOTREPR,
+                        "dataset \"%s\" stands for a netCDF dimension without a variable: NCZarr keeps "
+                        "such a dimension's length only, so its data could not be stored",
+                        o->name);
     /* The buffer is only read from on this path. */
     if (ncztr_array_is_vlen(o))
         return ncztr_vlen_io(o, mem_type, mem_space, file_space, (void *)(uintptr_t)buf, true, H5P_DEFAULT);
