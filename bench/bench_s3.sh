@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The connector on S3 against netCDF-C's NCZarr over its own S3 client, on a Ceph RGW test
-# server of its own on loopback (scripts/s3-server.sh, in a temporary root, stopped on exit).
+# server of its own on loopback (scripts/s3-server.sh, in a temporary root, stopped on exit),
+# or with --server ROOT on one already running there (the test suite's: bench.s3_smoke).
 # Every store is reached over https, as netCDF-C's client always does.
 #
 # 1. Open: a store of --arrays small arrays (float32[16], one chunk and one text attribute
@@ -24,11 +25,11 @@ set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 build=$here/../build
 prefix=${NCZARR_PREFIX:-$HOME/.cache/vol-nczarr/deps}
-runs=5 arrays=1000 chunks=1000 chunk_kib=64 limit=600 workdir=${TMPDIR:-/tmp}
+runs=5 arrays=1000 chunks=1000 chunk_kib=64 limit=600 workdir=${TMPDIR:-/tmp} srv=
 usage() {
   cat <<EOF
 usage: bench/bench_s3.sh [--build DIR] [--prefix DIR] [--runs N] [--arrays N] [--chunks N]
-                         [--chunk-kib K] [--workdir DIR] [--timeout S]
+                         [--chunk-kib K] [--workdir DIR] [--timeout S] [--server ROOT]
   --build     the build tree (default $build)
   --prefix    HDF5 + netCDF-C prefix (default \$NCZARR_PREFIX or ~/.cache/vol-nczarr/deps)
   --runs      runs per peer, median reported (default $runs)
@@ -37,6 +38,7 @@ usage: bench/bench_s3.sh [--build DIR] [--prefix DIR] [--runs N] [--arrays N] [-
   --chunk-kib chunk size in KiB (default $chunk_kib)
   --workdir   where the server's temporary root goes (default \$TMPDIR or /tmp)
   --timeout   seconds any one program may run before the benchmark fails (default $limit)
+  --server    the root of a server scripts/s3-server.sh started (default: start one here)
 EOF
 }
 cmdline="bench/bench_s3.sh${*:+ $*}"
@@ -50,6 +52,7 @@ while [ $# -gt 0 ]; do
     --chunk-kib) chunk_kib=$2; shift 2 ;;
     --workdir) workdir=$2; shift 2 ;;
     --timeout) limit=$2; shift 2 ;;
+    --server) srv=$(cd "$2" && pwd); shift 2 ;;
     -h | --help) usage; exit 0 ;;
     *) usage >&2; exit 2 ;;
   esac
@@ -68,22 +71,29 @@ server=$here/../scripts/s3-server.sh
 # The server and curl run without the sanitizer runtimes a sanitizer build's test preloads
 # (under them the gateway never comes up).
 plain() { env -u LD_PRELOAD -u ASAN_OPTIONS -u UBSAN_OPTIONS -u TSAN_OPTIONS "$@"; }
+own_server=0
+[ -n "$srv" ] || { srv=$tmp/srv own_server=1; }
 cleanup() {
-  plain bash "$server" stop "$tmp/srv" >/dev/null 2>&1 || true
+  if [ "$own_server" = 1 ]; then
+    plain bash "$server" stop "$srv" >/dev/null 2>&1 || echo "bench_s3: stopping the server in $srv failed" >&2
+  fi
   rm -rf "$tmp"
 }
 trap cleanup EXIT
 trap 'exit 130' INT
 trap 'exit 143' TERM
-plain bash "$server" start "$tmp/srv" 2>"$tmp/server.log" || { cat "$tmp/server.log" >&2; exit 1; }
+if [ "$own_server" = 1 ]; then
+  plain bash "$server" start "$srv" 2>"$tmp/server.log" || { cat "$tmp/server.log" >&2; exit 1; }
+fi
+[ -f "$srv/s3.env" ] || { echo "bench_s3: no server in $srv (no s3.env)" >&2; exit 1; }
 # shellcheck disable=SC1091
-. "$tmp/srv/s3.env"
-rgwlog=$tmp/srv/log/client.rgw.log
+. "$srv/s3.env"
+rgwlog=$srv/log/client.rgw.log
 export AWS_ACCESS_KEY_ID=$NCZ_S3_ACCESS_KEY AWS_SECRET_ACCESS_KEY=$NCZ_S3_SECRET_KEY
 export AWS_REGION=$NCZ_S3_REGION AWS_CA_BUNDLE=$NCZ_S3_CA
 export HDF5_PLUGIN_PATH=$build/vol_connector:$prefix/lib/plugin
 unset HDF5_VOL_CONNECTOR NCZARR_STATS
-bucket=bench
+bucket=bench-$$
 url() { echo "$NCZ_S3_HTTPS_ENDPOINT/$bucket/$1#mode=nczarr,s3"; }
 # The connector with OPTIONS (first argument); netCDF-C without it, through the server's
 # wrapper (credentials, CA), with netCDF-C's filter plugins alone on its plugin path.

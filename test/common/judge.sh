@@ -18,7 +18,7 @@
 #
 # and the pieces they are made of: nc_native (netCDF-C and python without the connector),
 # store_url, normalize_cdl, dump_native, dump_store, compare_cdl. Each judgement prints what
-# differs and returns non-zero; none of them is ever followed by `|| true`.
+# differs and returns non-zero, and no test ignores what one returns.
 : "${NCZARR_PREFIX:?NCZARR_PREFIX is not set: run this test through ctest}"
 JUDGE_HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 

@@ -111,6 +111,25 @@ static inline void scratch_dir(char *buf, size_t len, const char *tag)
     }
 }
 
+/* The scratch directory's end: removed, unless NCZARR_KEEP_STORES names a directory, into
+ * which it is moved (as <that directory>/<tag>) for the peers to judge the stores it holds
+ * (test/interop/damaged_peers.sh). */
+static inline void scratch_done(const char *dir, const char *tag)
+{
+    const char *keep = getenv("NCZARR_KEEP_STORES");
+    if (!keep || !*keep) {
+        rm_rf(dir);
+        return;
+    }
+    char to[8192];
+    snprintf(to, sizeof to, "%s/%s", keep, tag);
+    rm_rf(to);
+    if (rename(dir, to) != 0) {
+        perror(to);
+        exit(2);
+    }
+}
+
 /* Creates DIR/TAG.zarr (its path in `path`) through the connector, or exits. */
 static inline hid_t create_store_in(const char *dir, const char *tag, char *path, size_t len)
 {

@@ -5,7 +5,11 @@
  *                                                RANK+NPROC, ... of both arrays, closes
  *   multiproc_writer writers STORE NPROC         runs NPROC "write" processes at once and
  *                                                waits for them all (exit 1 if any failed)
+ *   multiproc_writer write-pausing STORE RANK NPROC
+ *                                                "write", but after "a" is flushed it prints
+ *                                                "flushed a" and waits for a line on stdin
  *   multiproc_writer verify STORE NPROC          every element is what its writer wrote
+ *   multiproc_writer verify-a STORE NPROC        the same, of array "a" only
  * Chunks are rows of 512 elements: "a" int32, "b" float64 compressed with deflate. Each
  * writer selects its rows with one strided hyperslab, so one H5Dwrite touches NCHUNK
  * chunks. */
@@ -71,7 +75,24 @@ static hid_t rank_rows(hid_t d, hsize_t rank, hsize_t nproc, hsize_t *nrows)
     return fs;
 }
 
-static int write_rank(const char *store, hsize_t rank, hsize_t nproc)
+/* write-pausing: after array "a" is written and flushed to the store, prints "flushed a"
+ * and waits for a line on standard input before it writes "b" and closes, so that a test
+ * can take the store's server away at a known point of the write (s3/faults.sh). */
+static int pause_after_a(hid_t f, const char *store)
+{
+    if (H5Fflush(f, H5F_SCOPE_GLOBAL) < 0)
+        return fail("H5Fflush", store);
+    printf("flushed a\n");
+    fflush(stdout);
+    char line[16];
+    if (!fgets(line, sizeof line, stdin)) {
+        fprintf(stderr, "multiproc_writer: no go-ahead on standard input\n");
+        return 1;
+    }
+    return 0;
+}
+
+static int write_rank(const char *store, hsize_t rank, hsize_t nproc, int pausing)
 {
     hid_t f = H5Fopen(store, H5F_ACC_RDWR, H5P_DEFAULT);
     if (f < 0)
@@ -100,20 +121,22 @@ static int write_rank(const char *store, hsize_t rank, hsize_t nproc)
             H5Sclose(fs);
         if (d >= 0)
             H5Dclose(d);
+        if (pausing && which == 0 && !rc)
+            rc = pause_after_a(f, store);
     }
     if (H5Fclose(f) < 0 && !rc)
         rc = fail("H5Fclose", store);
     return rc;
 }
 
-static int verify(const char *store, hsize_t nproc)
+static int verify(const char *store, hsize_t nproc, int only_a)
 {
     hid_t f = H5Fopen(store, H5F_ACC_RDONLY, H5P_DEFAULT);
     if (f < 0)
         return fail("H5Fopen", store);
     ncz_expect_connector(f, store);
     int rc = 0;
-    for (int which = 0; which < 2 && !rc; which++) {
+    for (int which = 0; which < (only_a ? 1 : 2) && !rc; which++) {
         hid_t d = H5Dopen2(f, which ? "b" : "a", H5P_DEFAULT);
         hid_t fs = d < 0 ? H5I_INVALID_HID : H5Dget_space(d);
         hsize_t dims[2] = {0, 0};
@@ -181,13 +204,16 @@ int main(int argc, char **argv)
 {
     if (argc == 5 && !strcmp(argv[1], "create"))
         return create(argv[2], strtoull(argv[3], NULL, 10), strtoull(argv[4], NULL, 10));
-    if (argc == 5 && !strcmp(argv[1], "write"))
-        return write_rank(argv[2], strtoull(argv[3], NULL, 10), strtoull(argv[4], NULL, 10));
+    if (argc == 5 && (!strcmp(argv[1], "write") || !strcmp(argv[1], "write-pausing")))
+        return write_rank(argv[2], strtoull(argv[3], NULL, 10), strtoull(argv[4], NULL, 10),
+                          !strcmp(argv[1], "write-pausing"));
     if (argc == 4 && !strcmp(argv[1], "writers"))
         return run_writers(argv[0], argv[2], (unsigned)strtoul(argv[3], NULL, 10));
     if (argc == 4 && !strcmp(argv[1], "verify"))
-        return verify(argv[2], strtoull(argv[3], NULL, 10));
-    fprintf(stderr, "usage: multiproc_writer create STORE NPROC NCHUNK | write STORE RANK NPROC | "
-                    "writers STORE NPROC | verify STORE NPROC\n");
+        return verify(argv[2], strtoull(argv[3], NULL, 10), 0);
+    if (argc == 4 && !strcmp(argv[1], "verify-a"))
+        return verify(argv[2], strtoull(argv[3], NULL, 10), 1);
+    fprintf(stderr, "usage: multiproc_writer create STORE NPROC NCHUNK | write[-pausing] STORE RANK NPROC | "
+                    "writers STORE NPROC | verify[-a] STORE NPROC\n");
     return 2;
 }

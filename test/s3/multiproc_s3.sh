@@ -7,12 +7,8 @@
 # drop. With and without consolidated metadata.
 set -euo pipefail
 : "${NCZ_S3_ENV:?}" "${NCZARR_BUILD:?}" "${NCZARR_PREFIX:?}" "${NCZARR_ZARR3_PYTHON:?}"
-. "$NCZ_S3_ENV"
-export AWS_ACCESS_KEY_ID=$NCZ_S3_ACCESS_KEY AWS_SECRET_ACCESS_KEY=$NCZ_S3_SECRET_KEY
-export AWS_REGION=$NCZ_S3_REGION AWS_CA_BUNDLE=$NCZ_S3_CA
-# botocore 1.36+ sends checksummed chunked uploads that Ceph 16's gateway refuses
-# (MissingContentLength): checksums only where an operation requires them.
-export AWS_REQUEST_CHECKSUM_CALCULATION=when_required AWS_RESPONSE_CHECKSUM_VALIDATION=when_required
+# the server's settings and the AWS variables
+. "$(cd "$(dirname "$0")" && pwd)/s3_common.sh"
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/nczarr-mps3.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
 w="$NCZARR_BUILD/test/interop_multiproc_writer"

@@ -689,7 +689,8 @@ static void test_faults(void)
     tries = __atomic_load_n(&f.conns, __ATOMIC_RELAXED);
     CHECK(st == NCZM_IO && (strstr(err, "imeout") || strstr(err, "timed out")), "stalled server: %d %s", st,
           err);
-    CHECK(tries >= 1 && (unsigned)tries >= attempts_in(err), "stalled server: %d connections, %s", tries, err);
+    CHECK(tries >= 1 && (unsigned)tries >= attempts_in(err), "stalled server: %d connections, %s", tries,
+          err);
     fake_stop(&f);
 }
 

@@ -376,6 +376,6 @@ int main(void)
     test_chunks();
     test_zattrs();
     test_bad_names();
-    rm_rf(dir);
+    scratch_done(dir, "badinput");
     TEST_MAIN_END();
 }

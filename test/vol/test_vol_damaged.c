@@ -393,6 +393,6 @@ int main(void)
     test_zip();
     test_links();
     test_chunk_shape();
-    rm_rf(dir);
+    scratch_done(dir, "damaged");
     TEST_MAIN_END();
 }
