@@ -6,7 +6,7 @@
  * HDF5's native connector. Without this check a test that compares the connector's output
  * with native HDF5's compares native HDF5 with itself whenever the plugin is not loaded.
  *
- *   ncz_expect_connector(file_id, path): exits the program with status 1 and a FAIL line
+ *   ncz_expect_connector(file_id, path): exits the program with status 1 and a FAIL line (on stderr)
  *   when the connector serving file_id is not the one the environment asks for
  *   ("nczarr" when HDF5_VOL_CONNECTOR starts with the word nczarr, "native" otherwise).
  *   Programs that exit with the number of failures count this as one. */
@@ -31,11 +31,11 @@ static inline void ncz_expect_connector(hid_t id, const char *path)
     char name[64] = "";
     const char *want = ncz_wanted_connector();
     if (H5VLget_connector_name(id, name, sizeof name) < 0 || strcmp(name, want) != 0) {
-        printf("FAIL: %s was opened by the connector \"%s\", not \"%s\" (HDF5_VOL_CONNECTOR=%s, "
-               "HDF5_PLUGIN_PATH=%s)\n",
-               path, name, want, getenv("HDF5_VOL_CONNECTOR") ? getenv("HDF5_VOL_CONNECTOR") : "(unset)",
-               getenv("HDF5_PLUGIN_PATH") ? getenv("HDF5_PLUGIN_PATH") : "(unset)");
-        fflush(stdout);
+        fprintf(stderr,
+                "FAIL: %s was opened by the connector \"%s\", not \"%s\" (HDF5_VOL_CONNECTOR=%s, "
+                "HDF5_PLUGIN_PATH=%s)\n",
+                path, name, want, getenv("HDF5_VOL_CONNECTOR") ? getenv("HDF5_VOL_CONNECTOR") : "(unset)",
+                getenv("HDF5_PLUGIN_PATH") ? getenv("HDF5_PLUGIN_PATH") : "(unset)");
         exit(1);
     }
 }

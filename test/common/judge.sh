@@ -11,6 +11,12 @@
 #                                    ncdump of STORE (netCDF-C's own NCZarr reader) equals
 #                                    ncdump of the native file NATIVE, up to what must differ
 #                                    (normalize_cdl.py: the names of anonymous dimensions)
+#   compare_h5dump NATIVE STORE WHAT [h5dump options]
+#                                    h5dump shows STORE through the connector as it shows
+#                                    the native file natively (up to the file's name)
+#   compare_h5dump_data NATIVE STORE WHAT [h5dump_data.py options]
+#                                    the same for data and attribute values only, where
+#                                    the rest of the listing legitimately differs
 #   compare_values NATIVE STORE WHAT [--python PY] [options]
 #                                    every dataset's and attribute's value that h5py reads
 #                                    in NATIVE is the one zarr-python reads in STORE
@@ -54,13 +60,14 @@ assert_zip_store() {
 
 # run_proving_connector LOG CMD...: runs CMD (output in LOG, status returned) with the
 # dynamic linker's log on, and fails when HDF5 did not load the connector's plugin into it:
-# HDF5's tools print the same for a native file with or without the connector.
+# HDF5's tools print the same for a native file with or without the connector. (The loader
+# names libhdf5 as the one that loaded it, or a sanitizer runtime that intercepts dlopen.)
 run_proving_connector() {
   local log=$1 rc=0
   shift
   rm -f "$log".ld.*
   LD_DEBUG=files LD_DEBUG_OUTPUT="$log.ld" "$@" >"$log" 2>&1 || rc=$?
-  if ! cat "$log".ld.* 2>/dev/null | grep -qE 'file=[^ ]*/libnczarr_vol\.so \[0\];  dynamically loaded by [^ ]*libhdf5'; then
+  if ! cat "$log".ld.* 2>/dev/null | grep -qE 'file=[^ ]*/libnczarr_vol\.so \[0\];  dynamically loaded by '; then
     echo "FAIL: HDF5 did not load the connector's plugin into ${1##*/} (HDF5_VOL_CONNECTOR=${HDF5_VOL_CONNECTOR:-unset}, HDF5_PLUGIN_PATH=${HDF5_PLUGIN_PATH:-unset})"
     rm -f "$log".ld.*
     return 1
@@ -175,6 +182,31 @@ compare_h5dump_data() {
     echo "ok: $what: h5dump shows the native file's data and attributes in the store ($(wc -l <"$d/native.facts") values)"
   else
     echo "FAIL: $what: h5dump shows other data or attributes in the store than in the native file (diff above)"
+    rc=1
+  fi
+  rm -rf "$d"
+  return "$rc"
+}
+
+# compare_h5dump NATIVE STORE WHAT [h5dump options]: h5dump shows STORE through the
+# connector exactly as it shows the native file natively, but for the first line (the
+# name) and the file's name in references (both written FILE).
+compare_h5dump() {
+  local native=$1 store=$2 what=$3 d rc=0
+  shift 3
+  d=$(mktemp -d "${TMPDIR:-/tmp}/nczarr-h5dump.XXXXXX")
+  env -u HDF5_VOL_CONNECTOR "$NCZARR_PREFIX/bin/h5dump" -w 0 "$@" "$native" >"$d/native.raw" 2>&1 || rc=$?
+  "$NCZARR_PREFIX/bin/h5dump" -w 0 "$@" "$store" >"$d/store.raw" 2>&1 || rc=$?
+  tail -n +2 "$d/native.raw" | perl -pe 'BEGIN { $n = shift } s/\Q$n\E/FILE/g' "$native" >"$d/native.ddl"
+  tail -n +2 "$d/store.raw" | perl -pe 'BEGIN { $n = shift } s/\Q$n\E/FILE/g' "$store" >"$d/store.ddl"
+  if [ "$rc" -ne 0 ]; then
+    head -n 30 "$d/store.raw" | sed 's/^/    | /'
+    echo "FAIL: $what: h5dump failed (status $rc)"
+  elif diff -u --label "h5dump: native ($what)" --label "h5dump: store via the connector ($what)" \
+    "$d/native.ddl" "$d/store.ddl"; then
+    echo "ok: $what: h5dump shows the store as the native file ($(wc -l <"$d/store.ddl") lines)"
+  else
+    echo "FAIL: $what: h5dump shows the store unlike the native file (diff above)"
     rc=1
   fi
   rm -rf "$d"

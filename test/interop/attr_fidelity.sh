@@ -8,6 +8,7 @@
 # they read as H5S_NULL attributes, and stay [] when the connector rewrites the store.
 set -euo pipefail
 : "${NCZARR_BUILD:?}" "${NCZARR_PREFIX:?}"
+. "$(cd "$(dirname "$0")" && pwd)/../common/judge.sh"
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/nczarr-af.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
 native=(env -u HDF5_VOL_CONNECTOR -u HDF5_PLUGIN_PATH LD_PRELOAD=)
@@ -18,7 +19,7 @@ fail=0
 
 "${native[@]}" "$prog" "$tmp/native.h5"
 "$prog" "$tmp/store.zarr"
-[ -f "$tmp/store.zarr/g/.zattrs" ] || { echo "FAIL: the connector did not write a Zarr store"; exit 1; }
+assert_store "$tmp/store.zarr" attr_fidelity || exit 1
 
 echo "== h5dump: native file vs store through the connector (attributes)"
 "${native[@]}" "$NCZARR_PREFIX/bin/h5dump" -A "$tmp/native.h5" | sed 1d >"$tmp/native.ddl"

@@ -9,6 +9,7 @@
 set -euo pipefail
 : "${NCZARR_BUILD:?}" "${NCZARR_PREFIX:?}" "${NCZARR_ZARR3_PYTHON:?}"
 here=$(cd "$(dirname "$0")" && pwd)
+. "$here/../common/judge.sh"
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/nczarr-codecs-w.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
 # python and ncdump read natively, without the connector; ncdump finds netCDF-C's filter
@@ -28,7 +29,7 @@ if [ "$rc" != 0 ]; then
   echo "FAIL: the writer (exit $rc) $(head -c 600 "$tmp/writer.err")"
   fail=1
 fi
-[ -f "$store/.zgroup" ] || { echo "FAIL: $store is not a Zarr store: the connector did not load"; exit 1; }
+assert_store "$store" "codecs_writer" || exit 1
 
 for py in /usr/bin/python3 "$NCZARR_ZARR3_PYTHON"; do
   echo "== $py: $("${native[@]}" "$py" -c 'import zarr; print("zarr-python", zarr.__version__)')"

@@ -5,6 +5,7 @@
 # --enable-error-stack both show the connector's message naming the chunk.
 set -euo pipefail
 : "${NCZARR_BUILD:?}" "${NCZARR_PREFIX:?}"
+. "$(cd "$(dirname "$0")" && pwd)/../common/judge.sh"
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/nczarr-damaged.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
 py=/usr/bin/python3
@@ -32,7 +33,7 @@ must_not_have() {
 # of the same size holding 12345.0 six times.
 store="$tmp/linked.zarr"
 "$NCZARR_BUILD/examples/write_store" "$store" >/dev/null
-[ -f "$store/.zgroup" ] || { echo "FAIL: $store is not a Zarr store: the connector did not load"; exit 1; }
+assert_store "$store" "damaged_tools" || exit 1
 $py -c 'import struct,sys; open(sys.argv[1],"wb").write(struct.pack("<6f",*[12345.0]*6))' "$tmp/secret.bin"
 rm "$store/temperature/0.0"
 ln -s "$tmp/secret.bin" "$store/temperature/0.0"

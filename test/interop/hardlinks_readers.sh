@@ -5,12 +5,13 @@
 # output), and ncdump (netCDF-C, which ignores "_nczarr_group.hdf5_links") still reads it.
 set -euo pipefail
 : "${NCZARR_BUILD:?}" "${NCZARR_PREFIX:?}"
+. "$(cd "$(dirname "$0")" && pwd)/../common/judge.sh"
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/nczarr-hl.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
 writer="$NCZARR_BUILD/test/interop_hardlinks_writer"
 store="$tmp/links.zarr"
 "$writer" "$store"
-[ -f "$store/.zgroup" ] || { echo "FAIL: $store is not a Zarr store: the connector did not load"; exit 1; }
+assert_store "$store" "hardlinks_readers" || exit 1
 grep -qF '"hdf5_links"' "$store/g/.zattrs" || { echo "FAIL: no hdf5_links in g/.zattrs"; cat "$store/g/.zattrs"; exit 1; }
 env -u HDF5_VOL_CONNECTOR -u HDF5_PLUGIN_PATH LD_PRELOAD= "$writer" "$tmp/links.h5"
 

@@ -8,6 +8,7 @@
 # consolidated metadata (.zmetadata must not be rewritten either).
 set -euo pipefail
 : "${NCZARR_BUILD:?}" "${NCZARR_PREFIX:?}"
+. "$(cd "$(dirname "$0")" && pwd)/../common/judge.sh"
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/nczarr-mp.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
 w="$NCZARR_BUILD/test/interop_multiproc_writer"
@@ -17,7 +18,7 @@ meta() { (cd "$1" && find . -name '.z*' -type f -printf '%p %i %s\n' | sort); }
 for opt in "" consolidated; do
   store=$tmp/mp${opt:+-$opt}.zarr
   HDF5_VOL_CONNECTOR="nczarr $opt" "$w" create "$store" $nproc $nchunk
-  [ -f "$store/a/.zarray" ] || { echo "FAIL: the connector did not write a Zarr store"; exit 1; }
+  assert_store "$store" "multiproc_writer create" || exit 1
   [ -z "$opt" ] || [ -f "$store/.zmetadata" ] || { echo "FAIL: no .zmetadata with $opt"; exit 1; }
   meta "$store" >"$tmp/before"
   "$w" writers "$store" $nproc || { echo "FAIL: ${opt:-default}: a writer failed (above)"; exit 1; }

@@ -5,12 +5,13 @@
 # strings, the others as JSON text), and zarr-python 2 and 3 read the paths as JSON.
 set -euo pipefail
 : "${NCZARR_BUILD:?}" "${NCZARR_PREFIX:?}" "${NCZARR_ZARR3_PYTHON:?}"
+. "$(cd "$(dirname "$0")" && pwd)/../common/judge.sh"
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/nczarr-refs.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
 writer="$NCZARR_BUILD/test/test_vol_refs"
 store="$tmp/refs.zarr"
 "$writer" --write "$store"
-[ -f "$store/.zgroup" ] || { echo "FAIL: $store is not a Zarr store: the connector did not load"; exit 1; }
+assert_store "$store" "refs_readers" || exit 1
 env -u HDF5_VOL_CONNECTOR -u HDF5_PLUGIN_PATH LD_PRELOAD= "$writer" --write-native "$tmp/refs.h5"
 
 # h5dump prints each reference as the file name and the object's path

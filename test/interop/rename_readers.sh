@@ -3,11 +3,12 @@
 # moved on disk and the real ncdump (netCDF-C's own NCZarr reader) reads the renamed store.
 set -euo pipefail
 : "${NCZARR_BUILD:?}" "${NCZARR_PREFIX:?}"
+. "$(cd "$(dirname "$0")" && pwd)/../common/judge.sh"
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/nczarr-mv.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
 store="$tmp/renamed.zarr"
 "$NCZARR_BUILD/examples/write_store" "$store"
-[ -f "$store/.zgroup" ] || { echo "FAIL: $store is not a Zarr store: the connector did not load"; exit 1; }
+assert_store "$store" "rename_readers" || exit 1
 "$NCZARR_BUILD/test/interop_rename" "$store"
 
 for gone in temperature station; do

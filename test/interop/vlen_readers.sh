@@ -5,13 +5,14 @@
 # element 1, never written, was stored by zarr-python as its fill value 0, that is [0]).
 set -euo pipefail
 : "${NCZARR_BUILD:?}" "${NCZARR_PREFIX:?}"
+. "$(cd "$(dirname "$0")" && pwd)/../common/judge.sh"
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/nczarr-vlen.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
 py=/usr/bin/python3
 
 store="$tmp/ragged.zarr"
 "$NCZARR_BUILD/test/interop_vlen_writer" "$store" >/dev/null
-[ -f "$store/.zgroup" ] || { echo "FAIL: $store is not a Zarr store: the connector did not load"; exit 1; }
+assert_store "$store" "vlen_readers" || exit 1
 env -u LD_PRELOAD $py - "$store" <<'PYEOF'
 import sys, zarr
 g = zarr.open_group(sys.argv[1], mode="r")

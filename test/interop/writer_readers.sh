@@ -19,18 +19,6 @@ writer="$NCZARR_BUILD/test/interop_writer"
 zarr3_char="zarr-python 3.1 has no data type for >S1 (NC_CHAR)"
 fail=0
 
-# h5dump of the native file and of the store through the connector, without the name line.
-compare_h5dump() {
-  "${native[@]}" "$NCZARR_PREFIX/bin/h5dump" "$1" | sed 1d >"$tmp/native.ddl"
-  "$NCZARR_PREFIX/bin/h5dump" "$2" | sed 1d >"$tmp/store.ddl"
-  if diff -u "$tmp/native.ddl" "$tmp/store.ddl"; then
-    echo "ok: same DDL ($(wc -l <"$tmp/store.ddl") lines)"
-  else
-    echo "FAIL: h5dump shows the store unlike the native file"
-    return 1
-  fi
-}
-
 "${native[@]}" "$writer" "$tmp/native.h5"
 "$writer" "$tmp/store.zarr"
 assert_store "$tmp/store.zarr" "interop_writer"
@@ -46,7 +34,7 @@ echo "== 2. ncdump (native file) vs ncdump (store, netCDF-C's NCZarr reader)"
 compare_ncdump "$tmp/native.h5" "$tmp/store.zarr" "plain" --nil-as-empty || fail=1
 
 echo "== 3. h5dump (native file) vs h5dump through the connector (store)"
-compare_h5dump "$tmp/native.h5" "$tmp/store.zarr" || fail=1
+compare_h5dump "$tmp/native.h5" "$tmp/store.zarr" "plain" || fail=1
 
 echo "== enum, compound and array types (interop_writer --types)"
 "${native[@]}" "$writer" "$tmp/tnative.h5" --types
@@ -87,6 +75,6 @@ else
   fail=1
 fi
 echo "-- 3. h5dump native vs connector"
-compare_h5dump "$tmp/tnative.h5" "$tmp/tstore.zarr" || fail=1
+compare_h5dump "$tmp/tnative.h5" "$tmp/tstore.zarr" "types" || fail=1
 
 [ "$fail" = 0 ] && echo "all three judges agree" || { echo "FAIL"; exit 1; }
