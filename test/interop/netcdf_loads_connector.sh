@@ -71,6 +71,8 @@ if [ -z "${NCZARR_SANITIZER:-}" ]; then
   expect 1 "NetCDF: Unknown file format" -- "$B/ncdump" "$tmp/plain.zarr"
   expect 1 "No such file or directory" -- "$B/ncdump" "$tmp/missing.nc"
   expect 1 "Unclassified failure in accessing a dynamically loaded plugin" -- "$B/ncdump" "$(store_url "$tmp/ex.zarr")"
+else
+  echo "sanitizer build: the ncgen and ncdump steps run in the normal build (netCDF-C's tools deadlock under a preloaded ASan runtime)"
 fi
 [ "$status" -eq 0 ] || { echo "FAIL: netcdf_loads_connector"; exit 1; }
 echo "netcdf_loads_connector: ok"
