@@ -16,7 +16,8 @@ static ncztr_chain *chain_of(const char *filters, const char *compressor)
     json_t *f = filters ? json_loads(filters, 0, NULL) : NULL,
            *c = compressor ? json_loads(compressor, 0, NULL) : NULL;
     ncztr_chain *ch = NULL;
-    if (ncztr_chain_build(f, c, 4, N, "t", &ch) < 0)
+    ncztr_cctx cx = {.esz = 4, .chunk_bytes = N, .path = "t"};
+    if (ncztr_chain_build(f, c, NULL, &cx, &ch) < 0)
         ch = NULL;
     json_decref(f);
     json_decref(c);
@@ -78,15 +79,108 @@ static void test_known_bytes(void)
     CHECK(ncztr_fletcher32("abcde", 5) == ((b << 16) | a), "fletcher32 %08x",
           (unsigned)ncztr_fletcher32("abcde", 5));
     /* numcodecs lz4: the header states the size */
+    ncztr_chain *c = chain_of(NULL, "{\"id\": \"lz4\"}");
+    REQUIRE(c, "lz4 chain");
     void *enc = NULL;
-    size_t n = 0, m = 0;
+    size_t n = 0;
     ncztr_cerr e = {{0}};
     unsigned char dec[N];
-    REQUIRE(ncztr_lz4_encode(1, raw, N, &enc, &n, &e) == 0, "lz4 encode");
+    REQUIRE(ncztr_chain_encode(c, raw, N, &enc, &n, &e) == 0, "lz4 encode");
     const unsigned char *p = enc;
     CHECK(p[0] == (N & 0xff) && p[1] == (N >> 8) && p[2] == 0 && p[3] == 0, "lz4 size header");
-    CHECK(ncztr_lz4_decode(enc, n, dec, N, N + 1, &m, &e) < 0, "lz4: a header size other than the chunk's");
+    CHECK(ncztr_chain_decode(c, enc, n, dec, N - 1, &e) < 0, "lz4: a header size other than the chunk's");
     free(enc);
+    ncztr_chain_free(c);
+    /* CRC-32C of "123456789", the check value of the Castagnoli polynomial */
+    CHECK(ncztr_crc32c("123456789", 9) == 0xE3069283u, "crc32c %08x", (unsigned)ncztr_crc32c("123456789", 9));
+}
+
+/* A Zarr v3 chain over a 2-D int32 chunk of 6 x 10 elements. */
+static ncztr_chain *v3_chain(const char *codecs, const unsigned char *fill)
+{
+    json_t *j = json_loads(codecs, 0, NULL);
+    ncztr_chain *ch = NULL;
+    ncztr_cctx cx = {.esz = 4, .rank = 2, .shape = {6, 10}, .chunk_bytes = 240, .fill = fill, .path = "v3"};
+    if (!j || ncztr_chain_build(NULL, NULL, j, &cx, &ch) < 0)
+        ch = NULL;
+    json_decref(j);
+    return ch;
+}
+
+static void v3_roundtrip(const char *codecs, const unsigned char *in)
+{
+    ncztr_chain *c = v3_chain(codecs, NULL);
+    REQUIRE(c && !ncztr_chain_unusable(c), "%s: build: %s", codecs, c ? ncztr_chain_unusable(c) : "failed");
+    ncztr_cerr e = {{0}};
+    void *enc = NULL;
+    size_t n = 0;
+    unsigned char back[240];
+    CHECK(ncztr_chain_encode(c, in, 240, &enc, &n, &e) == 0, "%s: encode: %s", codecs, e.msg);
+    CHECK(enc && ncztr_chain_decode(c, enc, n, back, 240, &e) == 0, "%s: decode: %s", codecs, e.msg);
+    CHECK(memcmp(in, back, 240) == 0, "%s: round trip differs", codecs);
+    if (enc != in)
+        free(enc);
+    ncztr_chain_free(c);
+}
+
+static void test_v3(void)
+{
+    int32_t v[60], part[60] = {0};
+    for (int i = 0; i < 60; i++)
+        v[i] = i * 7 - 100;
+    for (int i = 0; i < 10; i++)
+        part[i] = i + 1; /* the first inner chunk row only: the others are fill */
+    const unsigned char *in = (const unsigned char *)v;
+    v3_roundtrip("[{\"name\": \"bytes\", \"configuration\": {\"endian\": \"little\"}}, "
+                 "{\"name\": \"zstd\", \"configuration\": {\"level\": 0, \"checksum\": false}}]",
+                 in);
+    v3_roundtrip("[{\"name\": \"transpose\", \"configuration\": {\"order\": [1, 0]}}, {\"name\": \"bytes\"}, "
+                 "{\"name\": \"gzip\", \"configuration\": {\"level\": 1}}, {\"name\": \"crc32c\"}]",
+                 in);
+    const char *shard =
+        "[{\"name\": \"sharding_indexed\", \"configuration\": {\"chunk_shape\": [2, 5], "
+        "\"codecs\": [{\"name\": \"bytes\", \"configuration\": {\"endian\": \"little\"}}, "
+        "{\"name\": \"gzip\", \"configuration\": {\"level\": 1}}], "
+        "\"index_codecs\": [{\"name\": \"bytes\", \"configuration\": {\"endian\": \"little\"}}, "
+        "{\"name\": \"crc32c\"}], \"index_location\": \"end\"}}]";
+    v3_roundtrip(shard, in);
+    v3_roundtrip(shard, (const unsigned char *)part);
+    /* transpose: element (i, j) of the chunk is stored at (j, i) */
+    ncztr_chain *c = v3_chain("[{\"name\": \"transpose\", \"configuration\": {\"order\": [1, 0]}}, "
+                              "{\"name\": \"bytes\"}]",
+                              NULL);
+    REQUIRE(c, "transpose chain");
+    void *enc = NULL;
+    size_t n = 0;
+    ncztr_cerr e = {{0}};
+    REQUIRE(ncztr_chain_encode(c, in, 240, &enc, &n, &e) == 0, "transpose encode: %s", e.msg);
+    const int32_t *t = enc;
+    CHECK(t[1] == v[10] && t[6] == v[1] && t[7] == v[11], "transposed: %d %d %d", t[1], t[6], t[7]);
+    free(enc);
+    ncztr_chain_free(c);
+    /* a shard of fill only: every inner chunk unwritten, the index alone */
+    int32_t zero[60] = {0};
+    c = v3_chain(shard, NULL);
+    REQUIRE(c, "shard chain");
+    REQUIRE(ncztr_chain_encode(c, zero, 240, &enc, &n, &e) == 0, "empty shard: %s", e.msg);
+    CHECK(n == 6 * 16 + 4, "an empty shard is its index: %zu bytes", n);
+    /* a corrupt index: an offset past the object */
+    ((unsigned char *)enc)[0] = 0x7f;
+    unsigned char back[240];
+    CHECK(ncztr_chain_decode(c, enc, n, back, 240, &e) < 0 && strstr(e.msg, "crc32c"), "corrupt index: %s",
+          e.msg);
+    free(enc);
+    ncztr_chain_free(c);
+    /* order: an array->array codec after the array->bytes one, no array->bytes at all */
+    H5E_BEGIN_TRY
+    {
+        CHECK(v3_chain("[{\"name\": \"bytes\"}, {\"name\": \"transpose\", \"configuration\": "
+                       "{\"order\": [1, 0]}}]",
+                       NULL) == NULL,
+              "transpose after bytes accepted");
+        CHECK(v3_chain("[{\"name\": \"gzip\"}]", NULL) == NULL, "no array->bytes codec accepted");
+    }
+    H5E_END_TRY
 }
 
 static void test_corrupt(void)
@@ -127,7 +221,7 @@ static void test_unknown(void)
     ncztr_cerr e = {{0}};
     unsigned char back[16];
     CHECK(ncztr_chain_decode(c, raw, 16, back, 16, &e) < 0 && strstr(e.msg, "codec \"foo\"") &&
-              strstr(e.msg, "no HDF5 filter id"),
+              strstr(e.msg, "not known"),
           "unknown codec: %s", e.msg);
     void *out;
     size_t n;
@@ -152,7 +246,8 @@ static void check_map(const char *json, H5Z_filter_t id, size_t ncd, const unsig
     ncztr_filt f;
     char msg[400];
     REQUIRE(j, "parse %s", json);
-    CHECK(ncztr_codec_to_filt(j, 1, 1000, &f, msg, sizeof msg) == 1, "%s: mapped: %s", json, msg);
+    ncztr_cctx cx = {.esz = 1, .chunk_bytes = 1000, .path = "t"};
+    CHECK(ncztr_codec_to_filt(j, false, &cx, &f, msg, sizeof msg) == 1, "%s: mapped: %s", json, msg);
     CHECK(f.id == id && f.ncd == ncd && (ncd == 0 || memcmp(f.cd, cd, ncd * sizeof *cd) == 0),
           "%s: filter %d, %zu values", json, (int)f.id, f.ncd);
     json_t *b = ncztr_filt_to_codec(&f, msg, sizeof msg);
@@ -182,7 +277,9 @@ static void test_mapping(void)
     json_t *j = json_loads("{\"id\": \"blosc2\"}", 0, NULL);
     ncztr_filt f;
     char msg[400];
-    CHECK(ncztr_codec_to_filt(j, 1, 1, &f, msg, sizeof msg) == 0 && strstr(msg, "blosc2"), "blosc2: %s", msg);
+    ncztr_cctx cx = {.esz = 1, .chunk_bytes = 1, .path = "t"};
+    CHECK(ncztr_codec_to_filt(j, false, &cx, &f, msg, sizeof msg) == 0 && strstr(msg, "blosc2"), "blosc2: %s",
+          msg);
     json_decref(j);
     f.id = 32008;
     f.ncd = 0;
@@ -196,6 +293,7 @@ int main(void)
     test_corrupt();
     test_unknown();
     test_mapping();
+    test_v3();
     ncztr_codec_term();
     TEST_MAIN_END();
 }

@@ -1,5 +1,5 @@
-/* translate/codec internals: the connector's own codecs, the plugin registry, and the
- * mapping between one codec's JSON and one HDF5 filter (id, flags, cd_values). */
+/* translate/codec internals: the codec classes (one file each, listed in ncztr_registry.c),
+ * the plugin registry, and the mapping between one codec and one HDF5 filter. */
 #ifndef NCZTR_CODEC_INTERNAL_H
 #define NCZTR_CODEC_INTERNAL_H
 
@@ -16,6 +16,9 @@
 /* The most cd_values a filter may carry here (blosc has 7, szip 4). */
 #define NCZTR_MAX_CD 16
 
+#define NCZTR_CODEC_FAIL(e, ...) (snprintf((e)->msg, sizeof(e)->msg, __VA_ARGS__), -1)
+#define NCZTR_CODEC_MSG(...)     snprintf(msg, msglen, __VA_ARGS__)
+
 /* One HDF5 filter of a pipeline. */
 typedef struct ncztr_filt {
     H5Z_filter_t id;
@@ -24,7 +27,88 @@ typedef struct ncztr_filt {
     unsigned cd[NCZTR_MAX_CD];
 } ncztr_filt;
 
-/* ---- codec JSON <-> one HDF5 filter (ncztr_codecmap.c); no HDF5 calls ---- */
+/* ---- codec classes ------------------------------------------------------------------ */
+
+/* Where a codec sits in a chain, as Zarr v3 orders them: array->array codecs first, then
+ * exactly one array->bytes codec, then bytes->bytes codecs. Zarr v2's "filters" and
+ * "compressor" are all bytes->bytes after an implicit array->bytes "bytes". */
+typedef enum ncztr_ckind { NCZTR_CK_A2A, NCZTR_CK_A2B, NCZTR_CK_B2B } ncztr_ckind;
+
+/* Where a decoded result is (ncztr_dres.where). */
+typedef enum ncztr_dwhere {
+    NCZTR_D_OUT,   /* written to the caller's out (outlen bytes) */
+    NCZTR_D_INPUT, /* the first outlen bytes of the input (a checksum stripped, nothing to do) */
+    NCZTR_D_OWN    /* in own, malloc'ed, which the caller takes */
+} ncztr_dwhere;
+
+typedef struct ncztr_dres {
+    ncztr_dwhere where;
+    size_t outlen;
+    void *own;
+} ncztr_dres;
+
+typedef struct ncztr_codec_class ncztr_codec_class;
+
+/* One codec of a chain: its class, its parsed parameters and what it knows of the array
+ * (ncztr_cctx: for codecs inside a shard, the inner chunk). */
+typedef struct ncztr_stage {
+    const ncztr_codec_class *cls;
+    void *state;
+    ncztr_cctx cx;
+} ncztr_stage;
+
+struct ncztr_codec_class {
+    const char *v2id;   /* numcodecs id in Zarr v2 ("zlib"), NULL when v2 has none */
+    const char *v3name; /* Zarr v3 name ("gzip"), NULL when v3 has none (then it reads as
+                           "numcodecs.<v2id>", as zarr-python 3 names numcodecs codecs) */
+    ncztr_ckind kind;
+    H5Z_filter_t filter; /* the HDF5 filter it stands for, 0 when none */
+    /* Parses one codec: in v2 the numcodecs object, in v3 its "configuration" (NULL when
+     * absent). Returns 1 (*state set, or left NULL by codecs without parameters), 0 when the
+     * codec cannot run here (msg says why, e.g. its plugin is missing: the chain is then
+     * unusable, the array still opens), -1 when it is malformed (msg). Calling thread only
+     * (may look up plugins). */
+    int (*parse)(const json_t *j, bool v3, const ncztr_cctx *cx, void **state, char *msg, size_t msglen);
+    /* The shape this codec hands to the next one (array->array codecs); NULL: unchanged. */
+    void (*out_shape)(const void *state, const ncztr_cctx *in, ncztr_cctx *out);
+    /* Encodes inlen bytes into *out (malloc'ed, *outlen bytes); *out = NULL means "the input
+     * unchanged". Returns 0 or -1 (e set). Thread-safe, no HDF5 calls. */
+    int (*encode)(const void *state, const ncztr_cctx *cx, const void *in, size_t inlen, void **out,
+                  size_t *outlen, ncztr_cerr *e);
+    /* Decodes inlen bytes: into out (at most cap bytes) or as r says. Returns 0 or -1. */
+    int (*decode)(const void *state, const ncztr_cctx *cx, const void *in, size_t inlen, void *out,
+                  size_t cap, ncztr_dres *r, ncztr_cerr *e);
+    void (*free_state)(void *state);
+    /* The HDF5 filter of a parsed codec (for H5Pget_filter2 of an array read from a
+     * store): 1, or 0 when it has none. NULL: none. */
+    int (*to_filt)(const void *state, const ncztr_cctx *cx, ncztr_filt *f, char *msg, size_t msglen);
+    /* The Zarr v2 codec object of HDF5 filter f (new reference), or NULL (msg set) when the
+     * parameters cannot be stored. NULL: no filter maps here. */
+    json_t *(*from_filt)(const ncztr_filt *f, char *msg, size_t msglen);
+};
+
+/* ---- the registry (ncztr_registry.c) ---- */
+
+/* The class of a Zarr v2 codec id / a Zarr v3 codec name ("numcodecs.<id>" too) / an HDF5
+ * filter id; NULL when none. */
+const ncztr_codec_class *ncztr_codec_by_v2(const char *id);
+const ncztr_codec_class *ncztr_codec_by_v3(const char *name);
+const ncztr_codec_class *ncztr_codec_by_filter(H5Z_filter_t id);
+
+/* Parses one stored codec into a stage: v2 (a numcodecs object with "id") or v3 (an object
+ * with "name" and an optional "configuration"). Returns 1, 0 (unusable here: msg) or -1
+ * (malformed: msg). */
+int ncztr_stage_parse(const json_t *codec, bool v3, const ncztr_cctx *cx, ncztr_stage *s, char *msg,
+                      size_t msglen);
+void ncztr_stage_clear(ncztr_stage *s);
+
+/* The HDF5 filter of one stored bytes->bytes codec (a codec that cannot run here, its plugin
+ * missing, still has one): 1, 0 when it has none (msg), -1 when it is malformed (msg). */
+int ncztr_codec_to_filt(const json_t *codec, bool v3, const ncztr_cctx *cx, ncztr_filt *f, char *msg,
+                        size_t msglen);
+/* The Zarr v2 codec object of HDF5 filter f (new reference), or NULL (msg set) when the
+ * filter has no Zarr codec or its parameters cannot be stored. */
+json_t *ncztr_filt_to_codec(const ncztr_filt *f, char *msg, size_t msglen);
 
 /* A codec parameter: a JSON integer or a string holding one (netCDF-C 4.9.3 writes
  * strings). *out = dflt when the key is absent. Returns 0, or -1 (msg set) when the value
@@ -32,51 +116,15 @@ typedef struct ncztr_filt {
 int ncztr_codec_int(const json_t *codec, const char *key, long long dflt, long long lo, long long hi,
                     long long *out, char *msg, size_t msglen);
 
-/* The HDF5 filter a codec stands for, with the parameters HDF5 (or its plugin's set_local)
- * would hold: esz and chunk_bytes fill in shuffle's element size and blosc's type size and
- * chunk size. Returns 1 when mapped, 0 when the codec has no HDF5 filter id (msg set),
- * -1 when the codec JSON is malformed (msg set). */
-int ncztr_codec_to_filt(const json_t *codec, size_t esz, size_t chunk_bytes, ncztr_filt *f, char *msg,
-                        size_t msglen);
-
-/* The codec JSON of an HDF5 filter (a new reference), or NULL when the filter has no
- * Zarr codec (msg set). */
-json_t *ncztr_filt_to_codec(const ncztr_filt *f, char *msg, size_t msglen);
-
-/* A short name of a filter id for messages ("deflate", "blosc", or "filter 12345"). */
+/* A short name of a filter id for messages ("deflate", "blosc", or "" when unknown). */
 const char *ncztr_filter_name(H5Z_filter_t id);
 
-/* ---- the connector's own codecs (ncztr_builtin.c); thread-safe, no HDF5 calls ---- */
+/* JSON helpers for the codec files: {"id": id}, and j with key = v (NULL on OOM; j is
+ * released then). */
+json_t *ncztr_codec_obj(const char *id);
+json_t *ncztr_codec_with_int(json_t *j, const char *key, long long v);
 
-/* zlib (gzip: with the gzip wrapper). *out is malloc'ed. */
-int ncztr_zlib_encode(int level, bool gzip, const void *in, size_t inlen, void **out, size_t *outlen,
-                      ncztr_cerr *e);
-/* Inflates a zlib or gzip stream into out (at most cap bytes; more is an error). */
-int ncztr_zlib_decode(const void *in, size_t inlen, void *out, size_t cap, size_t *outlen, ncztr_cerr *e);
-
-/* HDF5's shuffle: byte k of every element together; trailing bytes that do not fill an
- * element stay where they are. out must not overlap in. */
-void ncztr_shuffle(size_t esz, const void *in, size_t n, void *out);
-void ncztr_unshuffle(size_t esz, const void *in, size_t n, void *out);
-
-/* HDF5's Fletcher-32 checksum of n bytes (as H5_checksum_fletcher32 computes it). */
-uint32_t ncztr_fletcher32(const void *data, size_t n);
-/* Checks the 4-byte little-endian footer of n bytes (HDF5 also accepts the checksum of
- * releases before 1.6.3, bytes swapped in each 16-bit half). Returns 0 or -1 (e set). */
-int ncztr_fletcher32_check(const void *data, size_t n, ncztr_cerr *e);
-
-/* numcodecs' lz4: a 4-byte little-endian size, then one LZ4 block. */
-int ncztr_lz4_encode(int acceleration, const void *in, size_t inlen, void **out, size_t *outlen,
-                     ncztr_cerr *e);
-/* The uncompressed size the header states must be exactly want, or (want == 0) at most cap. */
-int ncztr_lz4_decode(const void *in, size_t inlen, void *out, size_t cap, size_t want, size_t *outlen,
-                     ncztr_cerr *e);
-
-/* bzip2 streams (blockSize100k = level). */
-int ncztr_bz2_encode(int level, const void *in, size_t inlen, void **out, size_t *outlen, ncztr_cerr *e);
-int ncztr_bz2_decode(const void *in, size_t inlen, void *out, size_t cap, size_t *outlen, ncztr_cerr *e);
-
-/* ---- filter plugins (ncztr_plugins.c) ---- */
+/* ---- filter plugins (ncztr_plugins.c, ncztr_c_plugin.c) ---- */
 
 /* Looks up filter id among the HDF5 filter plugins on the plugin path (HDF5_PLUGIN_PATH or
  * HDF5's default directory, as H5PLget reports it: calling thread only). Each library is
@@ -86,5 +134,41 @@ int ncztr_bz2_decode(const void *in, size_t inlen, void *out, size_t cap, size_t
  * searched, for messages. Fails (pushing) only when HDF5 cannot report the path or on out
  * of memory. */
 herr_t ncztr_plugin_find(H5Z_filter_t id, const H5Z_class2_t **cls, char **dirs);
+
+/* A codec run by an HDF5 filter plugin: the filter and the plugin's class. */
+typedef struct ncztr_plugged {
+    ncztr_filt f;
+    const H5Z_class2_t *cls;
+} ncztr_plugged;
+
+/* Finds the plugin of p->f (name: the codec, for the message). Returns 1 (p->cls set), 0
+ * when there is none (msg names the directories searched), -1 (pushed) on failure. */
+int ncztr_plugged_find(ncztr_plugged *p, const char *name, char *msg, size_t msglen);
+/* Runs the plugin on a copy of in: encode, or decode into r (NCZTR_D_OWN, at most cap
+ * bytes). *out/outlen as ncztr_codec_class.encode. Thread-safe as far as the plugin is. */
+int ncztr_plugged_encode(const ncztr_plugged *p, const void *in, size_t inlen, void **out, size_t *outlen,
+                         ncztr_cerr *e);
+int ncztr_plugged_decode(const ncztr_plugged *p, const void *in, size_t inlen, size_t cap, ncztr_dres *r,
+                         ncztr_cerr *e);
+
+/* ---- the classes ---- */
+extern const ncztr_codec_class ncztr_codec_zlib, ncztr_codec_gzip, ncztr_codec_shuffle,
+    ncztr_codec_fletcher32, ncztr_codec_lz4, ncztr_codec_bz2, ncztr_codec_zstd, ncztr_codec_blosc,
+    ncztr_codec_szip, ncztr_codec_bytes, ncztr_codec_transpose, ncztr_codec_crc32c, ncztr_codec_sharding;
+
+/* ---- helpers some codecs share ---- */
+
+/* HDF5's shuffle: byte k of every element together; trailing bytes that do not fill an
+ * element stay where they are. out must not overlap in. */
+void ncztr_shuffle(size_t esz, const void *in, size_t n, void *out);
+void ncztr_unshuffle(size_t esz, const void *in, size_t n, void *out);
+/* HDF5's Fletcher-32 checksum of n bytes (as H5_checksum_fletcher32 computes it). */
+uint32_t ncztr_fletcher32(const void *data, size_t n);
+/* CRC-32C (Castagnoli) of n bytes, as Zarr v3's crc32c codec appends it. */
+uint32_t ncztr_crc32c(const void *data, size_t n);
+
+/* The chain of the codecs inside a shard (ncztr_chain.c): built from a v3 codec list for
+ * the inner chunk cx. */
+herr_t ncztr_chain_build_v3(const json_t *codecs, const ncztr_cctx *cx, ncztr_chain **out);
 
 #endif

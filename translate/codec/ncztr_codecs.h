@@ -1,11 +1,13 @@
-/* translate/codec: HDF5 filters <-> Zarr v2 codecs, and the per-array codec chain that
+/* translate/codec: HDF5 filters <-> Zarr codecs, and the per-array codec chain that
  * encodes and decodes chunk bytes.
  *
  * Two worlds meet here. On the HDF5 side a dataset's creation plist holds a filter
- * pipeline (ids, flags, cd_values). On the Zarr side .zarray holds "filters" (applied in
- * order when encoding) and "compressor" (applied last). The mapping: the last HDF5 filter
- * is the compressor, the rest are "filters", in order; names and parameters follow
- * numcodecs (zlib, gzip, shuffle, fletcher32, bz2, zstd, blosc, lz4).
+ * pipeline (ids, flags, cd_values). On the Zarr side a v2 .zarray holds "filters" (applied
+ * in order when encoding) and "compressor" (applied last), a v3 zarr.json one typed list,
+ * "codecs": two spellings of one chain, whose codecs are the classes of ncztr_registry.c
+ * (one file each, ncztr_c_*.c). The mapping to HDF5: the last HDF5 filter is the
+ * compressor, the rest are "filters", in order; names and parameters follow numcodecs
+ * (zlib, gzip, shuffle, fletcher32, bz2, zstd, blosc, lz4).
  *
  * deflate (zlib), shuffle and fletcher32 are the connector's own, byte-compatible with
  * HDF5's built-in filters (HDF5 has no public filter pipeline for non-native connectors).
@@ -22,10 +24,13 @@
 #ifndef NCZTR_CODECS_H
 #define NCZTR_CODECS_H
 
+#include "ncztr_types.h"
+
 #include <hdf5.h>
 #include <jansson.h>
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 /* ---- create time and the creation plist ---- */
 
@@ -41,9 +46,11 @@ herr_t ncztr_codecs_from_dcpl(hid_t dcpl, hid_t type, int rank, const hsize_t *c
                               json_t **filters, json_t **compressor);
 
 /* Adds to dcpl the HDF5 filters of the stored codecs (H5Pget_filter2 then shows them),
- * for an array read from a store. Codecs with no HDF5 filter id are left out; the array
- * still opens. esz: element size (for shuffle without "elementsize"). */
-herr_t ncztr_codecs_to_dcpl(const json_t *filters, const json_t *compressor, size_t esz, hid_t dcpl);
+ * for an array read from a store: v2's filters and compressor, or v3's codec list (its
+ * bytes->bytes codecs, those of a shard's inner chunks). Codecs with no HDF5 filter id are
+ * left out; the array still opens. esz: element size (for shuffle without "elementsize"). */
+herr_t ncztr_codecs_to_dcpl(const json_t *filters, const json_t *compressor, const json_t *v3codecs,
+                            size_t esz, hid_t dcpl);
 
 /* Forgets the filter plugins found (the connector's terminate callback: no chain may be in
  * use); their libraries stay loaded. */
@@ -58,14 +65,27 @@ typedef struct ncztr_cerr {
     char msg[512];
 } ncztr_cerr;
 
-/* Builds the chain once per array (plugins are looked up and loaded here). An unknown
- * codec or a missing plugin does not fail the build: the chain is then unusable and every
- * encode/decode reports, naming the codec id and the plugin path searched, so that the
- * array still opens and only its data cannot be read or written. Fails (pushing) only for
- * malformed codec JSON or out of memory. esz: element size; chunk_bytes: the raw size of
- * one chunk; path: the array, for messages. */
-herr_t ncztr_chain_build(const json_t *filters, const json_t *compressor, size_t esz, size_t chunk_bytes,
-                         const char *path, ncztr_chain **out);
+/* What the codecs of a chain know of the chunks they encode: for the codecs inside a shard,
+ * the inner chunk. */
+typedef struct ncztr_cctx {
+    size_t esz;                     /* element size in bytes */
+    int rank;                       /* 0 for a single element */
+    uint64_t shape[NCZTR_MAX_RANK]; /* the chunk's shape in elements */
+    size_t chunk_bytes;             /* esz times the product of shape */
+    const unsigned char *fill;      /* esz bytes in the stored byte order, or NULL (zeros) */
+    const char *path;               /* the array, for messages */
+} ncztr_cctx;
+
+/* Builds the chain once per array (plugins are looked up and loaded here) from the codecs
+ * as stored: Zarr v2's filters (null or a list) and compressor (null or an object), or
+ * (v3codecs not NULL) Zarr v3's codec list, array->array codecs, one array->bytes codec and
+ * bytes->bytes codecs, in that order. An unknown codec or a missing plugin does not fail
+ * the build: the chain is then unusable and every encode/decode reports, naming the codec
+ * and the plugin path searched, so that the array still opens and only its data cannot be
+ * read or written. Fails (pushing) for malformed codec JSON, a v3 list out of order, or
+ * out of memory. cx: the array's chunk (cx->path names the array in messages). */
+herr_t ncztr_chain_build(const json_t *filters, const json_t *compressor, const json_t *v3codecs,
+                         const ncztr_cctx *cx, ncztr_chain **out);
 void ncztr_chain_free(ncztr_chain *c);
 
 /* True when chunks are stored as raw bytes (no codecs at all). */

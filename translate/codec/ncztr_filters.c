@@ -171,13 +171,14 @@ done:
     return ret;
 }
 
-static herr_t add_codec(const json_t *codec, size_t esz, size_t chunk_bytes, hid_t dcpl)
+/* Adds the HDF5 filter of one stored codec to dcpl. A codec with no HDF5 filter id, or one
+ * this function cannot read, is left out: the array still opens, and its data fails to read
+ * with the chain's message. */
+static herr_t add_codec(const json_t *codec, bool v3, const ncztr_cctx *cx, hid_t dcpl)
 {
     ncztr_filt f;
     char msg[400];
-    /* a codec with no HDF5 filter id, or one this function cannot read, is left out: the
-     * array still opens, and its data fails to read with the chain's message */
-    if (ncztr_codec_to_filt(codec, esz, chunk_bytes, &f, msg, sizeof msg) <= 0)
+    if (ncztr_codec_to_filt(codec, v3, cx, &f, msg, sizeof msg) <= 0)
         return SUCCEED;
     /* H5Pset_filter accepts an id that no library registers; HDF5 only checks availability
      * when it runs the filter */
@@ -186,18 +187,41 @@ static herr_t add_codec(const json_t *codec, size_t esz, size_t chunk_bytes, hid
     return SUCCEED;
 }
 
-herr_t ncztr_codecs_to_dcpl(const json_t *filters, const json_t *compressor, size_t esz, hid_t dcpl)
+/* The bytes->bytes codecs of a v3 list, and those of the inner chunks of a shard (the chunks
+ * HDF5 sees are the inner ones). */
+static herr_t add_v3(const json_t *codecs, const ncztr_cctx *cx, hid_t dcpl)
 {
-    size_t chunk_bytes = esz;
+    for (size_t k = 0; k < json_array_size(codecs); k++) {
+        const json_t *c = json_array_get(codecs, k);
+        const char *name = json_string_value(json_object_get(c, "name"));
+        if (name && !strcmp(name, "sharding_indexed")) {
+            if (add_v3(json_object_get(json_object_get(c, "configuration"), "codecs"), cx, dcpl) < 0)
+                return FAIL;
+        } else if (add_codec(c, true, cx, dcpl) < 0) {
+            return FAIL;
+        }
+    }
+    return SUCCEED;
+}
+
+herr_t ncztr_codecs_to_dcpl(const json_t *filters, const json_t *compressor, const json_t *v3codecs,
+                            size_t esz, hid_t dcpl)
+{
+    ncztr_cctx cx = {.esz = esz, .chunk_bytes = esz, .path = ""};
     hsize_t cd[H5S_MAX_RANK];
     int rank = H5Pget_layout(dcpl) == H5D_CHUNKED ? H5Pget_chunk(dcpl, H5S_MAX_RANK, cd) : 0;
-    for (int k = 0; k < rank; k++)
-        chunk_bytes *= (size_t)cd[k];
+    cx.rank = rank > NCZTR_MAX_RANK ? NCZTR_MAX_RANK : rank;
+    for (int k = 0; k < cx.rank; k++) {
+        cx.shape[k] = cd[k];
+        cx.chunk_bytes *= (size_t)cd[k];
+    }
+    if (v3codecs)
+        return add_v3(v3codecs, &cx, dcpl);
     if (json_is_array(filters))
         for (size_t k = 0; k < json_array_size(filters); k++)
-            if (add_codec(json_array_get(filters, k), esz, chunk_bytes, dcpl) < 0)
+            if (add_codec(json_array_get(filters, k), false, &cx, dcpl) < 0)
                 return FAIL;
-    if (json_is_object(compressor) && add_codec(compressor, esz, chunk_bytes, dcpl) < 0)
+    if (json_is_object(compressor) && add_codec(compressor, false, &cx, dcpl) < 0)
         return FAIL;
     return SUCCEED;
 }

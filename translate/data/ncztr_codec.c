@@ -14,7 +14,14 @@ ncztr_chain *ncztr_array_chain(const ncztr_obj *o)
     ncztr_cgeom g;
     if (ncztr_geom_init(o, &g) < 0)
         return NULL;
-    if (ncztr_chain_build(a->za.filters, a->za.compressor, g.esz, g.chunk_bytes, g.path, &a->chain) < 0)
+    ncztr_cctx cx = {.esz = g.esz,
+                     .rank = a->za.rank,
+                     .chunk_bytes = g.chunk_bytes,
+                     .path = g.path,
+                     .fill = a->za.has_fill ? a->za.fill : NULL};
+    for (int k = 0; k < a->za.rank; k++)
+        cx.shape[k] = a->za.chunks[k];
+    if (ncztr_chain_build(a->za.filters, a->za.compressor, a->za.codecs, &cx, &a->chain) < 0)
         a->chain = NULL;
     ncztr_geom_clear(&g);
     return a->chain;

@@ -17,6 +17,7 @@ void ncztr_zarray_clear(ncztr_zarray *za)
     free(za->fill);
     json_decref(za->compressor);
     json_decref(za->filters);
+    json_decref(za->codecs);
     json_decref(za->structured);
     memset(za, 0, sizeof *za);
 }

@@ -17,6 +17,7 @@ typedef struct ncztr_zarray {
     char dimsep;           /* '.' or '/' */
     json_t *compressor;    /* NULL (json null) or the codec object (owned ref) */
     json_t *filters;       /* NULL or the array of codec objects (owned ref) */
+    json_t *codecs;        /* Zarr v3: the codec list (owned ref; filters and compressor NULL) */
     json_t *structured;    /* dtype.tclass == NCZTR_T_STRUCT: the dtype list (owned) */
     ncztr_dtype vlen_base; /* dtype.tclass == NCZTR_T_VLEN: the numbers of each sequence */
 } ncztr_zarray;

@@ -679,7 +679,7 @@ static hid_t loaded_dcpl(ncztr_array *a, const char *name)
     }
     why = "cannot describe its codecs as HDF5 filters";
     if (za->dtype.tclass != NCZTR_T_VLEN &&
-        ncztr_codecs_to_dcpl(za->filters, za->compressor, za->dtype.size, dcpl) < 0)
+        ncztr_codecs_to_dcpl(za->filters, za->compressor, za->codecs, za->dtype.size, dcpl) < 0)
         goto fail;
     H5Tclose(stype);
     a->dcpl = dcpl;

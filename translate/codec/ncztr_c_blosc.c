@@ -1,0 +1,138 @@
+/* blosc (numcodecs "blosc", Zarr v3 "blosc"), run by the HDF5 blosc filter plugin 32001
+ * (netCDF-C installs one). Its cd_values (hdf5-blosc): [0] filter revision, [1] blosc
+ * format version, [2] type size, [3] chunk bytes, [4] clevel, [5] shuffle, [6] compressor
+ * code. numcodecs' "blocksize" is blosc's internal block size (0: automatic), and netCDF-C
+ * may record the chunk size there: neither is a filter parameter. */
+#include "ncztr_codec_internal.h"
+
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* blosc's compressor codes (blosc.h BLOSC_*_COMPNAME / BLOSC_* codes) */
+static const char *const cnames[] = {"blosclz", "lz4", "lz4hc", "snappy", "zlib", "zstd"};
+#define NCNAMES (sizeof cnames / sizeof cnames[0])
+/* Zarr v3's names of blosc's shuffle modes, by code */
+static const char *const shuffles[] = {"noshuffle", "shuffle", "bitshuffle"};
+/* hdf5-blosc's filter revision and blosc's format version, cd_values[0] and [1] */
+#define FILTER_REVISION 2
+#define FORMAT_VERSION  2
+/* blosc rejects type sizes above this; hdf5-blosc's set_local then uses 1 */
+#define MAX_TYPESIZE 255
+
+static int parse(const json_t *j, bool v3, const ncztr_cctx *cx, void **state, char *msg, size_t msglen)
+{
+    long long clevel, shuffle = 1, typesize = (long long)cx->esz;
+    if (ncztr_codec_int(j, "clevel", 5, 0, 9, &clevel, msg, msglen) < 0)
+        return -1;
+    const json_t *js = j ? json_object_get(j, "shuffle") : NULL;
+    if (v3 && json_is_string(js)) {
+        shuffle = -2;
+        for (size_t k = 0; k < 3; k++)
+            if (strcmp(json_string_value(js), shuffles[k]) == 0)
+                shuffle = (long long)k;
+        if (shuffle == -2) {
+            NCZTR_CODEC_MSG("codec \"blosc\": unknown \"shuffle\" \"%s\"", json_string_value(js));
+            return -1;
+        }
+    } else if (ncztr_codec_int(j, "shuffle", 1, -1, 2, &shuffle, msg, msglen) < 0) {
+        return -1;
+    }
+    if (v3 && ncztr_codec_int(j, "typesize", (long long)cx->esz, 0, INT_MAX, &typesize, msg, msglen) < 0)
+        return -1;
+    const json_t *jc = j ? json_object_get(j, "cname") : NULL;
+    const char *cname = jc ? json_string_value(jc) : "lz4";
+    unsigned code = NCNAMES;
+    for (unsigned k = 0; cname && k < NCNAMES; k++)
+        if (strcmp(cname, cnames[k]) == 0)
+            code = k;
+    if (code == NCNAMES) {
+        NCZTR_CODEC_MSG("codec \"blosc\": unknown compressor \"cname\" %s%s%s", cname ? "\"" : "",
+                        cname ? cname : "(not a string)", cname ? "\"" : "");
+        return -1;
+    }
+    if (shuffle == -1) /* numcodecs' AUTOSHUFFLE */
+        shuffle = cx->esz == 1 ? 2 : 1;
+    if (cx->chunk_bytes > UINT_MAX) {
+        NCZTR_CODEC_MSG("codec \"blosc\": a chunk of %zu bytes is over blosc's limit", cx->chunk_bytes);
+        return -1;
+    }
+    ncztr_plugged *p = calloc(1, sizeof *p);
+    if (!p) {
+        NCZTR_CODEC_MSG("out of memory");
+        return -1;
+    }
+    unsigned cd[7] = {FILTER_REVISION,
+                      FORMAT_VERSION,
+                      (unsigned)(typesize > MAX_TYPESIZE || typesize == 0 ? 1 : typesize),
+                      (unsigned)cx->chunk_bytes,
+                      (unsigned)clevel,
+                      (unsigned)shuffle,
+                      code};
+    p->f.id = NCZTR_FILTER_BLOSC;
+    p->f.flags = H5Z_FLAG_MANDATORY;
+    p->f.ncd = 7;
+    memcpy(p->f.cd, cd, sizeof cd);
+    *state = p;
+    return ncztr_plugged_find(p, "blosc", msg, msglen);
+}
+
+static int encode(const void *state, const ncztr_cctx *cx, const void *in, size_t inlen, void **out,
+                  size_t *outlen, ncztr_cerr *e)
+{
+    (void)cx;
+    return ncztr_plugged_encode(state, in, inlen, out, outlen, e);
+}
+
+static int decode(const void *state, const ncztr_cctx *cx, const void *in, size_t inlen, void *out,
+                  size_t cap, ncztr_dres *r, ncztr_cerr *e)
+{
+    (void)cx;
+    (void)out;
+    return ncztr_plugged_decode(state, in, inlen, cap, r, e);
+}
+
+static int to_filt(const void *state, const ncztr_cctx *cx, ncztr_filt *f, char *msg, size_t msglen)
+{
+    (void)cx;
+    (void)msg;
+    (void)msglen;
+    *f = ((const ncztr_plugged *)state)->f;
+    return 1;
+}
+
+static json_t *from_filt(const ncztr_filt *f, char *msg, size_t msglen)
+{
+    const unsigned *cd = f->cd;
+    size_t n = f->ncd;
+    unsigned code = n > 6 ? cd[6] : 0;
+    if (code >= NCNAMES) {
+        NCZTR_CODEC_MSG("filter blosc: unknown compressor code %u", code);
+        return NULL;
+    }
+    json_t *j = ncztr_codec_with_int(
+        ncztr_codec_with_int(ncztr_codec_with_int(ncztr_codec_obj("blosc"), "clevel", n > 4 ? cd[4] : 5),
+                             "shuffle", n > 5 ? cd[5] : 1),
+        "blocksize", 0);
+    if (j && json_object_set_new(j, "cname", json_string(cnames[code])) < 0) {
+        json_decref(j);
+        j = NULL;
+    }
+    if (!j)
+        NCZTR_CODEC_MSG("out of memory building a codec");
+    return j;
+}
+
+const ncztr_codec_class ncztr_codec_blosc = {
+    .v2id = "blosc",
+    .v3name = "blosc",
+    .kind = NCZTR_CK_B2B,
+    .filter = NCZTR_FILTER_BLOSC,
+    .parse = parse,
+    .encode = encode,
+    .decode = decode,
+    .free_state = free,
+    .to_filt = to_filt,
+    .from_filt = from_filt,
+};

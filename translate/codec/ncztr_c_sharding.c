@@ -1,0 +1,351 @@
+/* sharding_indexed (Zarr v3): an array->bytes codec that stores a chunk (a shard) as the
+ * encoded inner chunks one after another and an index of (offset, length) pairs, uint64,
+ * one pair per inner chunk in C order, encoded by "index_codecs", at the end of the object
+ * or at its start ("index_location"). An inner chunk never written has both values
+ * 2^64-1 and is all fill; shards are chunks to the rest of the connector, so a whole shard
+ * is decoded or encoded at once (and a partial write rewrites the shard, as in Zarr). */
+#include "ncztr_codec_internal.h"
+#include "ncztr_err.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define NONE UINT64_MAX
+
+typedef struct shard_state {
+    ncztr_cctx inner;              /* the inner chunk */
+    uint64_t grid[NCZTR_MAX_RANK]; /* inner chunks per shard dimension */
+    size_t ninner;
+    ncztr_chain *chain;  /* the inner chunks' codecs */
+    ncztr_chain *ichain; /* the index's codecs */
+    size_t index_bytes;  /* the encoded index's size */
+    bool index_start;
+    bool index_big; /* the index's uint64 are big-endian */
+} shard_state;
+
+static void free_state(void *p)
+{
+    shard_state *s = p;
+    if (!s)
+        return;
+    ncztr_chain_free(s->chain);
+    ncztr_chain_free(s->ichain);
+    free(s);
+}
+
+/* The encoded size of the index, when its codecs give a fixed one: bytes, then crc32c. */
+static int index_size(const json_t *codecs, size_t raw, size_t *out, bool *big, char *msg, size_t msglen)
+{
+    *out = raw;
+    *big = false;
+    for (size_t k = 0; k < json_array_size(codecs); k++) {
+        const json_t *c = json_array_get(codecs, k);
+        const char *name = json_string_value(json_object_get(c, "name"));
+        const json_t *conf = json_object_get(c, "configuration");
+        if (name && !strcmp(name, "bytes")) {
+            const char *en = json_string_value(json_object_get(conf, "endian"));
+            *big = en && !strcmp(en, "big");
+        } else if (name && !strcmp(name, "crc32c")) {
+            *out += 4;
+        } else {
+            NCZTR_CODEC_MSG("codec \"sharding_indexed\": index codec \"%s\" gives no fixed index size",
+                            name ? name : "?");
+            return -1;
+        }
+    }
+    return 0;
+}
+
+static int parse(const json_t *j, bool v3, const ncztr_cctx *cx, void **state, char *msg, size_t msglen)
+{
+    (void)v3;
+    const json_t *cs = j ? json_object_get(j, "chunk_shape") : NULL,
+                 *codecs = j ? json_object_get(j, "codecs") : NULL;
+    const json_t *icodecs = j ? json_object_get(j, "index_codecs") : NULL;
+    const json_t *loc = j ? json_object_get(j, "index_location") : NULL;
+    if (!json_is_array(cs) || (int)json_array_size(cs) != cx->rank || !json_is_array(codecs)) {
+        NCZTR_CODEC_MSG("codec \"sharding_indexed\": needs \"chunk_shape\" (%d dimensions) and \"codecs\"",
+                        cx->rank);
+        return -1;
+    }
+    if (loc && !(json_is_string(loc) &&
+                 (!strcmp(json_string_value(loc), "end") || !strcmp(json_string_value(loc), "start")))) {
+        NCZTR_CODEC_MSG("codec \"sharding_indexed\": \"index_location\" must be \"end\" or \"start\"");
+        return -1;
+    }
+    shard_state *s = calloc(1, sizeof *s);
+    if (!s) {
+        NCZTR_CODEC_MSG("out of memory");
+        return -1;
+    }
+    *state = s;
+    s->index_start = loc && !strcmp(json_string_value(loc), "start");
+    s->inner = *cx;
+    s->ninner = 1;
+    size_t elems = 1;
+    for (int k = 0; k < cx->rank; k++) {
+        const json_t *v = json_array_get(cs, (size_t)k);
+        json_int_t n = json_is_integer(v) ? json_integer_value(v) : 0;
+        if (n < 1 || cx->shape[k] % (uint64_t)n != 0) {
+            NCZTR_CODEC_MSG(
+                "codec \"sharding_indexed\": inner chunk_shape[%d] does not divide the shard's %llu", k,
+                (unsigned long long)cx->shape[k]);
+            return -1;
+        }
+        s->inner.shape[k] = (uint64_t)n;
+        s->grid[k] = cx->shape[k] / (uint64_t)n;
+        s->ninner *= (size_t)s->grid[k];
+        elems *= (size_t)n;
+    }
+    s->inner.chunk_bytes = elems * cx->esz;
+    json_t *dflt = NULL;
+    if (!icodecs) /* the default: bytes little-endian, then crc32c */
+        icodecs = dflt = json_pack("[{s:s, s:{s:s}}, {s:s}]", "name", "bytes", "configuration", "endian",
+                                   "little", "name", "crc32c");
+    if (!json_is_array(icodecs) ||
+        index_size(icodecs, s->ninner * 16, &s->index_bytes, &s->index_big, msg, msglen) < 0) {
+        if (!json_is_array(icodecs))
+            NCZTR_CODEC_MSG("codec \"sharding_indexed\": \"index_codecs\" is not a list");
+        json_decref(dflt);
+        return -1;
+    }
+    ncztr_cctx icx = {.esz = 8, .rank = cx->rank + 1, .chunk_bytes = s->ninner * 16, .path = cx->path};
+    for (int k = 0; k < cx->rank; k++)
+        icx.shape[k] = s->grid[k];
+    icx.shape[cx->rank] = 2;
+    size_t mark = ncz_err_mark();
+    herr_t r1 = ncztr_chain_build_v3(codecs, &s->inner, &s->chain);
+    herr_t r2 = r1 < 0 ? FAIL : ncztr_chain_build_v3(icodecs, &icx, &s->ichain);
+    json_decref(dflt);
+    if (r1 < 0 || r2 < 0) {
+        char *why = ncz_err_take_messages(mark);
+        NCZTR_CODEC_MSG("codec \"sharding_indexed\": %s", why ? why : "its codecs are malformed");
+        free(why);
+        return -1;
+    }
+    const char *u = ncztr_chain_unusable(s->chain);
+    if (!u)
+        u = ncztr_chain_unusable(s->ichain);
+    if (u) {
+        NCZTR_CODEC_MSG("%s", u);
+        return 0;
+    }
+    return 1;
+}
+
+static uint64_t get64(const unsigned char *p, bool big)
+{
+    uint64_t v = 0;
+    for (int k = 0; k < 8; k++)
+        v |= (uint64_t)p[big ? 7 - k : k] << (8 * k);
+    return v;
+}
+
+static void put64(unsigned char *p, uint64_t v, bool big)
+{
+    for (int k = 0; k < 8; k++)
+        p[big ? 7 - k : k] = (unsigned char)(v >> (8 * k));
+}
+
+/* Copies inner chunk number i (C order over the shard's grid of inner chunks) between the
+ * shard (C order, cx's shape) and inner (C order, the inner shape), row by row. */
+static void copy_inner(const shard_state *s, const ncztr_cctx *cx, size_t i, unsigned char *shard,
+                       unsigned char *inner, bool to_shard)
+{
+    int rank = cx->rank;
+    size_t esz = cx->esz;
+    uint64_t origin[NCZTR_MAX_RANK];
+    size_t rem = i;
+    for (int k = rank - 1; k >= 0; k--) {
+        origin[k] = (rem % s->grid[k]) * s->inner.shape[k];
+        rem /= s->grid[k];
+    }
+    if (rank == 0) {
+        if (to_shard)
+            memcpy(shard, inner, esz);
+        else
+            memcpy(inner, shard, esz);
+        return;
+    }
+    /* rows of the last dimension */
+    size_t row = (size_t)s->inner.shape[rank - 1] * esz, nrows = 1;
+    for (int k = 0; k < rank - 1; k++)
+        nrows *= (size_t)s->inner.shape[k];
+    uint64_t idx[NCZTR_MAX_RANK] = {0};
+    for (size_t r = 0; r < nrows; r++) {
+        size_t off = 0;
+        for (int k = 0; k < rank; k++)
+            off = off * (size_t)cx->shape[k] + (size_t)(origin[k] + (k < rank - 1 ? idx[k] : 0));
+        if (to_shard)
+            memcpy(shard + off * esz, inner + r * row, row);
+        else
+            memcpy(inner + r * row, shard + off * esz, row);
+        for (int k = rank - 2; k >= 0; k--) {
+            if (++idx[k] < s->inner.shape[k])
+                break;
+            idx[k] = 0;
+        }
+    }
+}
+
+static void fill_elems(const ncztr_cctx *cx, unsigned char *buf, size_t nelem)
+{
+    if (!cx->fill) {
+        memset(buf, 0, nelem * cx->esz);
+        return;
+    }
+    for (size_t i = 0; i < nelem; i++)
+        memcpy(buf + i * cx->esz, cx->fill, cx->esz);
+}
+
+static int decode(const void *state, const ncztr_cctx *cx, const void *in, size_t inlen, void *out,
+                  size_t cap, ncztr_dres *r, ncztr_cerr *e)
+{
+    const shard_state *s = state;
+    const unsigned char *p = in;
+    if (cap < cx->chunk_bytes)
+        return NCZTR_CODEC_FAIL(e, "sharding: no room for a shard of %zu bytes", cx->chunk_bytes);
+    if (inlen < s->index_bytes)
+        return NCZTR_CODEC_FAIL(e, "sharding: the shard object is %zu bytes, too short for its index of %zu",
+                                inlen, s->index_bytes);
+    const unsigned char *ib = s->index_start ? p : p + inlen - s->index_bytes;
+    unsigned char *index = malloc(s->ninner * 16);
+    unsigned char *tmp = malloc(s->inner.chunk_bytes ? s->inner.chunk_bytes : 1);
+    int rc = 0;
+    if (!index || !tmp) {
+        rc = NCZTR_CODEC_FAIL(e, "sharding: out of memory");
+        goto done;
+    }
+    if (ncztr_chain_decode(s->ichain, ib, s->index_bytes, index, s->ninner * 16, e) < 0) {
+        char why[sizeof e->msg];
+        snprintf(why, sizeof why, "%s", e->msg);
+        rc = NCZTR_CODEC_FAIL(e, "sharding: the shard's index: %.400s", why);
+        goto done;
+    }
+    /* the inner chunks' bytes lie outside the index */
+    size_t lo = s->index_start ? s->index_bytes : 0, hi = s->index_start ? inlen : inlen - s->index_bytes;
+    for (size_t i = 0; i < s->ninner && rc == 0; i++) {
+        uint64_t off = get64(index + 16 * i, s->index_big), len = get64(index + 16 * i + 8, s->index_big);
+        if (off == NONE && len == NONE) {
+            fill_elems(&s->inner, tmp, s->inner.chunk_bytes / cx->esz);
+        } else if (off < lo || off > hi || len > hi - off) {
+            rc = NCZTR_CODEC_FAIL(
+                e,
+                "sharding: inner chunk %zu lies at bytes [%llu, %llu + %llu) of a shard whose chunks "
+                "occupy [%zu, %zu): the index is corrupt",
+                i, (unsigned long long)off, (unsigned long long)off, (unsigned long long)len, lo, hi);
+            break;
+        } else if (ncztr_chain_decode(s->chain, p + off, (size_t)len, tmp, s->inner.chunk_bytes, e) < 0) {
+            char why[sizeof e->msg];
+            snprintf(why, sizeof why, "%s", e->msg);
+            rc = NCZTR_CODEC_FAIL(e, "sharding: inner chunk %zu: %.400s", i, why);
+            break;
+        }
+        copy_inner(s, cx, i, out, tmp, true);
+    }
+    r->where = NCZTR_D_OUT;
+    r->outlen = cx->chunk_bytes;
+done:
+    free(index);
+    free(tmp);
+    return rc;
+}
+
+static bool all_fill(const ncztr_cctx *cx, const unsigned char *b, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        for (size_t k = 0; k < cx->esz; k++)
+            if (b[i * cx->esz + k] != (cx->fill ? cx->fill[k] : 0))
+                return false;
+    return true;
+}
+
+static int encode(const void *state, const ncztr_cctx *cx, const void *in, size_t inlen, void **out,
+                  size_t *outlen, ncztr_cerr *e)
+{
+    const shard_state *s = state;
+    if (inlen != cx->chunk_bytes)
+        return NCZTR_CODEC_FAIL(e, "sharding: %zu bytes, expected a shard of %zu", inlen, cx->chunk_bytes);
+    unsigned char *index = malloc(s->ninner * 16),
+                  *tmp = malloc(s->inner.chunk_bytes ? s->inner.chunk_bytes : 1);
+    unsigned char *body = NULL;
+    size_t blen = 0, bcap = 0;
+    void *eidx = NULL;
+    size_t eilen = 0;
+    int rc = 0;
+    if (!index || !tmp) {
+        rc = NCZTR_CODEC_FAIL(e, "sharding: out of memory");
+        goto done;
+    }
+    size_t base = s->index_start ? s->index_bytes : 0;
+    for (size_t i = 0; i < s->ninner && rc == 0; i++) {
+        copy_inner(s, cx, i, (unsigned char *)(uintptr_t)in, tmp, false);
+        if (all_fill(&s->inner, tmp, s->inner.chunk_bytes / cx->esz)) {
+            /* an inner chunk of fill is never written, as zarr-python does */
+            put64(index + 16 * i, NONE, s->index_big);
+            put64(index + 16 * i + 8, NONE, s->index_big);
+            continue;
+        }
+        void *enc = NULL;
+        size_t elen = 0;
+        if (ncztr_chain_encode(s->chain, tmp, s->inner.chunk_bytes, &enc, &elen, e) < 0) {
+            rc = -1;
+            break;
+        }
+        const void *src = enc ? enc : tmp;
+        if (blen + elen > bcap) {
+            size_t nc = (blen + elen) * 2 + 64;
+            unsigned char *nb = realloc(body, nc);
+            if (!nb) {
+                if (enc != tmp)
+                    free(enc);
+                rc = NCZTR_CODEC_FAIL(e, "sharding: out of memory");
+                break;
+            }
+            body = nb;
+            bcap = nc;
+        }
+        memcpy(body + blen, src, elen);
+        if (enc != tmp)
+            free(enc);
+        put64(index + 16 * i, base + blen, s->index_big);
+        put64(index + 16 * i + 8, elen, s->index_big);
+        blen += elen;
+    }
+    if (rc == 0 && ncztr_chain_encode(s->ichain, index, s->ninner * 16, &eidx, &eilen, e) < 0)
+        rc = -1;
+    if (rc == 0) {
+        const void *isrc = eidx ? eidx : index;
+        unsigned char *obj = malloc(blen + eilen ? blen + eilen : 1);
+        if (!obj) {
+            rc = NCZTR_CODEC_FAIL(e, "sharding: out of memory");
+        } else if (s->index_start) {
+            memcpy(obj, isrc, eilen);
+            if (blen)
+                memcpy(obj + eilen, body, blen);
+        } else {
+            if (blen)
+                memcpy(obj, body, blen);
+            memcpy(obj + blen, isrc, eilen);
+        }
+        *out = obj;
+        *outlen = blen + eilen;
+    }
+done:
+    if (eidx != index)
+        free(eidx);
+    free(index);
+    free(tmp);
+    free(body);
+    return rc;
+}
+
+const ncztr_codec_class ncztr_codec_sharding = {
+    .v3name = "sharding_indexed",
+    .kind = NCZTR_CK_A2B,
+    .parse = parse,
+    .encode = encode,
+    .decode = decode,
+    .free_state = free_state,
+};

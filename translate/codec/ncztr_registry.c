@@ -1,0 +1,204 @@
+/* The codec registry: every codec class the connector knows, one line each (each class is
+ * one file, ncztr_c_*.c), and the lookups by Zarr v2 id, Zarr v3 name and HDF5 filter id.
+ * Adding a codec is one file and one line here. */
+#include "ncztr_codec_internal.h"
+#include "ncztr_err.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const ncztr_codec_class *const classes[] = {
+    &ncztr_codec_zlib,     &ncztr_codec_gzip,  &ncztr_codec_shuffle,   &ncztr_codec_fletcher32,
+    &ncztr_codec_lz4,      &ncztr_codec_bz2,   &ncztr_codec_zstd,      &ncztr_codec_blosc,
+    &ncztr_codec_szip,     &ncztr_codec_bytes, &ncztr_codec_transpose, &ncztr_codec_crc32c,
+    &ncztr_codec_sharding,
+};
+#define NCLASSES (sizeof classes / sizeof classes[0])
+
+const ncztr_codec_class *ncztr_codec_by_v2(const char *id)
+{
+    for (size_t i = 0; id && i < NCLASSES; i++)
+        if (classes[i]->v2id && strcmp(classes[i]->v2id, id) == 0)
+            return classes[i];
+    return NULL;
+}
+
+const ncztr_codec_class *ncztr_codec_by_v3(const char *name)
+{
+    if (!name)
+        return NULL;
+    for (size_t i = 0; i < NCLASSES; i++)
+        if (classes[i]->v3name && strcmp(classes[i]->v3name, name) == 0)
+            return classes[i];
+    /* zarr-python 3 names the numcodecs codecs it runs in v3 "numcodecs.<id>" */
+    if (strncmp(name, "numcodecs.", 10) == 0)
+        return ncztr_codec_by_v2(name + 10);
+    return NULL;
+}
+
+const ncztr_codec_class *ncztr_codec_by_filter(H5Z_filter_t id)
+{
+    /* the first class of a filter is the one its pipelines are stored as (deflate: zlib) */
+    for (size_t i = 0; i < NCLASSES; i++)
+        if (classes[i]->filter == id && classes[i]->from_filt)
+            return classes[i];
+    return NULL;
+}
+
+int ncztr_stage_parse(const json_t *codec, bool v3, const ncztr_cctx *cx, ncztr_stage *s, char *msg,
+                      size_t msglen)
+{
+    memset(s, 0, sizeof *s);
+    s->cx = *cx;
+    if (!json_is_object(codec)) {
+        NCZTR_CODEC_MSG("a codec is not a JSON object");
+        return -1;
+    }
+    const char *name = json_string_value(json_object_get(codec, v3 ? "name" : "id"));
+    if (!name) {
+        NCZTR_CODEC_MSG("a codec has no string \"%s\"", v3 ? "name" : "id");
+        return -1;
+    }
+    const json_t *conf = codec;
+    if (v3) {
+        conf = json_object_get(codec, "configuration");
+        if (conf && !json_is_object(conf) && !json_is_null(conf)) {
+            NCZTR_CODEC_MSG("codec \"%s\": \"configuration\" is not a JSON object", name);
+            return -1;
+        }
+        if (json_is_null(conf))
+            conf = NULL;
+    }
+    s->cls = v3 ? ncztr_codec_by_v3(name) : ncztr_codec_by_v2(name);
+    if (!s->cls) {
+        NCZTR_CODEC_MSG("codec \"%s\" is not known to the connector (no HDF5 filter id known for it)", name);
+        return 0;
+    }
+    return s->cls->parse(conf, v3, cx, &s->state, msg, msglen);
+}
+
+void ncztr_stage_clear(ncztr_stage *s)
+{
+    if (s->cls && s->cls->free_state)
+        s->cls->free_state(s->state);
+    s->state = NULL;
+    s->cls = NULL;
+}
+
+const char *ncztr_filter_name(H5Z_filter_t id)
+{
+    switch (id) {
+    case H5Z_FILTER_DEFLATE:
+        return "deflate";
+    case H5Z_FILTER_SHUFFLE:
+        return "shuffle";
+    case H5Z_FILTER_FLETCHER32:
+        return "fletcher32";
+    case H5Z_FILTER_SZIP:
+        return "szip";
+    case H5Z_FILTER_NBIT:
+        return "nbit";
+    case H5Z_FILTER_SCALEOFFSET:
+        return "scaleoffset";
+    case NCZTR_FILTER_BZIP2:
+        return "bzip2";
+    case NCZTR_FILTER_BLOSC:
+        return "blosc";
+    case NCZTR_FILTER_LZ4:
+        return "lz4";
+    case NCZTR_FILTER_ZSTD:
+        return "zstd";
+    default:
+        return "";
+    }
+}
+
+int ncztr_codec_int(const json_t *codec, const char *key, long long dflt, long long lo, long long hi,
+                    long long *out, char *msg, size_t msglen)
+{
+    const json_t *v = codec ? json_object_get(codec, key) : NULL;
+    const char *id = codec ? json_string_value(json_object_get(codec, "id")) : NULL;
+    long long x;
+    if (!v || json_is_null(v)) {
+        x = dflt;
+    } else if (json_is_integer(v)) {
+        x = json_integer_value(v);
+    } else if (json_is_string(v)) {
+        const char *s = json_string_value(v);
+        char *end = NULL;
+        errno = 0;
+        x = strtoll(s, &end, 10);
+        if (errno || end == s || *end) {
+            NCZTR_CODEC_MSG("codec %s%s%s: parameter \"%s\" is \"%s\", not an integer", id ? "\"" : "",
+                            id ? id : "configuration", id ? "\"" : "", key, s);
+            return -1;
+        }
+    } else if (json_is_boolean(v)) {
+        x = json_is_true(v);
+    } else {
+        NCZTR_CODEC_MSG("codec %s%s%s: parameter \"%s\" is not an integer", id ? "\"" : "",
+                        id ? id : "configuration", id ? "\"" : "", key);
+        return -1;
+    }
+    if (x < lo || x > hi) {
+        NCZTR_CODEC_MSG("codec %s%s%s: parameter \"%s\" is %lld, outside [%lld, %lld]", id ? "\"" : "",
+                        id ? id : "configuration", id ? "\"" : "", key, x, lo, hi);
+        return -1;
+    }
+    *out = x;
+    return 0;
+}
+
+json_t *ncztr_codec_obj(const char *id)
+{
+    json_t *j = json_object();
+    if (j && json_object_set_new(j, "id", json_string(id)) < 0) {
+        json_decref(j);
+        return NULL;
+    }
+    return j;
+}
+
+json_t *ncztr_codec_with_int(json_t *j, const char *key, long long v)
+{
+    if (j && json_object_set_new(j, key, json_integer(v)) < 0) {
+        json_decref(j);
+        return NULL;
+    }
+    return j;
+}
+
+int ncztr_codec_to_filt(const json_t *codec, bool v3, const ncztr_cctx *cx, ncztr_filt *f, char *msg,
+                        size_t msglen)
+{
+    ncztr_stage st;
+    size_t mark = ncz_err_mark();
+    int r = ncztr_stage_parse(codec, v3, cx, &st, msg, msglen);
+    if (r < 0) {
+        free(ncz_err_take_messages(mark)); /* a failed plugin lookup pushes */
+    } else if (!st.cls || st.cls->kind != NCZTR_CK_B2B || !st.cls->to_filt) {
+        if (st.cls)
+            NCZTR_CODEC_MSG("codec \"%s\" has no HDF5 filter",
+                            st.cls->v3name ? st.cls->v3name : st.cls->v2id);
+        r = 0;
+    } else {
+        /* a codec that cannot run here (its plugin is missing) still has its filter */
+        r = st.cls->to_filt(st.state, cx, f, msg, msglen);
+    }
+    ncztr_stage_clear(&st);
+    return r;
+}
+
+json_t *ncztr_filt_to_codec(const ncztr_filt *f, char *msg, size_t msglen)
+{
+    const ncztr_codec_class *cls = ncztr_codec_by_filter(f->id);
+    if (!cls) {
+        const char *name = ncztr_filter_name(f->id);
+        NCZTR_CODEC_MSG("HDF5 filter %d%s%s%s has no Zarr codec", (int)f->id, *name ? " (" : "", name,
+                        *name ? ")" : "");
+        return NULL;
+    }
+    return cls->from_filt(f, msg, msglen);
+}
