@@ -84,7 +84,19 @@ typedef struct nczm_url {
     unsigned s3_max_keys;            /* keys per listing request (1000, S3's maximum) */
     unsigned s3_connections;         /* requests in flight per map (16) */
     unsigned s3_retry_ms;            /* time a failing request is retried for (20000) */
+
+    /* What makes a location a Zarr store, set by the caller after nczm_url_parse (the
+     * formats above know the key names, storage does not): keys whose presence at the root
+     * marks a store, and keys worth reading first when one is opened, in order (S3 GETs
+     * them at open until one exists, and keeps it for the first whole read of that key: a
+     * store with consolidated metadata opens with one request). Both NULL-terminated and
+     * not owned (static lists of the caller). With marks NULL no location is a store. */
+    const char *const *marks;
+    const char *const *prefetch;
 } nczm_url;
+
+/* The marks of url as text for messages: ".zgroup", ".zarray" or "zarr.json". */
+void nczm_marks_text(const nczm_url *url, char *buf, size_t len);
 
 nczm_status nczm_url_parse(const char *name, nczm_url *out, char errmsg[NCZM_ERRLEN]);
 void nczm_url_clear(nczm_url *url);
@@ -105,9 +117,9 @@ nczm_status nczm_close(nczm_map *map);
  * close): errmsg (may be NULL) gets the message, "" on success. */
 nczm_status nczm_close_err(nczm_map *map, char errmsg[NCZM_ERRLEN]);
 /* Remove a whole store (H5Fdelete). NCZM_NOTSTORE if the location is not a Zarr store:
- * never removes a directory that lacks a .zgroup/.zarray at its root. */
+ * never removes a directory without one of url->marks at its root. */
 nczm_status nczm_destroy(const nczm_url *url, char errmsg[NCZM_ERRLEN]);
-/* Is this location an existing Zarr store (root has .zgroup or .zarray, or for zip the
+/* Is this location an existing Zarr store (its root holds one of url->marks, or for zip the
  * archive holds one at its root or under its folder)? Quiet: 1 yes, 0 no. */
 int nczm_probe(const nczm_url *url);
 

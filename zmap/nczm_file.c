@@ -133,13 +133,12 @@ static int is_regular(const char *path)
     return stat(path, &sb) == 0 && S_ISREG(sb.st_mode);
 }
 
-/* A directory is a Zarr (v2) store when its root holds .zgroup or .zarray. */
-static int is_store_dir(const char *root)
+/* A directory is a Zarr store when its root holds one of the marks (a file). */
+static int is_store_dir(const char *root, const char *const *marks)
 {
     int found = 0;
-    const char *marks[] = {".zgroup", ".zarray"};
-    for (size_t i = 0; i < 2 && !found; i++) {
-        char *p = nczm_join(root, marks[i]);
+    for (; marks && *marks && !found; marks++) {
+        char *p = nczm_join(root, *marks);
         if (p)
             found = is_regular(p);
         free(p);
@@ -327,11 +326,14 @@ static nczm_status file_open(const nczm_url *url, unsigned flags, nczm_map **out
                 int e = errno;
                 return nczm_fmterr(errmsg, nczm_errno_status(e), "%s: create: %s", root, strerror(e));
             }
-            if (!empty && !is_store_dir(root))
+            if (!empty && !is_store_dir(root, url->marks)) {
+                char marks[128];
+                nczm_marks_text(url, marks, sizeof marks);
                 return nczm_fmterr(errmsg, NCZM_NOTSTORE,
-                                   "%s: create: directory is not empty and is not a Zarr store (no .zgroup "
-                                   "or .zarray at its root); refusing to %s it",
-                                   root, (flags & NCZM_TRUNC) ? "delete" : "write into");
+                                   "%s: create: directory is not empty and is not a Zarr store (no %s at its "
+                                   "root); refusing to %s it",
+                                   root, marks, (flags & NCZM_TRUNC) ? "delete" : "write into");
+            }
             if ((st = nczm_check_dir_writable(root, root, errmsg)) != NCZM_OK)
                 return st;
             if ((flags & NCZM_TRUNC) && !empty) {
@@ -355,9 +357,12 @@ static nczm_status file_open(const nczm_url *url, unsigned flags, nczm_map **out
         if (!S_ISDIR(sb.st_mode))
             return nczm_fmterr(errmsg, NCZM_NOTSTORE, "%s: open: not a directory, so not a directory store",
                                root);
-        if (!is_store_dir(root))
-            return nczm_fmterr(errmsg, NCZM_NOTSTORE,
-                               "%s: open: not a Zarr store (no .zgroup or .zarray at its root)", root);
+        if (!is_store_dir(root, url->marks)) {
+            char marks[128];
+            nczm_marks_text(url, marks, sizeof marks);
+            return nczm_fmterr(errmsg, NCZM_NOTSTORE, "%s: open: not a Zarr store (no %s at its root)", root,
+                               marks);
+        }
         if (!(flags & NCZM_READONLY) && (st = nczm_check_dir_writable(root, root, errmsg)) != NCZM_OK)
             return st;
     }
@@ -393,11 +398,13 @@ static nczm_status file_destroy(const nczm_url *url, char errmsg[NCZM_ERRLEN])
     if (!S_ISDIR(sb.st_mode))
         return nczm_fmterr(errmsg, NCZM_NOTSTORE, "%s: destroy: not a directory store; refusing to delete it",
                            root);
-    if (!is_store_dir(root))
+    if (!is_store_dir(root, url->marks)) {
+        char marks[128];
+        nczm_marks_text(url, marks, sizeof marks);
         return nczm_fmterr(errmsg, NCZM_NOTSTORE,
-                           "%s: destroy: not a Zarr store (no .zgroup or .zarray at its root); refusing to "
-                           "delete it",
-                           root);
+                           "%s: destroy: not a Zarr store (no %s at its root); refusing to delete it", root,
+                           marks);
+    }
     int e = empty_dir(root);
     if (!e && rmdir(root) != 0)
         e = errno;
@@ -409,7 +416,7 @@ static nczm_status file_destroy(const nczm_url *url, char errmsg[NCZM_ERRLEN])
 static int file_probe(const nczm_url *url)
 {
     struct stat sb;
-    return stat(url->location, &sb) == 0 && S_ISDIR(sb.st_mode) && is_store_dir(url->location);
+    return stat(url->location, &sb) == 0 && S_ISDIR(sb.st_mode) && is_store_dir(url->location, url->marks);
 }
 
 /* ---------------------------------------------------------------- object operations */

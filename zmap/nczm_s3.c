@@ -5,17 +5,16 @@
  *   - S3 does not stop an object and a prefix from sharing a name ("x" and "x/y"): this
  *     store does not check either (a check per write would cost a request per parent);
  *   - a DELETE of a missing key succeeds on S3, so delete() asks first (NOTFOUND).
- * Opening an existing store costs one request when it has a .zmetadata: open GETs it (a
- * root .zmetadata marks a store) and keeps it for the first whole read of that key, which
- * is what the loader asks for next. Without one, a HEAD of .zgroup and .zarray and a
+ * Opening an existing store costs one request when the first of the caller's prefetch keys
+ * (nczm_url.prefetch: consolidated metadata) exists: open GETs them in turn until one
+ * exists (it marks a store) and keeps it for the first whole read of that key, which is
+ * what the loader asks for next. Without one, a HEAD of each of the caller's marks and a
  * one-key listing run together, to tell a store from other data (NCZM_NOTSTORE) and from
  * nothing (NCZM_NOTFOUND). */
 #include "nczm_s3.h"
 
 #include <stdio.h>
 #include <stdlib.h>
-
-#define ZMETA ".zmetadata"
 
 enum { ROOT_EMPTY, ROOT_OTHER, ROOT_STORE, ROOT_NOBUCKET };
 
@@ -25,6 +24,7 @@ void s3_drop_prefetch(s3_map *m)
     m->pre_buf = NULL;
     m->pre_len = 0;
     m->have_pre = 0;
+    m->pre_key = NULL;
 }
 
 static nczm_status s3_close(nczm_map *map)
@@ -50,6 +50,8 @@ static nczm_status map_new(const nczm_url *url, unsigned flags, s3_map **out, ch
         free(m);
         return st;
     }
+    m->marks = url->marks;
+    m->prefetch = url->prefetch;
     if ((st = s3_cfg_init(url, &m->cfg, errmsg)) == NCZM_OK) {
         size_t rl = strlen(m->cfg.root);
         m->base.key_max = S3_KEY_MAX - (rl ? rl + 1 : 0);
@@ -90,42 +92,48 @@ nczm_status s3_oom(s3_map *m, const char *op, const char *key)
     return nczm_seterr(&m->base, NCZM_NOMEM, "%s: %s \"%s\": out of memory", m->base.location, op, key);
 }
 
-/* What the root prefix holds: a store, other objects, nothing, or no bucket at all. Three
- * requests at once: HEAD .zgroup, HEAD .zarray, and a listing of one key. */
+/* What the root prefix holds: a store, other objects, nothing, or no bucket at all. The
+ * requests run at once: a HEAD of each of the caller's marks, and a listing of one key. */
+#define MAX_MARKS 8
 static nczm_status root_state(s3_map *m, const char *op, int *state)
 {
-    s3_req r[3];
+    s3_req r[MAX_MARKS + 1];
+    size_t nm = 0;
     memset(r, 0, sizeof r);
-    nczm_status st = s3_key_req(m, &r[0], S3_HEAD, op, ".zgroup", NULL);
-    if (st == NCZM_OK)
-        st = s3_key_req(m, &r[1], S3_HEAD, op, ".zarray", NULL);
+    nczm_status st = NCZM_OK;
+    for (; m->marks && m->marks[nm] && nm < MAX_MARKS && st == NCZM_OK; nm++)
+        st = s3_key_req(m, &r[nm], S3_HEAD, op, m->marks[nm], NULL);
+    s3_req *list = &r[nm];
     if (st == NCZM_OK) {
         char *pre = s3_list_prefix(m, "");
-        st = pre ? s3_list_req(m, &r[2], op, "", pre, 0, 1, NULL) : NCZM_NOMEM;
+        st = pre ? s3_list_req(m, list, op, "", pre, 0, 1, NULL) : NCZM_NOMEM;
         free(pre);
     }
     if (st == NCZM_OK)
-        st = s3_run(m, 3, r);
+        st = s3_run(m, nm + 1, r);
+    size_t bad = nm + 1, found = 0;
+    for (size_t i = 0; i < nm; i++) {
+        if (r[i].st == NCZM_OK)
+            found++;
+        else if (r[i].st != NCZM_NOTFOUND && bad > nm)
+            bad = i;
+    }
     if (st != NCZM_OK) {
         s3_oom(m, op, "");
-    } else if (r[2].st == NCZM_NOTFOUND && r[2].buf && strstr(r[2].buf, "NoSuchBucket")) {
+    } else if (list->st == NCZM_NOTFOUND && list->buf && strstr(list->buf, "NoSuchBucket")) {
         *state = ROOT_NOBUCKET;
-        nczm_seterr(&m->base, NCZM_NOTFOUND, "%s", r[2].msg);
-    } else if ((r[0].st != NCZM_OK && r[0].st != NCZM_NOTFOUND) ||
-               (r[1].st != NCZM_OK && r[1].st != NCZM_NOTFOUND) || r[2].st != NCZM_OK) {
-        int bad = r[0].st != NCZM_OK && r[0].st != NCZM_NOTFOUND   ? 0
-                  : r[1].st != NCZM_OK && r[1].st != NCZM_NOTFOUND ? 1
-                                                                   : 2;
+        nczm_seterr(&m->base, NCZM_NOTFOUND, "%s", list->msg);
+    } else if (bad <= nm || list->st != NCZM_OK) {
         /* a GET says more than a HEAD (a HEAD's 403 has no S3 error code) */
-        if (r[2].st != NCZM_OK && r[bad].http == r[2].http)
-            bad = 2;
+        if (bad > nm || (list->st != NCZM_OK && r[bad].http == list->http))
+            bad = nm;
         st = nczm_seterr(&m->base, r[bad].st, "%s", r[bad].msg);
-    } else if (r[0].st == NCZM_OK || r[1].st == NCZM_OK) {
+    } else if (found) {
         *state = ROOT_STORE;
     } else {
-        *state = strstr(r[2].buf ? r[2].buf : "", "<Contents>") ? ROOT_OTHER : ROOT_EMPTY;
+        *state = strstr(list->buf ? list->buf : "", "<Contents>") ? ROOT_OTHER : ROOT_EMPTY;
     }
-    for (int i = 0; i < 3; i++)
+    for (size_t i = 0; i <= nm; i++)
         s3_req_clear(&r[i]);
     return st;
 }
@@ -191,30 +199,38 @@ static nczm_status open_create(s3_map *m, unsigned flags)
     if (flags & NCZM_EXCL)
         return nczm_seterr(&m->base, NCZM_EXISTS, "%s: create: objects already exist at that prefix",
                            m->base.location);
-    if (state == ROOT_OTHER)
+    if (state == ROOT_OTHER) {
+        char marks[128];
+        nczm_marks_text(&(nczm_url){.marks = m->marks}, marks, sizeof marks);
         return nczm_seterr(&m->base, NCZM_NOTSTORE,
-                           "%s: create: objects exist at that prefix and are not a Zarr store (no .zgroup or "
-                           ".zarray at its root); refusing to %s them",
-                           m->base.location, (flags & NCZM_TRUNC) ? "delete" : "write among");
+                           "%s: create: objects exist at that prefix and are not a Zarr store (no %s at its "
+                           "root); refusing to %s them",
+                           m->base.location, marks, (flags & NCZM_TRUNC) ? "delete" : "write among");
+    }
     return (flags & NCZM_TRUNC) ? delete_all(m, op) : NCZM_OK;
 }
 
 static nczm_status open_existing(s3_map *m)
 {
     const char *op = "open";
-    s3_req r;
-    nczm_status st = s3_key_req(m, &r, S3_GET, op, ZMETA, NULL);
-    if (st != NCZM_OK)
-        return s3_oom(m, op, "");
-    st = s3_run1(m, &r);
-    if (st == NCZM_OK) {
-        m->pre_buf = r.buf ? r.buf : strdup("");
-        m->pre_len = r.len;
-        m->have_pre = m->pre_buf != NULL;
-        r.buf = NULL;
+    nczm_status st = NCZM_NOTFOUND;
+    int nobucket = 0;
+    /* the prefetch keys in turn, until one exists */
+    for (size_t i = 0; m->prefetch && m->prefetch[i] && st == NCZM_NOTFOUND && !nobucket; i++) {
+        s3_req r;
+        if (s3_key_req(m, &r, S3_GET, op, m->prefetch[i], NULL) != NCZM_OK)
+            return s3_oom(m, op, "");
+        st = s3_run1(m, &r);
+        if (st == NCZM_OK) {
+            m->pre_buf = r.buf ? r.buf : strdup("");
+            m->pre_len = r.len;
+            m->have_pre = m->pre_buf != NULL;
+            m->pre_key = m->prefetch[i];
+            r.buf = NULL;
+        }
+        nobucket = st == NCZM_NOTFOUND && r.buf && strstr(r.buf, "NoSuchBucket");
+        s3_req_clear(&r);
     }
-    int nobucket = st == NCZM_NOTFOUND && r.buf && strstr(r.buf, "NoSuchBucket");
-    s3_req_clear(&r);
     if (st == NCZM_OK || st != NCZM_NOTFOUND || nobucket)
         return st;
     int state = ROOT_EMPTY;
@@ -224,10 +240,12 @@ static nczm_status open_existing(s3_map *m)
         return NCZM_OK;
     if (state == ROOT_NOBUCKET)
         return NCZM_NOTFOUND; /* root_state's message names the bucket */
-    if (state == ROOT_OTHER)
-        return nczm_seterr(&m->base, NCZM_NOTSTORE,
-                           "%s: open: not a Zarr store (no .zgroup or .zarray at its root)",
-                           m->base.location);
+    if (state == ROOT_OTHER) {
+        char marks[128];
+        nczm_marks_text(&(nczm_url){.marks = m->marks}, marks, sizeof marks);
+        return nczm_seterr(&m->base, NCZM_NOTSTORE, "%s: open: not a Zarr store (no %s at its root)",
+                           m->base.location, marks);
+    }
     return nczm_seterr(&m->base, NCZM_NOTFOUND, "%s: open: no store there (nothing at that prefix)",
                        m->base.location);
 }
@@ -261,13 +279,13 @@ static nczm_status s3_destroy(const nczm_url *url, char errmsg[NCZM_ERRLEN])
         st = NCZM_NOTFOUND; /* root_state's message names the bucket */
     else if (st == NCZM_OK && state == ROOT_STORE)
         st = delete_all(m, "destroy");
-    else if (st == NCZM_OK && state == ROOT_OTHER)
-        st = nczm_seterr(
-            &m->base, NCZM_NOTSTORE,
-            "%s: destroy: not a Zarr store (no .zgroup or .zarray at its root); refusing to delete "
-            "it",
-            m->base.location);
-    else if (st == NCZM_OK)
+    else if (st == NCZM_OK && state == ROOT_OTHER) {
+        char marks[128];
+        nczm_marks_text(&(nczm_url){.marks = m->marks}, marks, sizeof marks);
+        st = nczm_seterr(&m->base, NCZM_NOTSTORE,
+                         "%s: destroy: not a Zarr store (no %s at its root); refusing to delete it",
+                         m->base.location, marks);
+    } else if (st == NCZM_OK)
         st = nczm_seterr(&m->base, NCZM_NOTFOUND, "%s: destroy: no store there (nothing at that prefix)",
                          m->base.location);
     if (st != NCZM_OK)
@@ -291,7 +309,7 @@ static int s3_probe(const nczm_url *url)
 
 int s3_prefetched(const s3_map *m, const char *key)
 {
-    return m->have_pre && strcmp(key, ZMETA) == 0;
+    return m->have_pre && m->pre_key && strcmp(key, m->pre_key) == 0;
 }
 
 void s3_take_prefetch(s3_map *m, void **buf, size_t *len)

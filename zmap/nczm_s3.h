@@ -130,7 +130,11 @@ typedef struct s3_map {
     unsigned nidle;
     int answered;  /* the server has answered a request of this map */
     unsigned seed; /* backoff jitter */
-    /* open's GET of the root .zmetadata, kept for the first whole read of that key */
+    /* the store's marks and prefetch keys (nczm_url, the caller's static lists) */
+    const char *const *marks;
+    const char *const *prefetch;
+    /* open's GET of the first prefetch key that exists, kept for the first whole read of it */
+    const char *pre_key;
     char *pre_buf;
     size_t pre_len;
     int have_pre;

@@ -3,6 +3,7 @@
 #include "nczm_impl.h"
 
 #include <ctype.h>
+#include <stdio.h>
 #include <stdlib.h>
 
 int nczm_mode_has(const char *mode, const char *word)
@@ -304,6 +305,7 @@ nczm_status nczm_url_parse(const char *name, nczm_url *out, char errmsg[NCZM_ERR
     out->kind = NCZM_KIND_NONE;
     out->location = NULL;
     out->mode = NULL;
+    out->marks = out->prefetch = NULL;
     s3_opts_init(out);
     if (!name || !*name)
         return nczm_fmterr(errmsg, NCZM_INVAL, "empty store name");
@@ -423,4 +425,21 @@ fail:
     free(loc);
     free(mode);
     return st;
+}
+
+void nczm_marks_text(const nczm_url *url, char *buf, size_t len)
+{
+    size_t n = 0, count = 0;
+    buf[0] = '\0';
+    for (const char *const *m = url->marks; m && *m; m++)
+        count++;
+    size_t i = 0;
+    for (const char *const *m = url->marks; m && *m && n < len; m++, i++) {
+        int w = snprintf(buf + n, len - n, "%s%s", i == 0 ? "" : i + 1 == count ? " or " : ", ", *m);
+        if (w < 0)
+            break;
+        n += (size_t)w;
+    }
+    if (!count)
+        snprintf(buf, len, "(no store marks given)");
 }

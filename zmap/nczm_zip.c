@@ -45,11 +45,10 @@ static zip_int64_t locate(zip_t *za, const char *name)
     return zip_name_locate(za, name, 0);
 }
 
-static int has_marker(zip_t *za, const char *folder)
+static int has_marker(zip_t *za, const char *folder, const char *const *marks)
 {
-    const char *marks[] = {".zgroup", ".zarray"};
     char buf[1200];
-    for (size_t i = 0; i < 2; i++) {
+    for (size_t i = 0; marks && marks[i]; i++) {
         int n = snprintf(buf, sizeof buf, "%s%s", folder, marks[i]);
         if (n > 0 && (size_t)n < sizeof buf && locate(za, buf) >= 0)
             return 1;
@@ -77,19 +76,19 @@ static char *folder_for(const char *path)
 
 /* Which layout does an open archive use? Sets *folder ("x/" or "") and returns 1, or 0 if
  * it holds no Zarr store. When the archive was renamed, netCDF-C's folder no longer
- * matches the file name; then a lone top-level folder with a .zgroup/.zarray is used. */
-static int detect_layout(zip_t *za, const char *path, char **folder)
+ * matches the file name; then a lone top-level folder with one of the marks is used. */
+static int detect_layout(zip_t *za, const char *path, const char *const *marks, char **folder)
 {
     *folder = NULL;
     char *f = folder_for(path);
     if (!f)
         return -1;
-    if (has_marker(za, f)) {
+    if (has_marker(za, f, marks)) {
         *folder = f;
         return 1;
     }
     free(f);
-    if (has_marker(za, "")) {
+    if (has_marker(za, "", marks)) {
         *folder = strdup("");
         return *folder ? 1 : -1;
     }
@@ -117,7 +116,7 @@ static int detect_layout(zip_t *za, const char *path, char **folder)
         return -1;
     memcpy(f, first, flen);
     f[flen] = '\0';
-    if (!has_marker(za, f)) {
+    if (!has_marker(za, f, marks)) {
         free(f);
         return 0;
     }
@@ -159,14 +158,14 @@ static nczm_status open_error(int zcode, const char *path, const char *op, char 
 }
 
 /* Quietly: is path a zip archive holding a Zarr store? */
-static int is_zip_store(const char *path)
+static int is_zip_store(const char *path, const char *const *marks)
 {
     int zcode;
     zip_t *za = zip_open(path, ZIP_RDONLY, &zcode);
     if (!za)
         return 0;
     char *folder = NULL;
-    int ok = detect_layout(za, path, &folder) == 1;
+    int ok = detect_layout(za, path, marks, &folder) == 1;
     free(folder);
     zip_discard(za);
     return ok;
@@ -255,7 +254,7 @@ static nczm_status zip_store_open(const nczm_url *url, unsigned flags, nczm_map 
             if (flags & NCZM_EXCL)
                 return nczm_fmterr(errmsg, NCZM_EXISTS, "%s: create: the path already exists", path);
             int empty = sb.st_size == 0;
-            if (!empty && !is_zip_store(path))
+            if (!empty && !is_zip_store(path, url->marks))
                 return nczm_fmterr(
                     errmsg, NCZM_NOTSTORE,
                     "%s: create: the file exists and is not a zip archive holding a Zarr store; "
@@ -289,14 +288,16 @@ static nczm_status zip_store_open(const nczm_url *url, unsigned flags, nczm_map 
 
     char *folder = NULL;
     if (detect) {
-        int r = detect_layout(za, path, &folder);
+        int r = detect_layout(za, path, url->marks, &folder);
         if (r != 1) {
             zip_discard(za);
+            char marks[128];
+            nczm_marks_text(url, marks, sizeof marks);
             return r < 0 ? nczm_fmterr(errmsg, NCZM_NOMEM, "%s: open: out of memory", path)
                          : nczm_fmterr(errmsg, NCZM_NOTSTORE,
-                                       "%s: open: the zip archive holds no Zarr store (no .zgroup or .zarray "
-                                       "at its root or under its top folder)",
-                                       path);
+                                       "%s: open: the zip archive holds no Zarr store (no %s at its root or "
+                                       "under its top folder)",
+                                       path, marks);
         }
     } else {
         folder = (flags & NCZM_ZIP_ROOT) ? strdup("") : folder_for(path);
@@ -345,7 +346,7 @@ static nczm_status zip_store_destroy(const nczm_url *url, char errmsg[NCZM_ERRLE
         int e = errno;
         return nczm_fmterr(errmsg, nczm_errno_status(e), "%s: destroy: %s", path, strerror(e));
     }
-    if (S_ISDIR(sb.st_mode) || !is_zip_store(path))
+    if (S_ISDIR(sb.st_mode) || !is_zip_store(path, url->marks))
         return nczm_fmterr(errmsg, NCZM_NOTSTORE,
                            "%s: destroy: not a zip archive holding a Zarr store; refusing to delete it",
                            path);
@@ -359,7 +360,7 @@ static nczm_status zip_store_destroy(const nczm_url *url, char errmsg[NCZM_ERRLE
 static int zip_store_probe(const nczm_url *url)
 {
     struct stat sb;
-    return stat(url->location, &sb) == 0 && S_ISREG(sb.st_mode) && is_zip_store(url->location);
+    return stat(url->location, &sb) == 0 && S_ISREG(sb.st_mode) && is_zip_store(url->location, url->marks);
 }
 
 static nczm_status zip_store_close(nczm_map *map)

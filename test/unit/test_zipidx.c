@@ -32,6 +32,8 @@ static nczm_map *open_map(const char *name, unsigned flags)
     nczm_map *m = NULL;
     if (nczm_url_parse(name, &url, err) != NCZM_OK)
         return NULL;
+    static const char *const marks[] = {".zgroup", ".zarray", NULL};
+    url.marks = marks;
     if (nczm_open(&url, flags, &m, err) != NCZM_OK)
         fprintf(stderr, "open %s: %s\n", name, err);
     nczm_url_clear(&url);

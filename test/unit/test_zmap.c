@@ -58,6 +58,7 @@ static nczm_status open_path(const char *name, unsigned flags, nczm_map **map, c
 {
     nczm_url url;
     nczm_status st = nczm_url_parse(name, &url, err);
+    test_url_marks(&url);
     if (st)
         return st;
     st = nczm_open(&url, flags, map, err);
@@ -69,6 +70,7 @@ static nczm_status destroy_path(const char *name, char *err)
 {
     nczm_url url;
     nczm_status st = nczm_url_parse(name, &url, err);
+    test_url_marks(&url);
     if (st)
         return st;
     st = nczm_destroy(&url, err);
@@ -79,8 +81,9 @@ static nczm_status destroy_path(const char *name, char *err)
 static int probe_path(const char *name)
 {
     nczm_url url;
-    if (nczm_url_parse(name, &url, NULL))
+    if (nczm_url_parse(name, &url, NULL) != NCZM_OK)
         return -1;
+    test_url_marks(&url);
     int r = nczm_probe(&url);
     nczm_url_clear(&url);
     return r;
@@ -118,6 +121,7 @@ static void check_url(const char *name, nczm_kind kind, const char *loc, const c
     nczm_url u;
     char err[NCZM_ERRLEN];
     nczm_status st = nczm_url_parse(name, &u, err);
+    test_url_marks(&u);
     CHECK(st == NCZM_OK, "parse \"%s\": %d %s", name, st, err);
     if (st)
         return;
@@ -132,6 +136,7 @@ static void check_bad_url(const char *name)
     nczm_url u;
     char err[NCZM_ERRLEN] = "";
     nczm_status st = nczm_url_parse(name, &u, err);
+    test_url_marks(&u);
     CHECK(st == NCZM_INVAL, "parse \"%s\" should fail, got %d", name ? name : "(null)", st);
     CHECK(err[0] != '\0', "parse \"%s\" failure has a message", name ? name : "(null)");
     CHECK(u.location == NULL && u.mode == NULL, "failed parse leaves nothing to free");

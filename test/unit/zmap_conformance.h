@@ -13,6 +13,16 @@
 #include <string.h>
 #include <sys/stat.h>
 
+/* What marks a store and what S3 reads first when one opens, for these tests (the formats
+ * above zmap give the real lists: translate/format). */
+static const char *const test_marks[] = {".zgroup", ".zarray", "zarr.json", NULL};
+static const char *const test_prefetch[] = {".zmetadata", NULL};
+static inline void test_url_marks(nczm_url *u)
+{
+    u->marks = test_marks;
+    u->prefetch = test_prefetch;
+}
+
 static int path_exists(const char *path)
 {
     struct stat sb;

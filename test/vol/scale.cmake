@@ -10,7 +10,7 @@ foreach(c attrs links ghosts cons_pure zip_nested zip_deep)
   set_tests_properties(scale.${c} PROPERTIES ENVIRONMENT "${NCZARR_ENV}" LABELS scale TIMEOUT 900)
 endforeach()
 
-# .zmetadata read entry by entry (translate/meta/ncztr_zmeta.c): what it accepts and ignores.
+# .zmetadata read entry by entry (translate/format/ncztr_zmeta.c): what it accepts and ignores.
 nczarr_vol_test(test_vol_zmeta)
 if(VALGRIND AND NOT NCZARR_SANITIZE)
   add_test(NAME valgrind.test_vol_zmeta COMMAND ${VALGRIND} --leak-check=full --errors-for-leak-kinds=definite

@@ -35,6 +35,8 @@ herr_t ncztr_geom_init(const ncztr_obj *o, ncztr_cgeom *g)
     g->chunk_bytes = g->chunk_elems * g->esz;
     g->transpose = za->order == 'F' && big > 1;
     g->dimsep = za->dimsep == '/' ? '/' : '.';
+    g->chunk_c = za->chunk_c;
+    g->rank0 = za->rank == 0;
     g->prefix = ncztr_obj_key(o);
     g->path = ncztr_obj_path(o);
     if (!g->prefix || !g->path) {
@@ -48,7 +50,7 @@ herr_t ncztr_geom_init(const ncztr_obj *o, ncztr_cgeom *g)
  * the single chunk index [0], hence the key "0". */
 char *ncztr_chunk_key(const ncztr_cgeom *g, const uint64_t *coord)
 {
-    char *s = ncztr_chunk_key_at(g->prefix, g->rank, g->dimsep, coord);
+    char *s = ncztr_chunk_key_at(g->prefix, g->rank0 ? 0 : g->rank, g->dimsep, g->chunk_c, coord);
     if (!s)
         NCZ_PUSH(NCZ_E_NOMEM, "out of memory building a chunk key of \"%s\"", g->path);
     return s;

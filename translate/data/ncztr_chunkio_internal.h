@@ -47,6 +47,8 @@ typedef struct ncztr_cgeom {
     size_t esz, chunk_elems, chunk_bytes;
     bool transpose; /* order 'F' with more than one non-trivial chunk dimension */
     char dimsep;
+    bool chunk_c; /* Zarr v3's "c/" chunk keys */
+    bool rank0;   /* a Zarr rank-0 array (rank 1 here): its one chunk key has no index in v3 */
     char *prefix; /* key prefix, "" at the store root */
     char *path;   /* "/sub/v", for messages */
 } ncztr_cgeom;

@@ -16,7 +16,7 @@ static herr_t chunk_key(const ncztr_obj *o, const uint64_t *idx, char **out)
 {
     const ncztr_zarray *za = &o->arr->za;
     char *key = ncztr_obj_key(o);
-    *out = key ? ncztr_chunk_key_at(key, za->rank, za->dimsep, idx) : NULL;
+    *out = key ? ncztr_chunk_key_at(key, za->rank, za->dimsep, za->chunk_c, idx) : NULL;
     free(key);
     return *out ? SUCCEED : NCZ_PUSH(NCZ_E_NOMEM, "out of memory");
 }

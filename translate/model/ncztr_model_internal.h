@@ -126,6 +126,7 @@ struct ncztr_file {
     nczm_hindex ids;
     bool ids_live;
     uint64_t anon_seq;            /* anonymous objects made, for their ids */
+    int zarr_format;              /* the store's format: 2 or 3 (ncztr_zfmt) */
     bool superblock;              /* an NCZarr superblock was found (or we write one) */
     char *ncproperties;           /* _NCProperties text to keep, may be NULL */
     struct ncztr_zmeta *old_cons; /* the .zmetadata found on open (owned), or NULL: entries

@@ -169,7 +169,7 @@ static herr_t copy_attrs(const ncztr_obj *src, ncztr_obj *dst)
 
 static bool same_layout(const ncztr_zarray *a, const ncztr_zarray *b)
 {
-    if (a->rank != b->rank || a->order != b->order || a->dimsep != b->dimsep ||
+    if (a->rank != b->rank || a->order != b->order || a->dimsep != b->dimsep || a->chunk_c != b->chunk_c ||
         strcmp(a->dtype.zarr, b->dtype.zarr) != 0 || a->has_fill != b->has_fill ||
         (a->has_fill && memcmp(a->fill, b->fill, a->dtype.size) != 0) || !a->structured != !b->structured ||
         (a->structured && !json_equal(a->structured, b->structured)))

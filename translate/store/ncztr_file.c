@@ -1,5 +1,6 @@
 /* Opening, creating, flushing and closing a store as a model. */
 #include "ncztr_model_internal.h"
+#include "ncztr_format.h"
 #include "ncztr_store.h"
 #include "ncztr_zmeta.h"
 
@@ -38,6 +39,9 @@ static herr_t parse_name(const char *name, const ncztr_opts *opts, nczm_url *url
     free(mapped);
     if (pst != NCZM_OK)
         return NCZ_PUSH(NCZ_E_ARGS, "%s", emsg);
+    /* what marks a store, and what to read first when one opens: the formats' keys */
+    url->marks = ncztr_store_marks;
+    url->prefetch = ncztr_store_prefetch;
     for (const char *p = opts ? opts->s3opts : ""; *p;) {
         const char *e = strchr(p, '\n');
         size_t len = e ? (size_t)(e - p) : strlen(p);

@@ -6,7 +6,7 @@
  * name and kind. An array whose metadata is unusable is kept with its error, so the rest
  * of the store stays readable and opening that array reports why. */
 #include "ncztr_array_internal.h"
-#include "ncztr_zmeta.h"
+#include "ncztr_format.h"
 #include "ncztr_store.h"
 
 #include <stdint.h>
@@ -15,6 +15,7 @@
 
 typedef struct loader {
     ncztr_file *f;
+    ncztr_zfmt fmt;
     ncztr_zmeta *cons; /* the .zmetadata, or NULL */
     /* The listings of the child groups of the batch being loaded, made together before
      * they are walked one after another (a remote store overlaps them): entries are taken
@@ -150,8 +151,9 @@ static herr_t get_json_many(loader *L, size_t n, char **keys, json_t **out, char
         case NCZTR_ZMETA_NOTOBJ:
             json_decref(j);
             if (!errs)
-                NCZ_GOTO(FAIL, NCZ_E_FORMAT, ".zmetadata: entry \"%s\" is not a JSON object", keys[i]);
-            if (asprintf(&errs[i], ".zmetadata: entry \"%s\" is not a JSON object", keys[i]) < 0) {
+                NCZ_GOTO(FAIL, NCZ_E_FORMAT, "consolidated metadata: entry \"%s\" is not a JSON object",
+                         keys[i]);
+            if (asprintf(&errs[i], "consolidated metadata: entry \"%s\" is not a JSON object", keys[i]) < 0) {
                 errs[i] = NULL;
                 NCZ_GOTO(FAIL, NCZ_E_NOMEM, "out of memory");
             }
@@ -198,7 +200,8 @@ static herr_t load_array(ncztr_obj *o, json_t *za, json_t *zattrs, const char *k
 {
     herr_t ret = SUCCEED;
     size_t mark = ncz_err_mark();
-    char *atkey = nczm_key_join(key, ".zattrs");
+    ncztr_zfmt fmt = (ncztr_zfmt)o->file->zarr_format;
+    char *atkey = ncztr_attrs_key(fmt, key);
     NCZ_CHECK_ALLOC(atkey, FAIL);
     if (!o->arr && new_array(o) < 0)
         NCZ_GOTO_QUIET(FAIL);
@@ -206,7 +209,7 @@ static herr_t load_array(ncztr_obj *o, json_t *za, json_t *zattrs, const char *k
         NCZ_PUSH(NCZ_E_FORMAT, "%s", meta_error);
     } else if (!za) {
         NCZ_PUSH(NCZ_E_FORMAT, "array \"%s\" has no %s", o->name, zkey);
-    } else if (ncztr_zarray_from_json(zkey, za, &o->arr->za) == SUCCEED) {
+    } else if (ncztr_array_meta_parse(fmt, zkey, za, &o->arr->za) == SUCCEED) {
         json_t *nca = zattrs ? json_object_get(zattrs, "_nczarr_array") : NULL;
         if (ncztr_load_attrs(o, zattrs, atkey) == SUCCEED &&
             ncztr_array_setup_loaded(o, nca, zattrs, atkey, zkey) == SUCCEED)
@@ -347,18 +350,21 @@ static herr_t load_batch(loader *L, ncztr_obj *g, const char *key, const child_l
             continue; /* read on first use (ncztr_obj_load) */
         char *ck = nczm_key_join(key, nm);
         NCZ_CHECK_ALLOC(ck, FAIL);
-        bool oom = false;
-        if (!want_array)
-            oom |= !(keys[3 * k] = nczm_key_join(ck, ".zgroup"));
-        if (!want_group)
-            oom |= !(keys[3 * k + 1] = nczm_key_join(ck, ".zarray"));
-        oom |= !(keys[3 * k + 2] = nczm_key_join(ck, ".zattrs"));
+        herr_t kr = ncztr_node_keys(L->fmt, ck, !want_array, !want_group, &keys[3 * k]);
         free(ck);
-        if (oom)
-            NCZ_GOTO(FAIL, NCZ_E_NOMEM, "out of memory");
+        if (kr < 0)
+            NCZ_GOTO_QUIET(FAIL);
     }
     if (get_json_many(L, 3 * m, keys, js, errs) < 0)
         NCZ_GOTO_QUIET(FAIL);
+    for (size_t k = 0; k < m && L->fmt != NCZTR_ZARR2; k++) {
+        char *ck = nczm_key_join(key, cl->names[b + k]);
+        NCZ_CHECK_ALLOC(ck, FAIL);
+        herr_t rr = ncztr_node_roles(L->fmt, ck, &js[3 * k], &errs[3 * k]);
+        free(ck);
+        if (rr < 0)
+            NCZ_GOTO_QUIET(FAIL);
+    }
     if (!L->cons && prefetch_listings(L, key, cl, b, m, js, errs, absent, &pre, &npre) < 0)
         NCZ_GOTO_QUIET(FAIL);
     saved_pre = L->pre;
@@ -414,7 +420,7 @@ static herr_t load_batch(loader *L, ncztr_obj *g, const char *key, const child_l
             }
             /* Unparsable .zarray/.zattrs: kept as the array's load error (reported when
              * it is opened); the rest of the store stays readable. */
-            char *zkey = keys[3 * k + 1] ? NULL : nczm_key_join(ck, ".zarray");
+            char *zkey = keys[3 * k + 1] ? NULL : ncztr_array_meta_key(L->fmt, ck);
             const char *zk = keys[3 * k + 1] ? keys[3 * k + 1] : zkey;
             herr_t r = zk ? load_array(c, za, zat, ck, zk, za_err ? za_err : zat_err)
                           : NCZ_PUSH(NCZ_E_NOMEM, "out of memory");
@@ -497,7 +503,7 @@ static herr_t load_group(loader *L, ncztr_obj *g, json_t *zattrs, const char *ke
     herr_t ret = SUCCEED;
     const char **arrays = NULL, **groups = NULL, **hidden = NULL;
     size_t na = 0, ng = 0, nh = 0, nvisible = SIZE_MAX;
-    char *zkey = nczm_key_join(key, ".zattrs");
+    char *zkey = ncztr_attrs_key(L->fmt, key);
     NCZ_CHECK_ALLOC(zkey, FAIL);
     json_t *ng_obj = zattrs ? json_object_get(zattrs, "_nczarr_group") : NULL;
     bool pure = ng_obj == NULL;
@@ -566,16 +572,18 @@ static herr_t load_stub(ncztr_obj *o);
 herr_t ncztr_load_tree(ncztr_file *f)
 {
     herr_t ret = SUCCEED;
-    loader L = {.f = f};
+    loader L = {.f = f, .fmt = NCZTR_ZARR2};
     /* Arrays listed by their group are stubs until first used; the model completes them
      * through this hook, as it cannot call up into the loader. */
     f->hooks.load_stub = load_stub;
-    char *keys[4] = {".zmetadata", ".zgroup", ".zarray", ".zattrs"};
-    json_t *js[4] = {NULL, NULL, NULL, NULL};
-    char *errs[4] = {NULL, NULL, NULL, NULL};
+    char *keys[NCZTR_NROOT];
+    json_t *js[NCZTR_NROOT] = {NULL};
+    char *errs[NCZTR_NROOT] = {NULL};
+    for (int i = 0; i < NCZTR_NROOT; i++)
+        keys[i] = (char *)ncztr_root_keys[i];
     /* A .zmetadata that cannot be used is ignored, as zarr.open does: the metadata it
      * would have replaced is read from the store itself. */
-    nczm_get zm = {.key = keys[0], .status = NCZM_NOTFOUND};
+    nczm_get zm = {.key = keys[NCZTR_ROOT_CONS], .status = NCZM_NOTFOUND};
     nczm_status st = f->opts.ignore_zmetadata ? NCZM_OK : nczm_get_many(f->map, 1, &zm);
     if (st == NCZM_OK && zm.status == NCZM_OK) {
         bool oom = false;
@@ -583,29 +591,64 @@ herr_t ncztr_load_tree(ncztr_file *f)
         if (oom)
             NCZ_GOTO_QUIET(FAIL);
     } else if (zm.status != NCZM_NOTFOUND) {
-        NCZ_GOTO(FAIL, NCZ_E_STORE, "reading \".zmetadata\" failed: %s", nczm_errmsg(f->map));
+        NCZ_GOTO(FAIL, NCZ_E_STORE, "reading \"%s\" failed: %s", keys[NCZTR_ROOT_CONS], nczm_errmsg(f->map));
     }
-    if (get_json_many(&L, 3, keys + 1, js + 1, errs + 1) < 0)
+    /* v2's root objects, and v3's (not with v2's consolidated metadata: a v2 store) */
+    if (L.cons)
+        keys[NCZTR_ROOT_V3] = NULL;
+    if (get_json_many(&L, NCZTR_NROOT - 1, keys + 1, js + 1, errs + 1) < 0)
         NCZ_GOTO_QUIET(FAIL);
-    /* the root group's metadata must be usable: it lists everything else */
-    if (errs[1])
-        NCZ_GOTO(FAIL, NCZ_E_FORMAT, "%s", errs[1]);
-    if (js[1] && errs[3])
-        NCZ_GOTO(FAIL, NCZ_E_FORMAT, "%s", errs[3]);
     f->root = ncztr_obj_new(f, NCZTR_GROUP, "");
     if (!f->root)
         NCZ_GOTO_QUIET(FAIL);
-    json_t *zg = js[1], *za = js[2], *zat = js[3];
+    bool v2 =
+        js[NCZTR_ROOT_ZGROUP] || errs[NCZTR_ROOT_ZGROUP] || js[NCZTR_ROOT_ZARRAY] || errs[NCZTR_ROOT_ZARRAY];
+    if (!v2 && (js[NCZTR_ROOT_V3] || errs[NCZTR_ROOT_V3])) {
+        /* Zarr v3: the root's metadata in the roles v2's objects have */
+        L.fmt = NCZTR_ZARR3;
+        f->zarr_format = 3;
+        if (!f->readonly)
+            NCZ_GOTO(
+                FAIL, NCZ_E_UNSUPPORTED,
+                "\"%s\" is a Zarr v3 store: the connector reads Zarr v3 but does not write it yet; open it "
+                "read-only",
+                f->url.location);
+        if (!errs[NCZTR_ROOT_V3] && !f->opts.ignore_zmetadata) {
+            bool oom = false;
+            L.cons = ncztr_zmeta_from_v3(js[NCZTR_ROOT_V3], &oom);
+            if (oom)
+                NCZ_GOTO_QUIET(FAIL);
+        }
+        json_t *nj[NCZTR_NSLOTS] = {js[NCZTR_ROOT_V3], NULL, NULL};
+        char *ne[NCZTR_NSLOTS] = {errs[NCZTR_ROOT_V3], NULL, NULL};
+        js[NCZTR_ROOT_V3] = NULL;
+        errs[NCZTR_ROOT_V3] = NULL;
+        herr_t rr = ncztr_node_roles(L.fmt, "", nj, ne);
+        js[NCZTR_ROOT_ZGROUP] = nj[NCZTR_SLOT_GROUP];
+        js[NCZTR_ROOT_ZARRAY] = nj[NCZTR_SLOT_ARRAY];
+        js[NCZTR_ROOT_ZATTRS] = nj[NCZTR_SLOT_ATTRS];
+        errs[NCZTR_ROOT_ZARRAY] = ne[NCZTR_SLOT_ARRAY];
+        if (rr < 0)
+            NCZ_GOTO_QUIET(FAIL);
+    } else {
+        f->zarr_format = 2;
+    }
+    /* the root group's metadata must be usable: it lists everything else */
+    if (errs[NCZTR_ROOT_ZGROUP])
+        NCZ_GOTO(FAIL, NCZ_E_FORMAT, "%s", errs[NCZTR_ROOT_ZGROUP]);
+    if (js[NCZTR_ROOT_ZGROUP] && errs[NCZTR_ROOT_ZATTRS])
+        NCZ_GOTO(FAIL, NCZ_E_FORMAT, "%s", errs[NCZTR_ROOT_ZATTRS]);
+    json_t *zg = js[NCZTR_ROOT_ZGROUP], *za = js[NCZTR_ROOT_ZARRAY], *zat = js[NCZTR_ROOT_ZATTRS];
     if (zg) {
         json_t *fmt = json_object_get(zg, "zarr_format");
-        if (!json_is_integer(fmt) || json_integer_value(fmt) != 2)
-            NCZ_GOTO(FAIL, NCZ_E_UNSUPPORTED, ".zgroup: only Zarr format 2 is supported (zarr_format %s)",
-                     fmt && json_is_integer(fmt) ? "is not 2" : "missing");
+        if (L.fmt == NCZTR_ZARR2 && (!json_is_integer(fmt) || json_integer_value(fmt) != 2))
+            NCZ_GOTO(FAIL, NCZ_E_UNSUPPORTED, "%s: only Zarr format 2 is supported there (zarr_format %s)",
+                     keys[NCZTR_ROOT_ZGROUP], fmt && json_is_integer(fmt) ? "is not 2" : "missing");
         if (zat && json_object_get(zat, "_nczarr_superblock"))
             f->superblock = true;
         if (load_group(&L, f->root, zat, "", false) < 0)
             NCZ_GOTO_QUIET(FAIL);
-    } else if (za || errs[2]) {
+    } else if (za || errs[NCZTR_ROOT_ZARRAY]) {
         /* A store whose root is an array: HDF5 needs a root group, so the array appears
          * as a dataset in it, named after the store. */
         char nm[256];
@@ -617,11 +660,17 @@ herr_t ncztr_load_tree(ncztr_file *f)
             NCZ_GOTO_QUIET(FAIL);
         }
         c->at_store_root = true;
-        if (load_array(c, za, zat, "", ".zarray", errs[2] ? errs[2] : errs[3]) < 0)
+        char *mkey = ncztr_array_meta_key(L.fmt, "");
+        NCZ_CHECK_ALLOC(mkey, FAIL);
+        herr_t r = load_array(c, za, zat, "", mkey,
+                              errs[NCZTR_ROOT_ZARRAY] ? errs[NCZTR_ROOT_ZARRAY] : errs[NCZTR_ROOT_ZATTRS]);
+        free(mkey);
+        if (r < 0)
             NCZ_GOTO_QUIET(FAIL);
     } else {
-        NCZ_GOTO(FAIL, NCZ_E_FORMAT, "\"%s\" is not a Zarr store: no .zgroup or .zarray at its root",
-                 f->url.location);
+        char marks[128];
+        nczm_marks_text(&f->url, marks, sizeof marks);
+        NCZ_GOTO(FAIL, NCZ_E_FORMAT, "\"%s\" is not a Zarr store: no %s at its root", f->url.location, marks);
     }
     /* A store keeps its flavour: one without an NCZarr superblock (zarr-python, xarray,
      * netCDF-C's mode=zarr) is written back as pure Zarr, without _nczarr_* keys. */
@@ -632,7 +681,8 @@ herr_t ncztr_load_tree(ncztr_file *f)
     if (L.cons && !f->readonly)
         f->opts.consolidate = true;
     /* Ignored, a .zmetadata is still made fresh by the next save that changes metadata. */
-    if (f->opts.ignore_zmetadata && !f->readonly && nczm_exists(f->map, keys[0]) == NCZM_OK)
+    if (f->opts.ignore_zmetadata && !f->readonly && L.fmt == NCZTR_ZARR2 &&
+        nczm_exists(f->map, keys[NCZTR_ROOT_CONS]) == NCZM_OK)
         f->opts.consolidate = true;
     f->old_cons = L.cons;
     L.cons = NULL;
@@ -644,7 +694,7 @@ herr_t ncztr_load_tree(ncztr_file *f)
     if (ncztr_ids_assign_tree(f) < 0 || ncztr_load_resolve_refs(f) < 0)
         NCZ_GOTO_QUIET(FAIL);
 done:
-    for (int i = 0; i < 4; i++) {
+    for (int i = 0; i < NCZTR_NROOT; i++) {
         json_decref(js[i]);
         free(errs[i]);
     }
@@ -656,32 +706,35 @@ done:
 static herr_t load_stub(ncztr_obj *o)
 {
     herr_t ret = SUCCEED;
-    loader L = {.f = o->file, .cons = o->file->old_cons};
-    char *keys[2] = {NULL, NULL}, *errs[2] = {NULL, NULL};
-    json_t *js[2] = {NULL, NULL};
+    loader L = {.f = o->file, .fmt = (ncztr_zfmt)o->file->zarr_format, .cons = o->file->old_cons};
+    char *keys[NCZTR_NSLOTS] = {NULL}, *errs[NCZTR_NSLOTS] = {NULL}, *mkey = NULL;
+    json_t *js[NCZTR_NSLOTS] = {NULL};
     char *key = ncztr_obj_key(o);
     NCZ_CHECK_ALLOC(key, FAIL);
-    keys[0] = nczm_key_join(key, ".zarray");
-    keys[1] = nczm_key_join(key, ".zattrs");
-    if (!keys[0] || !keys[1])
-        NCZ_GOTO(FAIL, NCZ_E_NOMEM, "out of memory");
+    if (ncztr_node_keys(L.fmt, key, false, true, keys) < 0)
+        NCZ_GOTO_QUIET(FAIL);
+    mkey = ncztr_array_meta_key(L.fmt, key);
+    NCZ_CHECK_ALLOC(mkey, FAIL);
     o->arr->stub = false;
     size_t mark = ncz_err_mark();
-    if (get_json_many(&L, 2, keys, js, errs) < 0) {
+    if (get_json_many(&L, NCZTR_NSLOTS, keys, js, errs) < 0) {
         /* The store failed: this array cannot be used, the rest of it may. */
         o->arr->load_error = ncz_err_take_messages(mark);
         if (!o->arr->load_error)
             o->arr->load_error = strdup("reading its metadata failed");
         NCZ_CHECK_ALLOC(o->arr->load_error, FAIL);
-    } else if (load_array(o, js[0], js[1], key, keys[0], errs[0] ? errs[0] : errs[1]) < 0) {
+    } else if (ncztr_node_roles(L.fmt, key, js, errs) < 0 ||
+               load_array(o, js[NCZTR_SLOT_ARRAY], js[NCZTR_SLOT_ATTRS], key, mkey,
+                          errs[NCZTR_SLOT_ARRAY] ? errs[NCZTR_SLOT_ARRAY] : errs[NCZTR_SLOT_ATTRS]) < 0) {
         NCZ_GOTO_QUIET(FAIL);
     }
 done:
-    for (int i = 0; i < 2; i++) {
+    for (int i = 0; i < NCZTR_NSLOTS; i++) {
         free(keys[i]);
         free(errs[i]);
         json_decref(js[i]);
     }
+    free(mkey);
     free(key);
     return ret;
 }

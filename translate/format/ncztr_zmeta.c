@@ -3,6 +3,8 @@
  * value is valid JSON is jansson's to say when the entry is parsed. */
 #include "ncztr_zmeta.h"
 
+#include "ncztr_format.h"
+
 #include "nczm_hash.h"
 #include "ncztr_jsontext.h"
 
@@ -338,9 +340,13 @@ static herr_t index_children(ncztr_zmeta *z)
     if (!(z->c = malloc((z->n ? z->n : 1) * sizeof *z->c)))
         return NCZ_PUSH(NCZ_E_NOMEM, "out of memory indexing .zmetadata");
     for (size_t i = 0; i < z->n; i++) {
-        /* "parent/name/.zgroup" or "name/.zarray" at the root: the last two segments */
+        /* "parent/name/<mark>" or "name/<mark>" at the root (a node's metadata key, any
+         * format's): the last two segments */
         const char *k = z->e[i].key, *marker = strrchr(k, '/');
-        if (!marker || (strcmp(marker, "/.zgroup") != 0 && strcmp(marker, "/.zarray") != 0))
+        bool mark = false;
+        for (size_t m = 0; marker && ncztr_store_marks[m] && !mark; m++)
+            mark = strcmp(marker + 1, ncztr_store_marks[m]) == 0;
+        if (!mark)
             continue;
         const char *name = marker;
         while (name > k && name[-1] != '/')

@@ -29,8 +29,8 @@ typedef enum ncztr_zmeta_st {
 } ncztr_zmeta_st;
 ncztr_zmeta_st ncztr_zmeta_get(const ncztr_zmeta *z, const char *key, json_t **out);
 
-/* The children of the group at key ("" for the root): every name c with an entry
- * "key/c/.zgroup" or "key/c/.zarray", once each, in the order the entries first appear.
+/* The children of the group at key ("" for the root): every name c with an entry "key/c/m"
+ * for a store mark m (ncztr_store_marks), once each, in the order the entries first appear.
  * names arrives empty and gets malloc'ed names. */
 herr_t ncztr_zmeta_children(ncztr_zmeta *z, const char *key, nczm_list *names);
 void ncztr_zmeta_free(ncztr_zmeta *z);

@@ -338,15 +338,21 @@ done:
     return ret;
 }
 
-char *ncztr_chunk_key_at(const char *prefix, int rank, char dimsep, const uint64_t *idx)
+char *ncztr_chunk_key_at(const char *prefix, int rank, char dimsep, bool chunk_c, const uint64_t *idx)
 {
-    size_t cap = strlen(prefix) + 2 + (size_t)(rank ? rank : 1) * 21;
+    size_t cap = strlen(prefix) + 4 + (size_t)(rank ? rank : 1) * 21;
     char *s = malloc(cap);
     if (!s)
         return NULL;
     size_t n = *prefix ? (size_t)snprintf(s, cap, "%s/", prefix) : 0;
-    if (rank == 0)
+    if (chunk_c) {
+        n += (size_t)snprintf(s + n, cap - n, "c");
+        if (rank)
+            s[n++] = dimsep;
+        s[n] = '\0';
+    } else if (rank == 0) {
         snprintf(s + n, cap - n, "0");
+    }
     for (int k = 0; k < rank; k++) {
         if (k)
             s[n++] = dimsep;

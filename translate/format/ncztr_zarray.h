@@ -15,6 +15,7 @@ typedef struct ncztr_zarray {
     unsigned char *fill;   /* malloc'ed dtype.size bytes when has_fill */
     char order;            /* 'C' or 'F' */
     char dimsep;           /* '.' or '/' */
+    bool chunk_c;          /* Zarr v3's default chunk key encoding: keys "c/i/j" (or "c.i.j") */
     json_t *compressor;    /* NULL (json null) or the codec object (owned ref) */
     json_t *filters;       /* NULL or the array of codec objects (owned ref) */
     json_t *codecs;        /* Zarr v3: the codec list (owned ref; filters and compressor NULL) */
@@ -40,9 +41,10 @@ herr_t ncztr_zarray_from_json(const char *key, json_t *root, ncztr_zarray *out);
  * malloc'ed text (free with free()) or NULL after pushing an error. */
 char *ncztr_zarray_dump(const ncztr_zarray *za);
 /* The key of chunk idx of an array whose key is prefix ("" at the store root):
- * "prefix/i.j.k" with the array's dimension separator; a rank-0 array's one chunk is "0".
- * malloc'ed, NULL when out of memory. The one place chunk keys are made. */
-char *ncztr_chunk_key_at(const char *prefix, int rank, char dimsep, const uint64_t *idx);
+ * "prefix/i.j.k" with the array's dimension separator, "prefix/c/i/j/k" with Zarr v3's
+ * default encoding (chunk_c); a rank-0 array's one chunk is "0" (v3: "c"). malloc'ed, NULL
+ * when out of memory. The one place chunk keys are made. */
+char *ncztr_chunk_key_at(const char *prefix, int rank, char dimsep, bool chunk_c, const uint64_t *idx);
 void ncztr_zarray_clear(ncztr_zarray *za);
 
 #endif

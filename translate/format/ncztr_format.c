@@ -1,0 +1,159 @@
+/* The format seam (ncztr_format.h): key names and the roles of a node's metadata. */
+#include "ncztr_format.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#define ZGROUP  ".zgroup"
+#define ZARRAY  ".zarray"
+#define ZATTRS  ".zattrs"
+#define ZMETA   ".zmetadata"
+#define V3_META "zarr.json"
+
+const char *const ncztr_store_marks[] = {ZGROUP, ZARRAY, V3_META, NULL};
+const char *const ncztr_store_prefetch[] = {ZMETA, V3_META, NULL};
+const char *const ncztr_root_keys[NCZTR_NROOT] = {ZMETA, ZGROUP, ZARRAY, ZATTRS, V3_META};
+const char *const ncztr_cons_key = ZMETA;
+
+herr_t ncztr_node_keys(ncztr_zfmt f, const char *key, bool group, bool array, char *keys[NCZTR_NSLOTS])
+{
+    bool oom = false;
+    for (int i = 0; i < NCZTR_NSLOTS; i++)
+        keys[i] = NULL;
+    if (f == NCZTR_ZARR3) {
+        oom = !(keys[NCZTR_SLOT_GROUP] = nczm_key_join(key, V3_META));
+    } else {
+        if (group)
+            oom |= !(keys[NCZTR_SLOT_GROUP] = nczm_key_join(key, ZGROUP));
+        if (array)
+            oom |= !(keys[NCZTR_SLOT_ARRAY] = nczm_key_join(key, ZARRAY));
+        oom |= !(keys[NCZTR_SLOT_ATTRS] = nczm_key_join(key, ZATTRS));
+    }
+    if (oom) {
+        for (int i = 0; i < NCZTR_NSLOTS; i++) {
+            free(keys[i]);
+            keys[i] = NULL;
+        }
+        return NCZ_PUSH(NCZ_E_NOMEM, "out of memory");
+    }
+    return SUCCEED;
+}
+
+/* The attributes of a v3 array with "dimension_names" as xarray's _ARRAY_DIMENSIONS (the
+ * shared dimensions of the rest of the connector), unless every name is null. */
+static json_t *v3_attrs(const json_t *meta)
+{
+    json_t *a = json_object_get(meta, "attributes");
+    const json_t *dn = json_object_get(meta, "dimension_names");
+    bool named = false;
+    for (size_t k = 0; k < json_array_size(dn); k++)
+        named |= json_is_string(json_array_get(dn, k));
+    if (!named || json_object_get(a, "_ARRAY_DIMENSIONS"))
+        return json_is_object(a) ? json_incref(a) : NULL;
+    json_t *c = json_is_object(a) ? json_copy(a) : json_object();
+    json_t *names = json_array();
+    for (size_t k = 0; c && names && k < json_array_size(dn); k++) {
+        const json_t *n = json_array_get(dn, k);
+        /* an unnamed dimension among named ones: netCDF's anonymous dimension name */
+        if (json_array_append_new(names,
+                                  json_is_string(n) ? json_string(json_string_value(n)) : json_null()) < 0)
+            break;
+    }
+    if (!c || !names || json_array_size(names) != json_array_size(dn) ||
+        json_object_set_new(c, "_ARRAY_DIMENSIONS", names) < 0) {
+        json_decref(c);
+        return NULL;
+    }
+    return c;
+}
+
+herr_t ncztr_node_roles(ncztr_zfmt f, const char *key, json_t *js[NCZTR_NSLOTS], char *errs[NCZTR_NSLOTS])
+{
+    if (f != NCZTR_ZARR3)
+        return SUCCEED;
+    json_t *meta = js[NCZTR_SLOT_GROUP];
+    js[NCZTR_SLOT_GROUP] = NULL;
+    if (errs[NCZTR_SLOT_GROUP]) {
+        errs[NCZTR_SLOT_ARRAY] = errs[NCZTR_SLOT_GROUP];
+        errs[NCZTR_SLOT_GROUP] = NULL;
+        return SUCCEED;
+    }
+    if (!meta)
+        return SUCCEED;
+    const char *type = json_string_value(json_object_get(meta, "node_type"));
+    const json_t *zf = json_object_get(meta, "zarr_format");
+    herr_t ret = SUCCEED;
+    if (!json_is_integer(zf) || json_integer_value(zf) != 3 || !type ||
+        (strcmp(type, "group") != 0 && strcmp(type, "array") != 0)) {
+        if (asprintf(&errs[NCZTR_SLOT_ARRAY],
+                     "%s%s" V3_META
+                     ": not Zarr v3 metadata (\"zarr_format\" 3 and \"node_type\" \"group\" or "
+                     "\"array\")",
+                     key, *key ? "/" : "") < 0) {
+            errs[NCZTR_SLOT_ARRAY] = NULL;
+            ret = NCZ_PUSH(NCZ_E_NOMEM, "out of memory");
+        }
+    } else if (!strcmp(type, "group")) {
+        json_t *a = json_object_get(meta, "attributes");
+        if (!(js[NCZTR_SLOT_GROUP] = json_object()))
+            ret = NCZ_PUSH(NCZ_E_NOMEM, "out of memory");
+        js[NCZTR_SLOT_ATTRS] = json_is_object(a) ? json_incref(a) : NULL;
+    } else {
+        js[NCZTR_SLOT_ARRAY] = json_incref(meta);
+        js[NCZTR_SLOT_ATTRS] = v3_attrs(meta);
+        if (json_object_get(meta, "attributes") && !js[NCZTR_SLOT_ATTRS] &&
+            json_is_object(json_object_get(meta, "attributes")))
+            ret = NCZ_PUSH(NCZ_E_NOMEM, "out of memory");
+    }
+    json_decref(meta);
+    return ret;
+}
+
+char *ncztr_array_meta_key(ncztr_zfmt f, const char *key)
+{
+    return nczm_key_join(key, f == NCZTR_ZARR3 ? V3_META : ZARRAY);
+}
+
+char *ncztr_attrs_key(ncztr_zfmt f, const char *key)
+{
+    return nczm_key_join(key, f == NCZTR_ZARR3 ? V3_META : ZATTRS);
+}
+
+herr_t ncztr_array_meta_parse(ncztr_zfmt f, const char *mkey, json_t *meta, ncztr_zarray *out)
+{
+    if (f == NCZTR_ZARR3)
+        return ncztr_zarr3_array_from_json(mkey, meta, out);
+    return ncztr_zarray_from_json(mkey, meta, out);
+}
+
+ncztr_zmeta *ncztr_zmeta_from_v3(const json_t *root, bool *oom)
+{
+    *oom = false;
+    const json_t *cm = json_object_get(root, "consolidated_metadata");
+    const json_t *md = json_object_get(cm, "metadata");
+    if (!json_is_object(md))
+        return NULL;
+    /* the consolidated nodes keyed as the loader asks for them: "path/zarr.json" */
+    json_t *keyed = json_object();
+    json_t *wrap = json_object();
+    const char *path;
+    json_t *v;
+    bool ok = keyed && wrap;
+    json_object_foreach((json_t *)md, path, v)
+    {
+        char *k = ok ? nczm_key_join(path, V3_META) : NULL;
+        ok = k && json_object_set(keyed, k, v) == 0;
+        free(k);
+    }
+    char *text = NULL;
+    if (ok && json_object_set(wrap, "metadata", keyed) == 0)
+        text = json_dumps(wrap, JSON_COMPACT);
+    json_decref(keyed);
+    json_decref(wrap);
+    if (!text) {
+        *oom = true;
+        NCZ_PUSH(NCZ_E_NOMEM, "out of memory reading consolidated metadata");
+        return NULL;
+    }
+    return ncztr_zmeta_scan(text, strlen(text), oom);
+}

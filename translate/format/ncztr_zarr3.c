@@ -1,0 +1,224 @@
+/* Zarr v3 metadata (zarr.json) of an array, read into the description every format shares
+ * (ncztr_zarray): shape, data type (its byte order from the "bytes" codec, inside a shard
+ * too), the regular chunk grid, the chunk key encoding, the fill value (numbers, "NaN",
+ * "Infinity", "-Infinity", hex bit patterns), the codec list (kept as given: the codec
+ * layer builds the chain) and the checks the specification asks for: storage transformers
+ * and unknown extensions that must be understood are refused, naming them. */
+#include "ncztr_format.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Zarr v3 data type names and the numpy kind and size they are ("E": the byte order). */
+static const struct {
+    const char *v3;
+    const char *np; /* with E for the byte order */
+} dtypes[] = {
+    {"bool", "|b1"},   {"int8", "|i1"},    {"uint8", "|u1"},   {"int16", "Ei2"},
+    {"uint16", "Eu2"}, {"int32", "Ei4"},   {"uint32", "Eu4"},  {"int64", "Ei8"},
+    {"uint64", "Eu8"}, {"float16", "Ef2"}, {"float32", "Ef4"}, {"float64", "Ef8"},
+};
+
+/* The "endian" of the array->bytes codec of a codec list: the "bytes" codec's, or that of
+ * the codecs inside a shard. 0 little, 1 big (a 1-byte type may leave it out: little). */
+static int endian_of(const json_t *codecs)
+{
+    for (size_t k = 0; k < json_array_size(codecs); k++) {
+        const json_t *c = json_array_get(codecs, k);
+        const char *name = json_string_value(json_object_get(c, "name"));
+        const json_t *conf = json_object_get(c, "configuration");
+        if (name && !strcmp(name, "bytes")) {
+            const char *en = json_string_value(json_object_get(conf, "endian"));
+            return en && !strcmp(en, "big");
+        }
+        if (name && !strcmp(name, "sharding_indexed"))
+            return endian_of(json_object_get(conf, "codecs"));
+    }
+    return 0;
+}
+
+/* A name-and-configuration object ("chunk_grid", "chunk_key_encoding"): its name, or NULL
+ * after pushing. */
+static const char *named(const char *key, const json_t *root, const char *field, const json_t **conf)
+{
+    const json_t *j = json_object_get(root, field);
+    const char *name = json_is_object(j) ? json_string_value(json_object_get(j, "name")) : NULL;
+    if (!name) {
+        NCZ_PUSH(NCZ_E_FORMAT, "%s: \"%s\" must be an object with a string \"name\"", key, field);
+        return NULL;
+    }
+    *conf = json_object_get(j, "configuration");
+    return name;
+}
+
+/* A hex bit pattern ("0x7fc00000") of a float fill value, into fill (dt's byte order). */
+static herr_t hex_fill(const char *key, const char *hex, const ncztr_dtype *dt, unsigned char *fill)
+{
+    size_t n = strlen(hex + 2);
+    if (n == 0 || n > 2 * dt->size || n % 2 != 0)
+        return NCZ_PUSH(NCZ_E_FORMAT, "%s: \"fill_value\" \"%s\" is not a %zu-byte hex pattern", key, hex,
+                        dt->size);
+    uint64_t v = 0;
+    for (size_t i = 2; hex[i]; i++) {
+        char c = hex[i];
+        int d = c >= '0' && c <= '9'   ? c - '0'
+                : c >= 'a' && c <= 'f' ? c - 'a' + 10
+                : c >= 'A' && c <= 'F' ? c - 'A' + 10
+                                       : -1;
+        if (d < 0)
+            return NCZ_PUSH(NCZ_E_FORMAT, "%s: \"fill_value\" \"%s\" is not a hex pattern", key, hex);
+        v = v << 4 | (uint64_t)d;
+    }
+    for (size_t k = 0; k < dt->size; k++)
+        fill[dt->big_endian ? dt->size - 1 - k : k] = (unsigned char)(v >> (8 * k));
+    return SUCCEED;
+}
+
+/* Top-level fields of an array's zarr.json this reader knows. */
+static const char *const known[] = {
+    "zarr_format", "node_type", "shape",      "data_type",       "chunk_grid",           "chunk_key_encoding",
+    "fill_value",  "codecs",    "attributes", "dimension_names", "storage_transformers", NULL};
+
+/* An unknown field is an extension: refused unless it says it need not be understood. */
+static herr_t check_extensions(const char *key, json_t *root)
+{
+    const char *field;
+    json_t *v;
+    json_object_foreach(root, field, v)
+    {
+        bool ok = false;
+        for (size_t i = 0; known[i] && !ok; i++)
+            ok = !strcmp(field, known[i]);
+        if (!ok && !(json_is_object(v) && json_is_false(json_object_get(v, "must_understand"))))
+            return NCZ_PUSH(NCZ_E_UNSUPPORTED,
+                            "%s: the extension \"%s\" must be understood, and this reader does not know it",
+                            key, field);
+    }
+    return SUCCEED;
+}
+
+herr_t ncztr_zarr3_array_from_json(const char *key, json_t *root, ncztr_zarray *out)
+{
+    herr_t ret = SUCCEED;
+    ncztr_zarray za;
+    const json_t *conf = NULL;
+    memset(&za, 0, sizeof za);
+    memset(out, 0, sizeof *out);
+    if (!json_is_object(root))
+        NCZ_GOTO(FAIL, NCZ_E_FORMAT, "%s: top-level JSON value must be an object", key);
+    json_t *j = json_object_get(root, "zarr_format");
+    if (!json_is_integer(j) || json_integer_value(j) != 3)
+        NCZ_GOTO(FAIL, NCZ_E_FORMAT, "%s: \"zarr_format\" must be the integer 3", key);
+    if (check_extensions(key, root) < 0)
+        NCZ_GOTO_QUIET(FAIL);
+    j = json_object_get(root, "storage_transformers");
+    if (j && !(json_is_array(j) && json_array_size(j) == 0))
+        NCZ_GOTO(FAIL, NCZ_E_UNSUPPORTED, "%s: storage transformers are not supported", key);
+
+    /* shape */
+    j = json_object_get(root, "shape");
+    if (!json_is_array(j))
+        NCZ_GOTO(FAIL, NCZ_E_FORMAT, "%s: \"shape\" must be a list of non-negative integers", key);
+    if (json_array_size(j) > NCZTR_MAX_RANK)
+        NCZ_GOTO(FAIL, NCZ_E_UNSUPPORTED, "%s: \"shape\" has %zu dimensions, more than the %d supported", key,
+                 json_array_size(j), NCZTR_MAX_RANK);
+    za.rank = (int)json_array_size(j);
+    for (int k = 0; k < za.rank; k++) {
+        json_t *e = json_array_get(j, (size_t)k);
+        if (!json_is_integer(e) || json_integer_value(e) < 0)
+            NCZ_GOTO(FAIL, NCZ_E_FORMAT, "%s: \"shape\" must be a list of non-negative integers (element %d)",
+                     key, k);
+        za.shape[k] = (uint64_t)json_integer_value(e);
+    }
+
+    /* data type, in the byte order of the array->bytes codec */
+    j = json_object_get(root, "codecs");
+    if (!json_is_array(j) || json_array_size(j) == 0)
+        NCZ_GOTO(FAIL, NCZ_E_FORMAT, "%s: \"codecs\" must be a non-empty list", key);
+    if (!(za.codecs = json_deep_copy(j)))
+        NCZ_GOTO(FAIL, NCZ_E_NOMEM, "out of memory reading %s", key);
+    j = json_object_get(root, "data_type");
+    const char *dt = json_string_value(j);
+    if (!dt && json_is_object(j))
+        dt = json_string_value(json_object_get(j, "name"));
+    if (!dt)
+        NCZ_GOTO(FAIL, NCZ_E_FORMAT, "%s: \"data_type\" must be a string", key);
+    char np[8] = "";
+    for (size_t i = 0; i < sizeof dtypes / sizeof *dtypes && !np[0]; i++)
+        if (!strcmp(dt, dtypes[i].v3)) {
+            snprintf(np, sizeof np, "%s", dtypes[i].np);
+            if (np[0] == 'E')
+                np[0] = endian_of(za.codecs) ? '>' : '<';
+        }
+    if (!np[0])
+        NCZ_GOTO(FAIL, NCZ_E_UNSUPPORTED, "%s: data type \"%s\" is not supported by the connector", key, dt);
+    if (ncztr_dtype_parse(np, key, &za.dtype) < 0)
+        NCZ_GOTO_QUIET(FAIL);
+
+    /* the chunk grid */
+    const char *grid = named(key, root, "chunk_grid", &conf);
+    if (!grid)
+        NCZ_GOTO_QUIET(FAIL);
+    if (strcmp(grid, "regular") != 0)
+        NCZ_GOTO(FAIL, NCZ_E_UNSUPPORTED, "%s: chunk grid \"%s\" is not supported (only \"regular\")", key,
+                 grid);
+    j = json_object_get(conf, "chunk_shape");
+    if (!json_is_array(j) || (int)json_array_size(j) != za.rank)
+        NCZ_GOTO(FAIL, NCZ_E_FORMAT, "%s: \"chunk_shape\" must list %d positive integers", key, za.rank);
+    uint64_t bytes = za.dtype.size;
+    for (int k = 0; k < za.rank; k++) {
+        json_t *e = json_array_get(j, (size_t)k);
+        if (!json_is_integer(e) || json_integer_value(e) < 1)
+            NCZ_GOTO(FAIL, NCZ_E_FORMAT, "%s: \"chunk_shape\" must list %d positive integers", key, za.rank);
+        za.chunks[k] = (uint64_t)json_integer_value(e);
+        if (__builtin_mul_overflow(bytes, za.chunks[k], &bytes) || bytes > (UINT64_C(1) << 62))
+            NCZ_GOTO(FAIL, NCZ_E_UNSUPPORTED, "%s: a chunk is larger than 2^62 bytes", key);
+    }
+
+    /* the chunk key encoding */
+    const char *enc = named(key, root, "chunk_key_encoding", &conf);
+    if (!enc)
+        NCZ_GOTO_QUIET(FAIL);
+    if (strcmp(enc, "default") != 0 && strcmp(enc, "v2") != 0)
+        NCZ_GOTO(FAIL, NCZ_E_UNSUPPORTED, "%s: chunk key encoding \"%s\" is not supported", key, enc);
+    za.chunk_c = !strcmp(enc, "default");
+    za.dimsep = za.chunk_c ? '/' : '.';
+    j = json_object_get(conf, "separator");
+    if (j) {
+        const char *sep = json_string_value(j);
+        if (!sep || (strcmp(sep, "/") != 0 && strcmp(sep, ".") != 0))
+            NCZ_GOTO(FAIL, NCZ_E_FORMAT, "%s: the chunk key \"separator\" must be \"/\" or \".\"", key);
+        za.dimsep = sep[0];
+    }
+    za.order = 'C';
+
+    /* the fill value: required in v3 */
+    j = json_object_get(root, "fill_value");
+    if (!j)
+        NCZ_GOTO(FAIL, NCZ_E_FORMAT, "%s: missing \"fill_value\"", key);
+    if (!json_is_null(j)) {
+        char what[600];
+        snprintf(what, sizeof what, "%s: \"fill_value\"", key);
+        if (!(za.fill = malloc(za.dtype.size)))
+            NCZ_GOTO(FAIL, NCZ_E_NOMEM, "out of memory reading %s", key);
+        const char *s = json_string_value(j);
+        if (s && za.dtype.tclass == NCZTR_T_FLOAT && !strncmp(s, "0x", 2)) {
+            if (hex_fill(key, s, &za.dtype, za.fill) < 0)
+                NCZ_GOTO_QUIET(FAIL);
+            za.has_fill = 1;
+        } else if (ncztr_fill_from_json(&za.dtype, j, what, za.fill, &za.has_fill) < 0) {
+            NCZ_GOTO_QUIET(FAIL);
+        }
+    }
+    if (!za.has_fill) {
+        free(za.fill);
+        za.fill = NULL;
+    }
+    *out = za;
+    memset(&za, 0, sizeof za);
+done:
+    ncztr_zarray_clear(&za);
+    return ret;
+}
