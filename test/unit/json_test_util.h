@@ -4,6 +4,7 @@
 
 #include "ncz_test.h"
 #include "ncztr_err.h"
+#include "ncztr_format.h"
 #include "ncztr_zarray.h"
 
 #include <ftw.h>

@@ -145,17 +145,33 @@ herr_t ncztr_zarr3_array_from_json(const char *key, json_t *root, ncztr_zarray *
         dt = json_string_value(json_object_get(j, "name"));
     if (!dt)
         NCZ_GOTO(FAIL, NCZ_E_FORMAT, "%s: \"data_type\" must be a string", key);
-    char np[8] = "";
+    char np[8] = "", endian = endian_of(za.codecs) ? '>' : '<';
     for (size_t i = 0; i < sizeof dtypes / sizeof *dtypes && !np[0]; i++)
         if (!strcmp(dt, dtypes[i].v3)) {
             snprintf(np, sizeof np, "%s", dtypes[i].np);
             if (np[0] == 'E')
-                np[0] = endian_of(za.codecs) ? '>' : '<';
+                np[0] = endian;
         }
-    if (!np[0])
+    if (np[0]) {
+        if (ncztr_dtype_parse(np, key, &za.dtype) < 0)
+            NCZ_GOTO_QUIET(FAIL);
+    } else if (!strcmp(dt, "complex64") || !strcmp(dt, "complex128")) {
+        if (ncztr_zarray_set_complex(key, endian, dt[7] == '6' ? 8 : 16, &za) < 0)
+            NCZ_GOTO_QUIET(FAIL);
+    } else if (!strcmp(dt, "numpy.datetime64") || !strcmp(dt, "numpy.timedelta64")) {
+        const json_t *c = json_object_get(j, "configuration");
+        const char *unit = json_string_value(json_object_get(c, "unit"));
+        const json_t *sf = json_object_get(c, "scale_factor");
+        if (!unit)
+            NCZ_GOTO(FAIL, NCZ_E_FORMAT, "%s: data type \"%s\" without a \"unit\"", key, dt);
+        if (sf && !(json_is_integer(sf) && json_integer_value(sf) == 1))
+            NCZ_GOTO(FAIL, NCZ_E_UNSUPPORTED, "%s: data type \"%s\" with a scale factor other than 1", key,
+                     dt);
+        if (ncztr_zarray_set_time(key, endian, dt[6] == 'd' ? 'M' : 'm', unit, &za) < 0)
+            NCZ_GOTO_QUIET(FAIL);
+    } else {
         NCZ_GOTO(FAIL, NCZ_E_UNSUPPORTED, "%s: data type \"%s\" is not supported by the connector", key, dt);
-    if (ncztr_dtype_parse(np, key, &za.dtype) < 0)
-        NCZ_GOTO_QUIET(FAIL);
+    }
 
     /* the chunk grid */
     const char *grid = named(key, root, "chunk_grid", &conf);
@@ -204,7 +220,12 @@ herr_t ncztr_zarr3_array_from_json(const char *key, json_t *root, ncztr_zarray *
         if (!(za.fill = malloc(za.dtype.size)))
             NCZ_GOTO(FAIL, NCZ_E_NOMEM, "out of memory reading %s", key);
         const char *s = json_string_value(j);
-        if (s && za.dtype.tclass == NCZTR_T_FLOAT && !strncmp(s, "0x", 2)) {
+        if (za.complex || za.time_kind) {
+            free(za.fill);
+            za.fill = NULL;
+            if (ncztr_zarray_special_fill(key, j, &za) < 0)
+                NCZ_GOTO_QUIET(FAIL);
+        } else if (s && za.dtype.tclass == NCZTR_T_FLOAT && !strncmp(s, "0x", 2)) {
             if (hex_fill(key, s, &za.dtype, za.fill) < 0)
                 NCZ_GOTO_QUIET(FAIL);
             za.has_fill = 1;

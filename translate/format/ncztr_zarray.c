@@ -147,7 +147,17 @@ herr_t ncztr_zarray_from_json(const char *key, json_t *root, ncztr_zarray *out)
     j = json_object_get(root, "dtype");
     if (!j)
         NCZ_GOTO(FAIL, NCZ_E_FORMAT, "%s: missing key \"dtype\"", key);
-    if (json_is_array(j)) {
+    const char *dts = json_string_value(j);
+    char tunit[8] = "";
+    if (dts && (dts[0] == '<' || dts[0] == '>') && dts[1] == 'c' &&
+        (!strcmp(dts + 2, "8") || !strcmp(dts + 2, "16"))) {
+        if (ncztr_zarray_set_complex(key, dts[0], dts[2] == '8' ? 8 : 16, &za) < 0)
+            NCZ_GOTO_QUIET(FAIL);
+    } else if (dts && (dts[0] == '<' || dts[0] == '>') && (dts[1] == 'M' || dts[1] == 'm') && dts[2] == '8' &&
+               sscanf(dts + 3, "[%7[A-Za-z]]", tunit) == 1) {
+        if (ncztr_zarray_set_time(key, dts[0], dts[1], tunit, &za) < 0)
+            NCZ_GOTO_QUIET(FAIL);
+    } else if (json_is_array(j)) {
         /* structured dtype: validated by building its packed HDF5 type */
         hid_t st = ncztr_struct_to_hdf5(j, key);
         if (st < 0)
@@ -191,10 +201,15 @@ herr_t ncztr_zarray_from_json(const char *key, json_t *root, ncztr_zarray *out)
     j = json_object_get(root, "fill_value");
     if (j && !json_is_null(j) && za.dtype.tclass != NCZTR_T_VLEN) {
         snprintf(what, sizeof what, "%s: \"fill_value\"", key);
-        if (!(za.fill = malloc(za.dtype.size)))
-            NCZ_GOTO(FAIL, NCZ_E_NOMEM, "out of memory reading %s", key);
-        if (ncztr_fill_from_json(&za.dtype, j, what, za.fill, &za.has_fill) < 0)
-            NCZ_GOTO_QUIET(FAIL);
+        if (za.complex || za.time_kind) {
+            if (ncztr_zarray_special_fill(key, j, &za) < 0)
+                NCZ_GOTO_QUIET(FAIL);
+        } else {
+            if (!(za.fill = malloc(za.dtype.size)))
+                NCZ_GOTO(FAIL, NCZ_E_NOMEM, "out of memory reading %s", key);
+            if (ncztr_fill_from_json(&za.dtype, j, what, za.fill, &za.has_fill) < 0)
+                NCZ_GOTO_QUIET(FAIL);
+        }
     }
 
     /* "order": absent is read as "C" (lenient), anything else but "C"/"F" is an error. */
@@ -307,9 +322,15 @@ char *ncztr_zarray_dump(const ncztr_zarray *za)
         NCZ_GOTO(NULL, NCZ_E_NOMEM, "out of memory writing .zarray");
     }
     shape = NULL;
+    char tdt[NCZTR_DTYPE_MAX + 16];
+    if (za->time_kind)
+        snprintf(tdt, sizeof tdt, "%c%c8[%s]", za->dtype.big_endian ? '>' : '<', za->time_kind,
+                 za->time_unit);
     if (put(root, "dtype",
-            za->dtype.tclass == NCZTR_T_STRUCT ? json_deep_copy(za->structured)
-                                               : json_string(za->dtype.zarr)) < 0)
+            za->time_kind                        ? json_string(tdt)
+            : za->complex                        ? json_string(za->dtype.zarr)
+            : za->dtype.tclass == NCZTR_T_STRUCT ? json_deep_copy(za->structured)
+                                                 : json_string(za->dtype.zarr)) < 0)
         NCZ_GOTO(NULL, NCZ_E_NOMEM, "out of memory writing .zarray");
     if (json_object_set_new(root, "chunks", chunks) < 0) {
         chunks = NULL;
@@ -317,7 +338,16 @@ char *ncztr_zarray_dump(const ncztr_zarray *za)
     }
     chunks = NULL;
     {
-        json_t *f = ncztr_fill_to_json(&za->dtype, za->has_fill ? za->fill : NULL);
+        json_t *f = NULL;
+        if (za->complex && za->has_fill) { /* [re, im], as numpy's complex fill values are written */
+            ncztr_dtype part;
+            char pt[4] = {za->dtype.big_endian ? '>' : '<', 'f', za->dtype.size == 8 ? '4' : '8', '\0'};
+            if (ncztr_dtype_parse(pt, ".zarray", &part) == SUCCEED)
+                f = json_pack("[o,o]", ncztr_json_from_elem(&part, za->fill, "fill_value"),
+                              ncztr_json_from_elem(&part, za->fill + part.size, "fill_value"));
+        } else {
+            f = ncztr_fill_to_json(&za->dtype, za->has_fill ? za->fill : NULL);
+        }
         if (!f)
             NCZ_GOTO_QUIET(NULL);
         if (json_object_set_new(root, "fill_value", f) < 0)
@@ -359,4 +389,73 @@ char *ncztr_chunk_key_at(const char *prefix, int rank, char dimsep, bool chunk_c
         n += (size_t)snprintf(s + n, cap - n, "%" PRIu64, idx[k]);
     }
     return s;
+}
+
+herr_t ncztr_zarray_set_complex(const char *key, char endian, size_t esz, ncztr_zarray *za)
+{
+    char part[4] = {endian, 'f', esz == 8 ? '4' : '8', '\0'};
+    json_t *list = json_pack("[[s,s],[s,s]]", "r", part, "i", part);
+    if (!list)
+        return NCZ_PUSH(NCZ_E_NOMEM, "out of memory reading %s", key);
+    hid_t st = ncztr_struct_to_hdf5(list, key);
+    if (st < 0) {
+        json_decref(list);
+        return FAIL;
+    }
+    H5Tclose(st);
+    za->dtype.tclass = NCZTR_T_STRUCT;
+    za->dtype.size = esz;
+    snprintf(za->dtype.zarr, sizeof za->dtype.zarr, "%cc%zu", endian, esz);
+    za->structured = list;
+    za->complex = true;
+    return SUCCEED;
+}
+
+herr_t ncztr_zarray_set_time(const char *key, char endian, char kind, const char *unit, ncztr_zarray *za)
+{
+    static const char *const units[] = {"Y",  "M",  "W",  "D",  "h",  "m",  "s",
+                                        "ms", "us", "ns", "ps", "fs", "as", NULL};
+    bool known = false;
+    for (size_t i = 0; units[i] && !known; i++)
+        known = !strcmp(unit, units[i]);
+    if (!known || strlen(unit) >= sizeof za->time_unit)
+        return NCZ_PUSH(NCZ_E_UNSUPPORTED, "%s: unknown time unit \"%s\"", key, unit);
+    char i8[4] = {endian, 'i', '8', '\0'};
+    if (ncztr_dtype_parse(i8, key, &za->dtype) < 0)
+        return FAIL;
+    za->time_kind = kind;
+    snprintf(za->time_unit, sizeof za->time_unit, "%s", unit);
+    return SUCCEED;
+}
+
+herr_t ncztr_zarray_special_fill(const char *key, json_t *value, ncztr_zarray *za)
+{
+    char what[600];
+    snprintf(what, sizeof what, "%s: \"fill_value\"", key);
+    if (!(za->fill = calloc(1, za->dtype.size)))
+        return NCZ_PUSH(NCZ_E_NOMEM, "out of memory reading %s", key);
+    if (za->time_kind) {
+        const char *s = json_string_value(value);
+        if (s && !strcmp(s, "NaT")) { /* numpy's "not a time": the smallest int64 */
+            int64_t nat = INT64_MIN;
+            for (size_t k = 0; k < 8; k++)
+                za->fill[za->dtype.big_endian ? 7 - k : k] = (unsigned char)((uint64_t)nat >> (8 * k));
+        } else if (ncztr_json_to_elem(&za->dtype, value, what, za->fill) < 0) {
+            return FAIL;
+        }
+        za->has_fill = 1;
+        return SUCCEED;
+    }
+    if (json_is_array(value) && json_array_size(value) == 2) {
+        ncztr_dtype part;
+        char f[4] = {za->dtype.zarr[0], 'f', za->dtype.size == 8 ? '4' : '8', '\0'};
+        if (ncztr_dtype_parse(f, key, &part) < 0)
+            return FAIL;
+        for (size_t k = 0; k < 2; k++)
+            if (ncztr_json_to_elem(&part, json_array_get(value, k), what, za->fill + k * part.size) < 0)
+                return FAIL;
+        za->has_fill = 1;
+        return SUCCEED;
+    }
+    return ncztr_fill_from_json(&za->dtype, value, what, za->fill, &za->has_fill);
 }

@@ -20,6 +20,9 @@ typedef struct ncztr_zarray {
     json_t *filters;       /* NULL or the array of codec objects (owned ref) */
     json_t *codecs;        /* Zarr v3: the codec list (owned ref; filters and compressor NULL) */
     json_t *structured;    /* dtype.tclass == NCZTR_T_STRUCT: the dtype list (owned) */
+    bool complex;          /* numpy complex (<c8, <c16; v3 complex64/128): the structure {r, i} */
+    char time_kind;        /* numpy datetime64 'M' or timedelta64 'm' (an int64 dtype), else 0 */
+    char time_unit[8];     /* its unit ("s", "ns", "D", ...) */
     ncztr_dtype vlen_base; /* dtype.tclass == NCZTR_T_VLEN: the numbers of each sequence */
 } ncztr_zarray;
 
@@ -46,5 +49,14 @@ char *ncztr_zarray_dump(const ncztr_zarray *za);
  * when out of memory. The one place chunk keys are made. */
 char *ncztr_chunk_key_at(const char *prefix, int rank, char dimsep, bool chunk_c, const uint64_t *idx);
 void ncztr_zarray_clear(ncztr_zarray *za);
+
+/* The data types numpy has and HDF5 spells otherwise, shared by the v2 and v3 readers:
+ * complex (esz 8 or 16 in all, endian '<' or '>') as the structure {r, i} of two floats
+ * (h5py's spelling); datetime64 / timedelta64 of a unit as int64 (kind 'M' or 'm'). */
+herr_t ncztr_zarray_set_complex(const char *key, char endian, size_t esz, ncztr_zarray *za);
+herr_t ncztr_zarray_set_time(const char *key, char endian, char kind, const char *unit, ncztr_zarray *za);
+/* Their fill values: complex [re, im] (numbers or "NaN"/"Infinity"/"-Infinity"), or the
+ * record's Base64; time an integer or "NaT". */
+herr_t ncztr_zarray_special_fill(const char *key, json_t *value, ncztr_zarray *za);
 
 #endif

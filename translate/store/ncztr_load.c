@@ -10,6 +10,7 @@
 #include "ncztr_store.h"
 
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -193,6 +194,33 @@ static herr_t new_array(ncztr_obj *o)
     return SUCCEED;
 }
 
+/* The attributes of an array (a new reference; NULL after pushing when out of memory): a
+ * numpy datetime64 / timedelta64 array, stored as int64, gets the CF "units" its unit means
+ * ("seconds since 1970-01-01T00:00:00", "days"), as xarray and netCDF write time, unless
+ * it has one. */
+static json_t *time_units(const ncztr_zarray *za, json_t *zattrs)
+{
+    static const struct {
+        const char *unit, *cf;
+    } units[] = {{"W", "weeks"},   {"D", "days"},          {"h", "hours"},         {"m", "minutes"},
+                 {"s", "seconds"}, {"ms", "milliseconds"}, {"us", "microseconds"}, {"ns", "nanoseconds"}};
+    const char *cf = NULL;
+    for (size_t i = 0; za->time_kind && i < sizeof units / sizeof *units && !cf; i++)
+        if (!strcmp(za->time_unit, units[i].unit))
+            cf = units[i].cf;
+    if (!cf || json_object_get(zattrs, "units"))
+        return zattrs ? json_incref(zattrs) : json_object();
+    json_t *c = zattrs ? json_copy(zattrs) : json_object();
+    char text[96];
+    snprintf(text, sizeof text, "%s%s", cf, za->time_kind == 'M' ? " since 1970-01-01T00:00:00" : "");
+    if (!c || json_object_set_new(c, "units", json_string(text)) < 0) {
+        json_decref(c);
+        NCZ_PUSH(NCZ_E_NOMEM, "out of memory");
+        return NULL;
+    }
+    return c;
+}
+
 /* Loads one array. Unusable metadata is remembered as the array's load_error (reported
  * when the application opens it) instead of failing the whole store. */
 static herr_t load_array(ncztr_obj *o, json_t *za, json_t *zattrs, const char *key, const char *zkey,
@@ -209,10 +237,15 @@ static herr_t load_array(ncztr_obj *o, json_t *za, json_t *zattrs, const char *k
         NCZ_PUSH(NCZ_E_FORMAT, "%s", meta_error);
     } else if (!za) {
         NCZ_PUSH(NCZ_E_FORMAT, "array \"%s\" has no %s", o->name, zkey);
-    } else if (ncztr_array_meta_parse(fmt, zkey, za, &o->arr->za) == SUCCEED) {
-        json_t *nca = zattrs ? json_object_get(zattrs, "_nczarr_array") : NULL;
-        if (ncztr_load_attrs(o, zattrs, atkey) == SUCCEED &&
-            ncztr_array_setup_loaded(o, nca, zattrs, atkey, zkey) == SUCCEED)
+    } else if (ncztr_array_meta_parse(fmt, zkey, za, &o->arr->za) == SUCCEED &&
+               (zattrs = time_units(&o->arr->za, zattrs)) != NULL) {
+        json_t *nca = json_object_get(zattrs, "_nczarr_array");
+        herr_t r = ncztr_load_attrs(o, zattrs, atkey) == SUCCEED &&
+                           ncztr_array_setup_loaded(o, nca, zattrs, atkey, zkey) == SUCCEED
+                       ? SUCCEED
+                       : FAIL;
+        json_decref(zattrs);
+        if (r == SUCCEED)
             NCZ_GOTO_QUIET(SUCCEED);
     }
     o->arr->load_error = ncz_err_take_messages(mark);

@@ -1,0 +1,133 @@
+#!/usr/bin/env bash
+# Zarr v3 stores that zarr-python 3 and xarray write (v3_make.py: every integer and float
+# type in both byte orders, bool, fill values including NaN, infinities and hex bit
+# patterns, 1-D to 3-D, transpose, gzip, zstd with a checksum, blosc, crc32c, no codec,
+# sharding 1-D and 2-D with partial and missing shards and inner chunks and the index at
+# either end, both chunk key encodings, nested groups, consolidated metadata) read through
+# the connector with zarr-python's values: h5dump's binary output and a C reader (H5Dread)
+# give, byte for byte, what zarr-python 3 reads. The data types the connector does not map
+# yet (strings) are refused naming the type, the rest of the store still reads; complex
+# is the structure {r, i} as h5py spells it, datetime64 an int64 with CF units; xarray's dimension names are dimension scales; the store opens only
+# read-only (the connector does not write v3 yet). Damaged copies (v3_make.py damage) are
+# refused with a message naming the problem, and zarr-python refuses them too.
+set -euo pipefail
+: "${NCZARR_BUILD:?}" "${NCZARR_PREFIX:?}" "${NCZARR_ZARR3_PYTHON:?}"
+here=$(cd "$(dirname "$0")" && pwd)
+. "$here/../common/judge.sh"
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/nczarr-v3.XXXXXX")
+trap 'rm -rf "$tmp"' EXIT
+reader=$NCZARR_BUILD/test/interop_read_raw
+status=0
+
+nc_native "$NCZARR_ZARR3_PYTHON" "$here/v3_make.py" make "$tmp" || { echo "FAIL: zarr-python 3 cannot write the corpus"; exit 1; }
+store=$tmp/v3.zarr
+nread=0
+while read -r n path dtype shape st; do
+  if [ "${dtype:1:1}" = c ]; then
+    # h5dump writes no binary output of a compound (natively too): its text, number by number
+    if ! "$NCZARR_PREFIX/bin/h5dump" -d "/$path" -y -w 0 -m %.17g "$store" >"$tmp/h5dump.txt" 2>"$tmp/err" ||
+      ! env LD_PRELOAD= /usr/bin/python3 - "$tmp/h5dump.txt" "$tmp/raw/$n.bin" "$dtype" <<'PY'; then
+import re, sys
+import numpy as np
+text = open(sys.argv[1]).read()
+data = text[text.index("DATA {"):]
+got = [float(x) for x in re.findall(r"-?(?:inf|nan|[0-9.]+(?:e[-+]?[0-9]+)?)", data, re.I)]
+dt = np.dtype(sys.argv[3])
+want = np.fromfile(sys.argv[2], dtype=dt.newbyteorder("<")).view("<f%d" % (dt.itemsize // 2))
+if len(got) != want.size or not all(g == float(w) or (g != g and w != w) for g, w in zip(got, want)):
+    sys.exit(f"h5dump shows {got}, zarr-python {want.tolist()}")
+PY
+      sed 's/^/    | /' "$tmp/err" | head -n 20
+      echo "FAIL: $path ($dtype $shape): h5dump's values differ from zarr-python's"
+      status=1
+    fi
+  # h5dump's binary output, little-endian
+  elif ! "$NCZARR_PREFIX/bin/h5dump" -d "/$path" -b LE -o "$tmp/h5dump.bin" "$store" >"$tmp/err" 2>&1; then
+    sed 's/^/    | /' "$tmp/err" | head -n 20
+    echo "FAIL: $path: h5dump cannot read it"
+    status=1
+  elif ! cmp -s "$tmp/raw/$n.bin" "$tmp/h5dump.bin"; then
+    echo "FAIL: $path ($dtype $shape): h5dump's values differ from zarr-python's ($(cmp "$tmp/raw/$n.bin" "$tmp/h5dump.bin" 2>&1 | head -n 1))"
+    status=1
+  fi
+  # the C reader
+  if ! "$reader" "$store" "/$path" "$tmp/c.bin" >"$tmp/err" 2>&1; then
+    sed 's/^/    | /' "$tmp/err" | head -n 20
+    echo "FAIL: $path: H5Dread fails"
+    status=1
+  elif ! cmp -s "$tmp/raw/$n.bin" "$tmp/c.bin"; then
+    echo "FAIL: $path ($dtype $shape): H5Dread's values differ from zarr-python's"
+    status=1
+  else
+    nread=$((nread + 1))
+  fi
+done <"$tmp/arrays.txt"
+# a type the connector does not map yet: a clear refusal naming it, never a crash; the
+# other array of the store reads
+nrefused=0
+while read -r path type; do
+  rc=0
+  "$reader" "$tmp/later.zarr" "/$path" "$tmp/out.bin" >"$tmp/err" 2>&1 || rc=$?
+  if [ "$rc" -ne 1 ] || ! grep -qF "data type \"$type\" is not supported" "$tmp/err"; then
+    sed 's/^/    | /' "$tmp/err" | head -n 20
+    echo "FAIL: $path: expected a refusal naming data type $type (exit $rc)"
+    status=1
+  else
+    nrefused=$((nrefused + 1))
+  fi
+done <"$tmp/later.txt"
+"$reader" "$tmp/later.zarr" /ok "$tmp/out.bin" >"$tmp/err" 2>&1 || { cat "$tmp/err"; echo "FAIL: the other array of later.zarr"; status=1; }
+echo "ok: $nread arrays read with zarr-python 3's values (h5dump and H5Dread); $nrefused of a type not mapped yet refused"
+# complex as h5py spells it, time with its CF units
+if ! "$NCZARR_PREFIX/bin/h5dump" -A -d /numpy/complex64 -d /numpy/datetime "$store" >"$tmp/types.txt" 2>&1; then
+  sed 's/^/    | /' "$tmp/types.txt" | head -n 20
+  echo "FAIL: h5dump -A of the complex and datetime arrays"
+  status=1
+fi
+for want in 'H5T_IEEE_F32LE "r";' 'H5T_IEEE_F32LE "i";' '"seconds since 1970-01-01T00:00:00"'; do
+  grep -qF -- "$want" "$tmp/types.txt" || { sed 's/^/    | /' "$tmp/types.txt"; echo "FAIL: no $want in h5dump -H"; status=1; }
+done
+
+# the root's attributes
+"$NCZARR_PREFIX/bin/h5dump" -A "$store" >"$tmp/attrs.txt" 2>&1 || { cat "$tmp/attrs.txt"; echo "FAIL: h5dump -A"; status=1; }
+grep -qF '(0): "zarr-python 3 corpus"' "$tmp/attrs.txt" || { echo "FAIL: the root attribute title"; status=1; }
+
+# xarray: dimension names are dimension scales
+"$NCZARR_PREFIX/bin/h5dump" -A "$tmp/xr.zarr" >"$tmp/xr.txt" 2>&1 || { cat "$tmp/xr.txt"; echo "FAIL: h5dump -A of xarray's store"; status=1; }
+env LD_PRELOAD= /usr/bin/python3 "$here/../netcdf4/normalize_h5dump.py" <"$tmp/xr.txt" >"$tmp/xr.facts"
+for want in 'DATASET /temp DIMENSION_LIST 0 /time' 'DATASET /temp DIMENSION_LIST 1 /lat' \
+  'DATASET /time CLASS "DIMENSION_SCALE"' 'DATASET /lat REFERENCE_LIST /temp 1'; do
+  grep -qxF "$want" "$tmp/xr.facts" || { sed 's/^/    | /' "$tmp/xr.facts"; echo "FAIL: xarray's store: no \"$want\""; status=1; }
+done
+
+# read-only: writing v3 is refused with a message saying so
+rc=0
+"$NCZARR_BUILD/test/interop_add_attribute" "$store" x 1 >"$tmp/err" 2>&1 || rc=$?
+if [ "$rc" -ne 1 ] || ! grep -qF "does not write it yet" "$tmp/err"; then
+  sed 's/^/    | /' "$tmp/err" | head -n 20
+  echo "FAIL: opening a v3 store for writing: expected a refusal (exit $rc)"
+  status=1
+fi
+
+# damaged copies: refused naming what is wrong, and by zarr-python too
+nc_native "$NCZARR_ZARR3_PYTHON" "$here/v3_make.py" damage "$tmp" >/dev/null || { echo "FAIL: damaging copies"; exit 1; }
+while read -r case path needle; do
+  rc=0
+  "$reader" "$tmp/bad/$case.zarr" "/$path" "$tmp/out.bin" >"$tmp/err" 2>&1 || rc=$?
+  if [ "$rc" -ne 1 ] || ! grep -q "NCZarr VOL" "$tmp/err" || ! grep -qF -- "$needle" "$tmp/err"; then
+    sed 's/^/    | /' "$tmp/err" | head -n 20
+    echo "FAIL: damaged $case: expected a refusal naming \"$needle\" (exit $rc)"
+    status=1
+    continue
+  fi
+  if nc_native "$NCZARR_ZARR3_PYTHON" -c "import sys, zarr; zarr.open_group(sys.argv[1], mode='r', use_consolidated=False)[sys.argv[2]][...]" \
+    "$tmp/bad/$case.zarr" "$path" >/dev/null 2>&1; then
+    echo "FAIL: damaged $case: zarr-python reads it: the connector's refusal is not judged by a peer"
+    status=1
+  else
+    echo "ok: damaged $case: refused (\"$needle\"), and by zarr-python"
+  fi
+done <"$tmp/bad.txt"
+
+[ "$status" -eq 0 ] || { echo "FAIL: v3_readers"; exit 1; }
+echo "v3_readers: ok"
