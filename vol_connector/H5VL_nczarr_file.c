@@ -286,6 +286,8 @@ static void opts_from_info(const H5VL_nczarr_info_t *info, ncztr_opts *o)
     o->consolidate = info->consolidate;
     o->ascii_json = info->ascii_json;
     o->ignore_zmetadata = info->ignore_zmetadata;
+    o->v3 = info->v3;
+    o->shards = info->shards;
     memcpy(o->s3opts, info->s3opts, sizeof o->s3opts);
 }
 

@@ -59,6 +59,10 @@ herr_t H5VL_nczarr_info_to_str(const void *info, char **str)
         n += snprintf(buf + n, sizeof buf - (size_t)n, " ascii-json");
     if (i->ignore_zmetadata)
         n += snprintf(buf + n, sizeof buf - (size_t)n, " ignore-zmetadata");
+    if (i->v3)
+        n += snprintf(buf + n, sizeof buf - (size_t)n, " v3");
+    if (i->shards)
+        n += snprintf(buf + n, sizeof buf - (size_t)n, " shards=%u", i->shards);
     if (i->workers)
         n += snprintf(buf + n, sizeof buf - (size_t)n, " workers=%u", i->workers);
     for (const char *p = i->s3opts; *p;) {
@@ -76,7 +80,8 @@ herr_t H5VL_nczarr_info_to_str(const void *info, char **str)
 
 #define KNOWN                                                                                                \
     "mode=nczarr, mode=zarr, noxarray, consolidated, ignore-zmetadata, zip-root, ascii-json, maxstrlen=N, "  \
-    "workers=N; S3: s3root=URL, endpoint=URL, region=R, awsprofile=P, anonymous, cainfo=FILE, "              \
+    "workers=N, v3, v2, shards=N; S3: s3root=URL, endpoint=URL, region=R, awsprofile=P, anonymous, "         \
+    "cainfo=FILE, "                                                                                          \
     "connections=N, "                                                                                        \
     "retry_seconds=S"
 
@@ -131,7 +136,19 @@ static herr_t apply_word(H5VL_nczarr_info_t *info, const char *w)
         info->ascii_json = 1;
     else if (!strcmp(w, "ignore-zmetadata"))
         info->ignore_zmetadata = 1;
-    else if (!strncmp(w, "maxstrlen=", 10)) {
+    else if (!strcmp(w, "v3"))
+        info->v3 = 1;
+    else if (!strcmp(w, "v2"))
+        info->v3 = 0;
+    else if (!strncmp(w, "shards=", 7)) {
+        char *end = NULL;
+        errno = 0;
+        unsigned long long v = strtoull(w + 7, &end, 10);
+        if (errno || !end || *end || end == w + 7 || v == 0 || v > 65536)
+            return NCZ_PUSH(NCZ_E_ARGS, "connector option \"%s\": shards must be an integer from 1 to 65536",
+                            w);
+        info->shards = (unsigned)v;
+    } else if (!strncmp(w, "maxstrlen=", 10)) {
         char *end = NULL;
         errno = 0;
         unsigned long long v = strtoull(w + 10, &end, 10);

@@ -52,6 +52,13 @@ herr_t ncztr_codecs_from_dcpl(hid_t dcpl, hid_t type, int rank, const hsize_t *c
 herr_t ncztr_codecs_to_dcpl(const json_t *filters, const json_t *compressor, const json_t *v3codecs,
                             size_t esz, hid_t dcpl);
 
+/* The Zarr v3 codec list of a chain stored in v2's spelling (filters, compressor, as
+ * ncztr_codecs_from_dcpl gives them): "bytes" in the dtype's byte order, then each codec as
+ * v3 names it. With inner (rank entries), the list goes inside a "sharding_indexed" codec
+ * whose inner chunks have that shape. A new reference; NULL when out of memory. */
+json_t *ncztr_codecs_to_v3(const json_t *filters, const json_t *compressor, bool big_endian, size_t esz,
+                           int rank, const uint64_t *inner);
+
 /* Forgets the filter plugins found (the connector's terminate callback: no chain may be in
  * use); their libraries stay loaded. */
 void ncztr_codec_term(void);

@@ -202,3 +202,63 @@ json_t *ncztr_filt_to_codec(const ncztr_filt *f, char *msg, size_t msglen)
     }
     return cls->from_filt(f, msg, msglen);
 }
+
+/* One v2 codec object as Zarr v3 spells it: its v3 name and parameters where v3 has the
+ * codec ("gzip", "zstd", "blosc"), else "numcodecs.<id>" with the numcodecs parameters, as
+ * zarr-python 3 reads them. NULL when out of memory. */
+static json_t *v2_to_v3(const json_t *c, size_t esz)
+{
+    const char *id = json_string_value(json_object_get(c, "id"));
+    const ncztr_codec_class *cls = ncztr_codec_by_v2(id);
+    json_t *conf = json_copy((json_t *)c);
+    if (!conf || !id)
+        return NULL;
+    json_object_del(conf, "id");
+    char name[96];
+    if (cls && cls->v3name) {
+        snprintf(name, sizeof name, "%s", cls->v3name);
+        if (!strcmp(id, "zstd") && !json_object_get(conf, "checksum"))
+            json_object_set_new(conf, "checksum", json_false());
+        if (!strcmp(id, "blosc")) {
+            static const char *const shuffles[] = {"noshuffle", "shuffle", "bitshuffle"};
+            json_int_t sh = json_integer_value(json_object_get(conf, "shuffle"));
+            json_object_set_new(conf, "shuffle", json_string(shuffles[sh >= 0 && sh <= 2 ? sh : 1]));
+            json_object_set_new(conf, "typesize", json_integer((json_int_t)esz));
+            if (!json_object_get(conf, "blocksize"))
+                json_object_set_new(conf, "blocksize", json_integer(0));
+        }
+    } else {
+        snprintf(name, sizeof name, "numcodecs.%s", id);
+    }
+    return json_pack("{s:s, s:o}", "name", name, "configuration", conf);
+}
+
+json_t *ncztr_codecs_to_v3(const json_t *filters, const json_t *compressor, bool big_endian, size_t esz,
+                           int rank, const uint64_t *inner)
+{
+    json_t *list = json_pack("[{s:s, s:{s:s}}]", "name", "bytes", "configuration", "endian",
+                             big_endian ? "big" : "little");
+    bool ok = list != NULL;
+    for (size_t k = 0; ok && k < json_array_size(filters); k++)
+        ok = json_array_append_new(list, v2_to_v3(json_array_get(filters, k), esz)) == 0;
+    if (ok && json_is_object(compressor))
+        ok = json_array_append_new(list, v2_to_v3(compressor, esz)) == 0;
+    if (ok && inner) {
+        json_t *cs = json_array();
+        for (int k = 0; cs && k < rank; k++)
+            if (json_array_append_new(cs, json_integer((json_int_t)inner[k])) < 0)
+                ok = false;
+        json_t *sh = cs ? json_pack("[{s:s, s:{s:o, s:o, s:[{s:s, s:{s:s}}, {s:s}], s:s}}]", "name",
+                                    "sharding_indexed", "configuration", "chunk_shape", cs, "codecs", list,
+                                    "index_codecs", "name", "bytes", "configuration", "endian", "little",
+                                    "name", "crc32c", "index_location", "end")
+                        : NULL;
+        list = sh;
+        ok = ok && sh != NULL;
+    }
+    if (!ok) {
+        json_decref(list);
+        return NULL;
+    }
+    return list;
+}

@@ -1,6 +1,9 @@
 /* The format seam (ncztr_format.h): key names and the roles of a node's metadata. */
 #include "ncztr_format.h"
 
+#include "ncztr_jsontext.h"
+
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -156,4 +159,72 @@ ncztr_zmeta *ncztr_zmeta_from_v3(const json_t *root, bool *oom)
         return NULL;
     }
     return ncztr_zmeta_scan(text, strlen(text), oom);
+}
+
+const char *ncztr_meta_name(ncztr_zfmt f, bool group)
+{
+    return f == NCZTR_ZARR3 ? V3_META : group ? ZGROUP : ZARRAY;
+}
+
+const char *ncztr_attrs_name(ncztr_zfmt f)
+{
+    return f == NCZTR_ZARR3 ? NULL : ZATTRS;
+}
+
+/* "{"metadata": {k: text, ...}, tail}" with keys rewritten by strip (the v3 node paths). */
+static char *cons_object(size_t n, char *const *keys, char *const *texts, const char *head, const char *tail,
+                         bool strip)
+{
+    size_t len = strlen(head) + strlen(tail) + 64;
+    for (size_t i = 0; i < n; i++)
+        len += 2 * strlen(keys[i]) + 8 + strlen(texts[i]) + 4;
+    char *out = malloc(len), *p = out;
+    if (!out)
+        return NULL;
+    p += sprintf(p, "%s", head);
+    for (size_t i = 0; i < n; i++) {
+        char *k = strip ? strndup(keys[i], strlen(keys[i]) - strlen("/" V3_META)) : strdup(keys[i]);
+        json_t *ks = k ? json_string(k) : NULL;
+        free(k);
+        char *kt = ks ? ncztr_json_dump(ks) : NULL; /* the key, quoted and escaped */
+        json_decref(ks);
+        if (!kt) {
+            free(out);
+            return NULL;
+        }
+        p += sprintf(p, "%s%s: %s", i ? ", " : "", kt, texts[i]);
+        free(kt);
+    }
+    sprintf(p, "%s", tail);
+    return out;
+}
+
+char *ncztr_cons_text(ncztr_zfmt f, const char *root_text, size_t n, char *const *keys, char *const *texts)
+{
+    if (f != NCZTR_ZARR3)
+        return cons_object(n, keys, texts, "{\"metadata\": {", "}, \"zarr_consolidated_format\": 1}", false);
+    /* the root's object with the nodes inline, zarr-python's "inline" kind (root_text is
+     * an object: its closing brace is replaced) */
+    const char *end = strrchr(root_text, '}');
+    if (!end)
+        return NULL;
+    size_t hl = (size_t)(end - root_text);
+    char *head = malloc(hl + 96);
+    if (!head)
+        return NULL;
+    memcpy(head, root_text, hl);
+    while (hl > 0 && (head[hl - 1] == ' ' || head[hl - 1] == '\n'))
+        hl--;
+    sprintf(head + hl,
+            "%s\"consolidated_metadata\": {\"kind\": \"inline\", \"must_understand\": false, "
+            "\"metadata\": {",
+            hl > 1 ? ", " : "");
+    char *out = cons_object(n, keys, texts, head, "}}}", true);
+    free(head);
+    return out;
+}
+
+json_t *ncztr_v2_group_json(void)
+{
+    return json_pack("{s:i}", "zarr_format", 2);
 }

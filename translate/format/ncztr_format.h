@@ -41,6 +41,17 @@ herr_t ncztr_array_meta_parse(ncztr_zfmt f, const char *mkey, json_t *meta, nczt
 /* Zarr v3's reader of an array's zarr.json (ncztr_zarr3.c). */
 herr_t ncztr_zarr3_array_from_json(const char *key, json_t *root, ncztr_zarray *out);
 
+/* A v2 group's metadata object, {"zarr_format": 2} (NULL when out of memory). */
+json_t *ncztr_v2_group_json(void);
+/* The zarr.json of a node (Zarr v3): a group (za NULL) or an array; attrs (stolen, may be
+ * NULL) its attributes, from which xarray's _ARRAY_DIMENSIONS becomes "dimension_names".
+ * NULL after pushing (a dtype v3 has no data type for: NCZ_E_NOTREPR). */
+json_t *ncztr_zarr3_node_json(const char *key, const ncztr_zarray *za, json_t *attrs);
+/* The key of a node's metadata objects, for writers: v2 ".zgroup"/".zarray" and ".zattrs",
+ * v3 "zarr.json" (the attributes are in it: v3 has no attributes key). */
+const char *ncztr_meta_name(ncztr_zfmt f, bool group);
+const char *ncztr_attrs_name(ncztr_zfmt f);
+
 /* ---- the root ---- */
 
 /* The keys read to tell a store's format from its root: v2's consolidated metadata (NULL
@@ -53,5 +64,9 @@ extern const char *const ncztr_cons_key;
  * an index of its nodes' zarr.json, or NULL when it has none or it cannot be used (*oom on
  * out of memory, pushed). */
 ncztr_zmeta *ncztr_zmeta_from_v3(const json_t *root, bool *oom);
+/* Consolidated metadata text: v2's .zmetadata of n entries (key "path/.zarray", the
+ * object's JSON text), or v3's root zarr.json (root_text) with the nodes' zarr.json (keys
+ * "path/zarr.json") inline. malloc'ed, NULL when out of memory. */
+char *ncztr_cons_text(ncztr_zfmt f, const char *root_text, size_t n, char *const *keys, char *const *texts);
 
 #endif

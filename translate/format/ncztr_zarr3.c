@@ -243,3 +243,113 @@ done:
     ncztr_zarray_clear(&za);
     return ret;
 }
+
+/* ---- writing ---- */
+
+/* The v3 data type of a dtype: a name (or the numpy.datetime64 object); NULL when v3 has
+ * none (pushed). */
+static json_t *v3_data_type(const char *key, const ncztr_zarray *za)
+{
+    const ncztr_dtype *dt = &za->dtype;
+    char name[32] = "";
+    if (za->time_kind)
+        return json_pack("{s:s, s:{s:s, s:i}}", "name",
+                         za->time_kind == 'M' ? "numpy.datetime64" : "numpy.timedelta64", "configuration",
+                         "unit", za->time_unit, "scale_factor", 1);
+    if (za->complex)
+        snprintf(name, sizeof name, "complex%zu", dt->size * 8);
+    else if (dt->is_bool)
+        snprintf(name, sizeof name, "bool");
+    else if (dt->tclass == NCZTR_T_INT || dt->tclass == NCZTR_T_UINT)
+        snprintf(name, sizeof name, "%sint%zu", dt->tclass == NCZTR_T_UINT ? "u" : "", dt->size * 8);
+    else if (dt->tclass == NCZTR_T_FLOAT)
+        snprintf(name, sizeof name, "float%zu", dt->size * 8);
+    if (!name[0]) {
+        NCZ_PUSH(NCZ_E_NOTREPR, "%s: dtype \"%s\" has no Zarr v3 data type the connector writes", key,
+                 dt->zarr);
+        return NULL;
+    }
+    return json_string(name);
+}
+
+/* The fill value as v3 writes it. */
+static json_t *v3_fill(const ncztr_zarray *za)
+{
+    if (!za->has_fill)
+        return json_integer(0); /* v3 requires one: the zero of the type */
+    if (za->complex) {
+        ncztr_dtype part;
+        char pt[4] = {za->dtype.big_endian ? '>' : '<', 'f', za->dtype.size == 8 ? '4' : '8', '\0'};
+        if (ncztr_dtype_parse(pt, "fill_value", &part) < 0)
+            return NULL;
+        return json_pack("[o,o]", ncztr_json_from_elem(&part, za->fill, "fill_value"),
+                         ncztr_json_from_elem(&part, za->fill + part.size, "fill_value"));
+    }
+    return ncztr_fill_to_json(&za->dtype, za->fill);
+}
+
+json_t *ncztr_zarr3_node_json(const char *key, const ncztr_zarray *za, json_t *attrs)
+{
+    json_t *j = json_object(), *dn = NULL;
+    bool ok = j != NULL;
+    if (!attrs)
+        attrs = json_object();
+    if (za && attrs) {
+        /* xarray's dimension names are v3 metadata */
+        json_t *ad = json_object_get(attrs, "_ARRAY_DIMENSIONS");
+        if (json_is_array(ad) && (int)json_array_size(ad) == za->rank) {
+            dn = json_incref(ad);
+            json_object_del(attrs, "_ARRAY_DIMENSIONS");
+            /* and its type among NCZarr's attribute types */
+            json_object_del(json_object_get(json_object_get(attrs, "_nczarr_attr"), "types"),
+                            "_ARRAY_DIMENSIONS");
+        }
+    }
+    ok = ok && attrs && json_object_set_new(j, "zarr_format", json_integer(3)) == 0 &&
+         json_object_set_new(j, "node_type", json_string(za ? "array" : "group")) == 0;
+    if (ok && za) {
+        json_t *shape = json_array(), *chunks = json_array(), *dt = v3_data_type(key, za), *fill = NULL;
+        if (!dt) {
+            json_decref(shape);
+            json_decref(chunks);
+            json_decref(j);
+            json_decref(attrs);
+            json_decref(dn);
+            return NULL;
+        }
+        for (int k = 0; k < za->rank && shape && chunks; k++) {
+            ok = ok && json_array_append_new(shape, json_integer((json_int_t)za->shape[k])) == 0 &&
+                 json_array_append_new(chunks, json_integer((json_int_t)za->chunks[k])) == 0;
+        }
+        char sep[2] = {za->dimsep == '.' ? '.' : '/', '\0'};
+        fill = v3_fill(za);
+        ok = ok && shape && chunks && fill && json_object_set_new(j, "shape", shape) == 0 &&
+             json_object_set_new(j, "data_type", dt) == 0 &&
+             json_object_set_new(j, "chunk_grid",
+                                 json_pack("{s:s, s:{s:o}}", "name", "regular", "configuration",
+                                           "chunk_shape", chunks)) == 0 &&
+             json_object_set_new(j, "chunk_key_encoding",
+                                 json_pack("{s:s, s:{s:s}}", "name", za->chunk_c ? "default" : "v2",
+                                           "configuration", "separator", sep)) == 0 &&
+             json_object_set_new(j, "fill_value", fill) == 0 &&
+             json_object_set_new(j, "codecs", json_deep_copy(za->codecs)) == 0 &&
+             json_object_set_new(j, "storage_transformers", json_array()) == 0;
+        if (dn && ok) {
+            /* "_unknown_" and "_scalar_" (the connector's placeholders) are no names */
+            for (size_t k = 0; k < json_array_size(dn); k++) {
+                const char *n = json_string_value(json_array_get(dn, k));
+                if (!n || !strcmp(n, "_unknown_"))
+                    json_array_set_new(dn, k, json_null());
+            }
+            ok = json_object_set(j, "dimension_names", dn) == 0;
+        }
+    }
+    ok = ok && json_object_set_new(j, "attributes", attrs) == 0;
+    json_decref(dn);
+    if (!ok) {
+        json_decref(j);
+        NCZ_PUSH(NCZ_E_NOMEM, "out of memory writing %s", key);
+        return NULL;
+    }
+    return j;
+}

@@ -326,6 +326,8 @@ static herr_t build_array(ncztr_file *f, const char *name, hid_t type, hid_t spa
                0) {
         NCZ_GOTO_QUIET(FAIL);
     }
+    if (f->zarr_format == 3 && ncztr_array_to_v3(f, a, name) < 0)
+        NCZ_GOTO_QUIET(FAIL);
     size_t nslots = 0, nbytes = 0;
     double w0 = 0;
     a->cache_bytes = NCZTR_DEFAULT_CACHE_BYTES;
@@ -656,6 +658,7 @@ static hid_t loaded_dcpl(ncztr_array *a, const char *name)
         hsize_t cd[NCZTR_MAX_RANK];
         for (int k = 0; k < za->rank; k++)
             cd[k] = za->chunks[k];
+        ncztr_array_inner_chunks(za, cd);
         why = "cannot describe the chunk shape to HDF5";
         if (H5Pset_chunk(dcpl, za->rank, cd) < 0)
             goto fail;

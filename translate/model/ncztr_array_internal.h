@@ -30,4 +30,14 @@ hid_t ncztr_array_own_dcpl(const ncztr_obj *o);
 /* Finds a dimension by its fully qualified name; *owner = the defining group. */
 ncztr_dim *ncztr_find_dim(ncztr_file *f, const char *fqn, ncztr_obj **owner);
 
+/* A new array of a Zarr v3 store (ncztr_array_v3.c): its codecs in v3's spelling, "c/" chunk
+ * keys and, with the shards option, shards of N x N x ... HDF5 chunks (fewer where the array
+ * is smaller), the HDF5 chunks being the shards' inner chunks. Refuses (NCZ_E_NOTREPR) the
+ * types v3 stores do not get yet. */
+herr_t ncztr_array_to_v3(const ncztr_file *f, ncztr_array *a, const char *name);
+
+/* The HDF5 chunk shape of a sharded v3 array: its shards' inner chunks, into cd (left as it
+ * is for other arrays). */
+void ncztr_array_inner_chunks(const ncztr_zarray *za, hsize_t *cd);
+
 #endif

@@ -38,6 +38,8 @@ typedef struct ncztr_opts {
     bool consolidate;      /* write .zmetadata on flush */
     bool ascii_json;       /* write metadata JSON as ASCII (\\u escapes) */
     bool ignore_zmetadata; /* open without reading .zmetadata: it may be stale */
+    bool v3;               /* create Zarr v3 stores (an existing store keeps its format) */
+    unsigned shards;       /* Zarr v3: N x N x ... HDF5 chunks per shard (0, 1: no sharding) */
     char s3opts[1024];     /* S3 options, "name=value" lines for nczm_url_set */
 } ncztr_opts;
 

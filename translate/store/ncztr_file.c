@@ -78,6 +78,10 @@ static herr_t file_new(const char *name, const ncztr_opts *opts, ncztr_file **ou
         f->opts.noxarray = true;
     if (nczm_mode_has(f->url.mode, "consolidated"))
         f->opts.consolidate = true;
+    /* netCDF-C's word for Zarr v3 in a URL's mode list */
+    if (nczm_mode_has(f->url.mode, "v3"))
+        f->opts.v3 = true;
+    f->zarr_format = 2; /* a store's own, once it is read */
     f->default_maxstrlen = NCZTR_DEFAULT_MAXSTRLEN;
     *out = f;
     return SUCCEED;
@@ -120,6 +124,7 @@ herr_t ncztr_file_create(const char *name, unsigned flags, const ncztr_opts *opt
         NCZ_GOTO_QUIET(FAIL);
     f->root->is_new = f->root->meta_dirty = f->root->attrs_dirty = true;
     f->superblock = !f->opts.pure_zarr;
+    f->zarr_format = f->opts.v3 ? 3 : 2;
     /* Write the root now: a created store is a valid (empty) store at once. */
     if (ncztr_save_tree(f) < 0)
         NCZ_GOTO_QUIET(FAIL);

@@ -640,12 +640,6 @@ herr_t ncztr_load_tree(ncztr_file *f)
         /* Zarr v3: the root's metadata in the roles v2's objects have */
         L.fmt = NCZTR_ZARR3;
         f->zarr_format = 3;
-        if (!f->readonly)
-            NCZ_GOTO(
-                FAIL, NCZ_E_UNSUPPORTED,
-                "\"%s\" is a Zarr v3 store: the connector reads Zarr v3 but does not write it yet; open it "
-                "read-only",
-                f->url.location);
         if (!errs[NCZTR_ROOT_V3] && !f->opts.ignore_zmetadata) {
             bool oom = false;
             L.cons = ncztr_zmeta_from_v3(js[NCZTR_ROOT_V3], &oom);

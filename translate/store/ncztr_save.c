@@ -3,8 +3,8 @@
  * written in one batch. With consolidation on (or when the store had .zmetadata, which
  * would otherwise go stale) .zmetadata is rebuilt from the whole model. */
 #include "ncztr_array_internal.h"
+#include "ncztr_format.h"
 #include "ncztr_store.h"
-#include "ncztr_zmeta.h"
 
 #include <inttypes.h>
 #include <stdlib.h>
@@ -27,6 +27,7 @@ typedef struct saver {
     } * ce;
     size_t nce, cecap;
     nczm_hindex ix;
+    char *root_text; /* v3: the root's zarr.json, held back for the nodes to go inline */
 } saver;
 
 /* The ascii-json option: *text (owned) replaced by its ASCII form; freed on failure. */
@@ -211,14 +212,9 @@ static void jadd(bool *ok, json_t *arr, json_t *v)
 
 static json_t *build_zgroup(void)
 {
-    bool ok = true;
-    json_t *j = json_object();
-    jset(&ok, j, "zarr_format", json_integer(2));
-    if (!ok) {
-        json_decref(j);
-        NCZ_PUSH(NCZ_E_NOMEM, "out of memory building .zgroup");
-        return NULL;
-    }
+    json_t *j = ncztr_v2_group_json();
+    if (!j)
+        NCZ_PUSH(NCZ_E_NOMEM, "out of memory building a group's metadata");
     return j;
 }
 
@@ -558,35 +554,55 @@ static herr_t emit(saver *S, const char *key, const char *name, json_t *j, bool 
     return text ? emit_text(S, key, name, text, write) : FAIL;
 }
 
-/* .zmetadata from the entries, formatted as ncztr_json_dump formats objects. */
-static char *cons_text(const saver *S)
+/* The consolidated metadata of the entries (ncztr_cons_text): v2's .zmetadata, or v3's
+ * root zarr.json (root_text) with them inline. */
+static char *cons_text(const saver *S, const char *root_text)
 {
-    size_t len = 64;
-    for (size_t i = 0; i < S->nce; i++)
-        len += 2 * strlen(S->ce[i].key) + 8 + strlen(S->ce[i].text) + 4;
-    char *out = malloc(len), *p = out;
-    if (!out)
-        return NULL;
-    p += sprintf(p, "{\"metadata\": {");
-    for (size_t i = 0; i < S->nce; i++) {
-        json_t *ks = json_string(S->ce[i].key);
-        char *kt = ks ? ncztr_json_dump(ks) : NULL; /* the key, quoted and escaped */
-        json_decref(ks);
-        if (!kt) {
-            free(out);
-            return NULL;
+    char **keys = malloc((S->nce ? S->nce : 1) * sizeof *keys),
+         **texts = malloc((S->nce ? S->nce : 1) * sizeof *texts);
+    char *out = NULL;
+    if (keys && texts) {
+        for (size_t i = 0; i < S->nce; i++) {
+            keys[i] = S->ce[i].key;
+            texts[i] = (char *)(uintptr_t)S->ce[i].text;
         }
-        p += sprintf(p, "%s%s: %s", i ? ", " : "", kt, S->ce[i].text);
-        free(kt);
+        out = ncztr_cons_text((ncztr_zfmt)S->f->zarr_format, root_text, S->nce, keys, texts);
     }
-    sprintf(p, "}, \"zarr_consolidated_format\": 1}");
+    free(keys);
+    free(texts);
     return out;
+}
+
+/* A Zarr v3 node: one zarr.json, its attributes inside. The root's is held back when
+ * consolidating: the others go inline into it (ncztr_save_tree). */
+static herr_t save_v3(saver *S, ncztr_obj *o, const char *key)
+{
+    bool write = o->meta_dirty || o->attrs_dirty;
+    if (!write && !S->cons)
+        return SUCCEED;
+    json_t *attrs = NULL;
+    if (build_zattrs(o, &attrs) < 0)
+        return FAIL;
+    json_t *node = ncztr_zarr3_node_json(key, o->kind == NCZTR_ARRAY ? &o->arr->za : NULL, attrs);
+    if (!node)
+        return FAIL;
+    if (o == o->file->root && S->cons) {
+        char *text = ncztr_json_dump(node);
+        json_decref(node);
+        if (!text)
+            return NCZ_PUSH(NCZ_E_NOMEM, "out of memory");
+        free(S->root_text);
+        S->root_text = text;
+        return SUCCEED;
+    }
+    return emit(S, key, ncztr_meta_name(NCZTR_ZARR3, false), node, write);
 }
 
 static herr_t save_node(saver *S, ncztr_obj *o)
 {
     herr_t ret = SUCCEED;
     char *key = NULL;
+    ncztr_zfmt fmt = (ncztr_zfmt)o->file->zarr_format;
     if (o->deleted || o->kind == NCZTR_ALIAS)
         return SUCCEED; /* an alias is written in its group's "hdf5_links" */
     if (o->kind == NCZTR_ARRAY && o->arr && o->arr->dimonly)
@@ -594,38 +610,46 @@ static herr_t save_node(saver *S, ncztr_obj *o)
     key = ncztr_obj_key(o);
     NCZ_CHECK_ALLOC(key, FAIL);
     if (o->kind == NCZTR_GROUP) {
-        if ((o->meta_dirty || S->cons) && emit(S, key, ".zgroup", build_zgroup(), o->meta_dirty) < 0)
+        if (fmt == NCZTR_ZARR3 ? save_v3(S, o, key) < 0
+                               : (o->meta_dirty || S->cons) && emit(S, key, ncztr_meta_name(fmt, true),
+                                                                    build_zgroup(), o->meta_dirty) < 0)
             NCZ_GOTO_QUIET(FAIL);
         for (size_t i = 0; i < o->nchildren; i++)
             if (save_node(S, o->children[i]) < 0)
                 NCZ_GOTO_QUIET(FAIL);
+        if (fmt == NCZTR_ZARR3)
+            NCZ_GOTO_QUIET(SUCCEED);
     } else {
         if (o->arr->load_error) {
             /* never rewrite what we could not read; keep its consolidated entries */
-            if (S->cons && o->file->old_cons)
-                for (int i = 0; i < 2; i++) {
-                    const char *name = i ? ".zattrs" : ".zarray";
-                    char *k = nczm_key_join(key, name);
-                    NCZ_CHECK_ALLOC(k, FAIL);
-                    json_t *e = NULL;
-                    ncztr_zmeta_get(o->file->old_cons, k, &e);
-                    free(k);
-                    if (e && emit(S, key, name, e, false) < 0)
-                        NCZ_GOTO_QUIET(FAIL);
-                }
+            const char *names[2] = {ncztr_meta_name(fmt, false), ncztr_attrs_name(fmt)};
+            for (int i = 0; S->cons && o->file->old_cons && i < 2 && names[i]; i++) {
+                char *k = nczm_key_join(key, names[i]);
+                NCZ_CHECK_ALLOC(k, FAIL);
+                json_t *e = NULL;
+                ncztr_zmeta_get(o->file->old_cons, k, &e);
+                free(k);
+                if (e && emit(S, key, names[i], e, false) < 0)
+                    NCZ_GOTO_QUIET(FAIL);
+            }
             NCZ_GOTO_QUIET(SUCCEED);
         }
         if (ncztr_array_flush(o) < 0)
             NCZ_GOTO_QUIET(FAIL);
+        if (fmt == NCZTR_ZARR3) {
+            if (save_v3(S, o, key) < 0)
+                NCZ_GOTO_QUIET(FAIL);
+            NCZ_GOTO_QUIET(SUCCEED);
+        }
         if (o->meta_dirty || S->cons) {
             char *text = ncztr_zarray_dump(&o->arr->za);
-            if (!text || emit_text(S, key, ".zarray", text, o->meta_dirty) < 0)
+            if (!text || emit_text(S, key, ncztr_meta_name(fmt, false), text, o->meta_dirty) < 0)
                 NCZ_GOTO_QUIET(FAIL);
         }
     }
     if (o->attrs_dirty || S->cons) {
         json_t *j = NULL;
-        if (build_zattrs(o, &j) < 0 || emit(S, key, ".zattrs", j, o->attrs_dirty) < 0)
+        if (build_zattrs(o, &j) < 0 || emit(S, key, ncztr_attrs_name(fmt), j, o->attrs_dirty) < 0)
             NCZ_GOTO_QUIET(FAIL);
     }
 done:
@@ -656,13 +680,14 @@ herr_t ncztr_save_tree(ncztr_file *f)
     S.cons = f->opts.consolidate;
     if (save_node(&S, f->root) < 0)
         NCZ_GOTO_QUIET(FAIL);
-    if (S.cons && S.n > 0) {
-        char *text = cons_text(&S);
-        char *k = strdup(".zmetadata");
+    if (S.cons && (S.n > 0 || S.root_text)) {
+        bool v3 = f->zarr_format == NCZTR_ZARR3;
+        char *text = v3 ? (S.root_text ? cons_text(&S, S.root_text) : NULL) : cons_text(&S, NULL);
+        char *k = strdup(v3 ? ncztr_meta_name(NCZTR_ZARR3, true) : ncztr_cons_key);
         if (!text || !k) {
             free(text);
             free(k);
-            NCZ_GOTO(FAIL, NCZ_E_NOMEM, "out of memory writing .zmetadata");
+            NCZ_GOTO(FAIL, NCZ_E_NOMEM, "out of memory writing consolidated metadata");
         }
         if (as_ascii(&S, &text) < 0) {
             free(k);
@@ -695,6 +720,7 @@ done:
         free(S.ce[i].own);
     }
     free(S.ce);
+    free(S.root_text);
     nczm_hindex_clear(&S.ix);
     return ret;
 }
