@@ -38,7 +38,6 @@ herr_t ncztr_array_to_v3(const ncztr_file *f, ncztr_array *a, const char *name)
     return SUCCEED;
 }
 
-
 void ncztr_array_inner_chunks(const ncztr_zarray *za, hsize_t *cd)
 {
     const json_t *c0 = json_array_get(za->codecs, 0);
