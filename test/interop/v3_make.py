@@ -10,7 +10,9 @@
                             and DIR/bad.txt: "<case> <array path> <what the message names>"
 
 The cases cover the data types (every integer and float in both byte orders, bool,
-complex as the structure {r, i}, datetime64 and timedelta64 as int64),
+complex as the structure {r, i}, datetime64 and timedelta64 as int64, text as "string",
+numpy "U" and "S", and variable-length bytes; text and bytes are saved as records, see
+records() in zarr_values.py),
 fill values (numbers, NaN, Infinity, hex bit patterns), 1-D to 3-D arrays, the codecs
 (bytes, transpose, gzip, zstd with and without checksum, blosc, crc32c, none), sharding
 (1-D and 2-D, index at the end and at the start, partial and missing shards and inner
@@ -27,6 +29,8 @@ from zarr.codecs import (BloscCodec, BytesCodec, Crc32cCodec, GzipCodec, Shardin
                          ZstdCodec)
 
 warnings.simplefilter("ignore")
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from zarr_values import records, save, walk  # noqa: E402
 
 
 def arrays(g):
@@ -106,6 +110,26 @@ def arrays(g):
         np.array(["2020-01-01T00:00:00", "2021-06-15T12:00:00"], dtype="M8[s]")
     g.create_array("numpy/timedelta", shape=(2,), chunks=(2,), dtype="m8[ms]", fill_value=0)[...] = \
         np.array([1500, -20], dtype="m8[ms]")
+    # text and bytes: "string" (vlen-utf8, zarr-python's str), numpy "U" (fixed_length_utf32,
+    # xarray's string coordinates), "S" (null_terminated_bytes), variable_length_bytes; a chunk
+    # never written reads as the fill ""; strings in shards
+    from zarr.core.dtype import VariableLengthBytes
+    words = np.array(["alpha", "", "héllo wörld", "日本語", "x" * 300, "tab\tand space"], dtype=object)
+    a = g.create_array("text/vlen", shape=(3, 4), chunks=(2, 2), dtype=str, fill_value="")
+    a[0:2, 0:2] = words[:4].reshape(2, 2)
+    a[2, 3] = words[4]
+    g.create_array("text/vlen_gzip", shape=(6,), chunks=(4,), dtype=str, fill_value="",
+                   compressors=GzipCodec(level=5))[...] = words
+    g.create_array("text/utf32", shape=(5,), chunks=(2,), dtype="<U6", fill_value="")[:4] = \
+        ["ab", "cdé", "", "日本語12"]
+    g.create_array("text/bytes_fixed", shape=(4,), chunks=(3,), dtype="S4", fill_value=b"")[...] = \
+        [b"ab", b"abcd", b"", b"x\x01"]
+    g.create_array("text/vlen_bytes", shape=(3,), chunks=(2,), dtype=VariableLengthBytes(), fill_value=b"")[...] = \
+        np.array([b"a\x00b", b"", b"\xff\xfe"], dtype=object)
+    a = g.create_array("text/sharded", shape=(10,), chunks=(2,), shards=(4,), dtype=str, fill_value="")
+    a[0:3] = ["s0", "s1", "s2"]
+    a[9] = "last"
+    n += 6
     return n
 
 
@@ -113,9 +137,9 @@ def later(d):
     """Data types the connector does not map yet, in a store of their own (one such array
     keeps h5dump from dumping the store it is in): refused naming the type."""
     g = zarr.open_group(os.path.join(d, "later.zarr"), mode="w", zarr_format=3)
-    g.create_array("string", shape=(3,), chunks=(2,), dtype=str, fill_value="")[...] = ["a", "bc", "def"]
+    g.create_array("structured", shape=(3,), chunks=(2,), dtype=[("a", "i4"), ("b", "f8")])
     g.create_array("ok", shape=(2,), chunks=(2,), dtype="i4", fill_value=0)[...] = [1, 2]
-    open(os.path.join(d, "later.txt"), "w").write("string string\n")
+    open(os.path.join(d, "later.txt"), "w").write("structured structured\n")
 
 
 def make(d):
@@ -135,27 +159,24 @@ def make(d):
     for p, a in walk(root, ""):
         v = a[...]
         n = len(lines)
-        kind = v.dtype.kind
-        if kind in "Mm":
-            v = v.view("i8")
-        np.ascontiguousarray(v.astype(v.dtype.newbyteorder("<"))).tofile(os.path.join(d, "raw", f"{n}.bin"))
-        lines.append(f"{n} {p} {v.dtype.str} {'x'.join(map(str, v.shape))} read")
+        lines.append(f"{n} {p} {save(d, n, v)} {'x'.join(map(str, v.shape))} read")
     open(os.path.join(d, "arrays.txt"), "w").write("\n".join(lines) + "\n")
     later(d)
     # xarray's v3 (dimension_names; coordinates)
     import xarray as xr
-    ds = xr.Dataset({"temp": (("time", "lat"), np.arange(12, dtype="f8").reshape(3, 4))},
-                    coords={"time": np.array([1, 2, 3], dtype="i8"), "lat": [10.0, 20.0, 30.0, 40.0]})
+    ds = xr.Dataset({"temp": (("time", "lat"), np.arange(12, dtype="f8").reshape(3, 4)),
+                     "obs": (("station",), [1.5, 2.5, 3.5]),
+                     "remark": (("station",), np.array(["calm", "", "windy día"], dtype=object))},
+                    coords={"time": np.array([1, 2, 3], dtype="i8"), "lat": [10.0, 20.0, 30.0, 40.0],
+                            "station": ["north", "south", "ëast"]})
     ds.attrs["title"] = "xarray v3"
     ds.to_zarr(os.path.join(d, "xr.zarr"), zarr_format=3, mode="w")
+    lines = []
+    for p, a in walk(zarr.open_group(os.path.join(d, "xr.zarr"), mode="r"), ""):
+        n = f"xr{len(lines)}"
+        lines.append(f"{n} {p} {save(d, n, a[...])} {'x'.join(map(str, a.shape))} read")
+    open(os.path.join(d, "xr_arrays.txt"), "w").write("\n".join(lines) + "\n")
     print(f"{len(lines)} arrays written by zarr-python {zarr.__version__}")
-
-
-def walk(g, prefix):
-    for name in sorted(g.array_keys()):
-        yield prefix + name, g[name]
-    for name in sorted(g.group_keys()):
-        yield from walk(g[name], prefix + name + "/")
 
 
 def damage(d):
@@ -220,6 +241,14 @@ def damage(d):
         data[-4:] = crc32c(body).to_bytes(4, "little")
         open(f, "wb").write(data)
 
+    def truncate_text(p):
+        f = os.path.join(p, "text", "vlen", "c", "0", "0")
+        data = open(f, "rb").read()
+        open(f, "wb").write(data[: len(data) // 2])
+
+    case("text_truncated", "text/vlen", "c/0/0", truncate_text)
+    case("text_codec", "text/vlen", "vlen-utf8",
+         lambda p: edit(p, "text/vlen", lambda m: m.update(codecs=[{"name": "bytes", "configuration": {"endian": "little"}}])))
     case("shard_truncated", "shards/s1", "c/0", truncate)
     case("shard_crc", "shards/s1", "crc32c", flip_index)
     case("shard_past_end", "shards/s1", "index is corrupt", past_end)

@@ -1,15 +1,20 @@
 #!/usr/bin/env bash
 # Zarr v3 stores that zarr-python 3 and xarray write (v3_make.py: every integer and float
-# type in both byte orders, bool, fill values including NaN, infinities and hex bit
-# patterns, 1-D to 3-D, transpose, gzip, zstd with a checksum, blosc, crc32c, no codec,
-# sharding 1-D and 2-D with partial and missing shards and inner chunks and the index at
-# either end, both chunk key encodings, nested groups, consolidated metadata) read through
-# the connector with zarr-python's values: h5dump's binary output and a C reader (H5Dread)
-# give, byte for byte, what zarr-python 3 reads. The data types the connector does not map
-# yet (strings) are refused naming the type, the rest of the store still reads; complex
-# is the structure {r, i} as h5py spells it, datetime64 an int64 with CF units; xarray's dimension names are dimension scales; the store opens only
-# read-only (the connector does not write v3 yet). Damaged copies (v3_make.py damage) are
-# refused with a message naming the problem, and zarr-python refuses them too.
+# type in both byte orders, bool, complex, datetime64, text ("string", numpy "U" and "S",
+# variable-length bytes), fill values including NaN, infinities and hex bit patterns, 1-D to
+# 3-D, transpose, gzip, zstd with a checksum, blosc, crc32c, no codec, sharding 1-D and 2-D
+# with partial and missing shards and inner chunks and the index at either end, strings in
+# shards, both chunk key encodings, nested groups, consolidated metadata) read through the
+# connector with zarr-python's values: h5dump's binary output (text: h5dump dumps it) and a
+# C reader (H5Dread) give, byte for byte, what zarr-python 3 reads. A data type the
+# connector does not map yet (v3's "structured") is refused naming the type, the rest of
+# its store still reads; complex is the structure {r, i} as h5py spells it, datetime64 an
+# int64 with CF units; xarray's dimension names are dimension scales and its string
+# coordinates and variables read. zarr-python's store modified through the connector stays
+# v3 and reads in zarr-python. Damaged copies (v3_make.py damage) are refused with a
+# message naming the problem, and zarr-python refuses them too. The same check for Zarr v2
+# stores of text, bytes, numpy "U" and "S", complex and datetime64 written by zarr-python 2
+# and 3 (v2_types_make.py).
 set -euo pipefail
 : "${NCZARR_BUILD:?}" "${NCZARR_PREFIX:?}" "${NCZARR_ZARR3_PYTHON:?}"
 here=$(cd "$(dirname "$0")" && pwd)
@@ -20,10 +25,21 @@ reader=$NCZARR_BUILD/test/interop_read_raw
 status=0
 
 nc_native "$NCZARR_ZARR3_PYTHON" "$here/v3_make.py" make "$tmp" || { echo "FAIL: zarr-python 3 cannot write the corpus"; exit 1; }
-store=$tmp/v3.zarr
 nread=0
-while read -r n path dtype shape st; do
-  if [ "${dtype:1:1}" = c ]; then
+# check_arrays STORE LIST: every array of LIST ("<n> <path> <dtype> <shape> read") read through
+# the connector gives zarr-python's values (DIR/raw/<n>.bin)
+check_arrays() {
+  local store=$1 n path dtype shape st
+  while read -r n path dtype shape st; do
+  if [ "$dtype" = text ]; then
+    # h5dump shows text, no binary (natively too): it must dump it; the values are the C reader's
+    if ! "$NCZARR_PREFIX/bin/h5dump" -d "/$path" "$store" >"$tmp/h5dump.txt" 2>"$tmp/err" ||
+      ! grep -q "DATA {" "$tmp/h5dump.txt"; then
+      sed 's/^/    | /' "$tmp/err" | head -n 20
+      echo "FAIL: $path: h5dump cannot read it"
+      status=1
+    fi
+  elif [ "${dtype:1:1}" = c ]; then
     # h5dump writes no binary output of a compound (natively too): its text, number by number
     if ! "$NCZARR_PREFIX/bin/h5dump" -d "/$path" -y -w 0 -m %.17g "$store" >"$tmp/h5dump.txt" 2>"$tmp/err" ||
       ! env LD_PRELOAD= /usr/bin/python3 - "$tmp/h5dump.txt" "$tmp/raw/$n.bin" "$dtype" <<'PY'; then
@@ -61,7 +77,19 @@ PY
   else
     nread=$((nread + 1))
   fi
-done <"$tmp/arrays.txt"
+  done <"$2"
+}
+store=$tmp/v3.zarr
+check_arrays "$store" "$tmp/arrays.txt"
+check_arrays "$tmp/xr.zarr" "$tmp/xr_arrays.txt"
+grep -q ' text ' "$tmp/xr_arrays.txt" || { echo "FAIL: xarray's store has no text array to read"; status=1; }
+# Zarr v2 stores of text, bytes, complex and datetime64 from zarr-python 2 and 3
+nc_native /usr/bin/python3 "$here/v2_types_make.py" "$tmp" zp2 || { echo "FAIL: zarr-python 2 cannot write the v2 corpus"; exit 1; }
+nc_native "$NCZARR_ZARR3_PYTHON" "$here/v2_types_make.py" "$tmp" zp3 || { echo "FAIL: zarr-python 3 cannot write the v2 corpus"; exit 1; }
+before=$nread
+check_arrays "$tmp/zp2.zarr" "$tmp/zp2.txt"
+check_arrays "$tmp/zp3.zarr" "$tmp/zp3.txt"
+echo "ok: $((nread - before)) arrays of Zarr v2 stores (text, bytes, numpy U and S, complex, datetime64) from zarr-python 2 and 3 read with their values"
 # a type the connector does not map yet: a clear refusal naming it, never a crash; the
 # other array of the store reads
 nrefused=0
@@ -77,7 +105,7 @@ while read -r path type; do
   fi
 done <"$tmp/later.txt"
 "$reader" "$tmp/later.zarr" /ok "$tmp/out.bin" >"$tmp/err" 2>&1 || { cat "$tmp/err"; echo "FAIL: the other array of later.zarr"; status=1; }
-echo "ok: $nread arrays read with zarr-python 3's values (h5dump and H5Dread); $nrefused of a type not mapped yet refused"
+echo "ok: $nread arrays (zarr-python's and xarray's) read with zarr-python 3's values (h5dump and H5Dread); $nrefused of a type not mapped yet refused"
 # complex as h5py spells it, time with its CF units
 if ! "$NCZARR_PREFIX/bin/h5dump" -A -d /numpy/complex64 -d /numpy/datetime "$store" >"$tmp/types.txt" 2>&1; then
   sed 's/^/    | /' "$tmp/types.txt" | head -n 20
@@ -96,7 +124,8 @@ grep -qF '(0): "zarr-python 3 corpus"' "$tmp/attrs.txt" || { echo "FAIL: the roo
 "$NCZARR_PREFIX/bin/h5dump" -A "$tmp/xr.zarr" >"$tmp/xr.txt" 2>&1 || { cat "$tmp/xr.txt"; echo "FAIL: h5dump -A of xarray's store"; status=1; }
 env LD_PRELOAD= /usr/bin/python3 "$here/../netcdf4/normalize_h5dump.py" <"$tmp/xr.txt" >"$tmp/xr.facts"
 for want in 'DATASET /temp DIMENSION_LIST 0 /time' 'DATASET /temp DIMENSION_LIST 1 /lat' \
-  'DATASET /time CLASS "DIMENSION_SCALE"' 'DATASET /lat REFERENCE_LIST /temp 1'; do
+  'DATASET /time CLASS "DIMENSION_SCALE"' 'DATASET /lat REFERENCE_LIST /temp 1' \
+  'DATASET /remark DIMENSION_LIST 0 /station' 'DATASET /station CLASS "DIMENSION_SCALE"'; do
   grep -qxF "$want" "$tmp/xr.facts" || { sed 's/^/    | /' "$tmp/xr.facts"; echo "FAIL: xarray's store: no \"$want\""; status=1; }
 done
 
@@ -107,7 +136,7 @@ cp -r "$store" "$tmp/mod.zarr"
 "$NCZARR_BUILD/test/interop_add_attribute" "$tmp/mod.zarr" added 42 >"$tmp/err" 2>&1 ||
   { cat "$tmp/err"; echo "FAIL: adding an attribute to zarr-python's v3 store"; status=1; }
 if find "$tmp/mod.zarr" -name '.z*' | grep -q .; then echo "FAIL: v2 keys written into a v3 store"; status=1; fi
-nc_native "$NCZARR_ZARR3_PYTHON" - "$tmp/mod.zarr" "$tmp" <<'PY' || { echo "FAIL: zarr-python 3 on the modified store"; status=1; }
+nc_native "$NCZARR_ZARR3_PYTHON" - "$tmp/mod.zarr" "$tmp" "$here" <<'PY' || { echo "FAIL: zarr-python 3 on the modified store"; status=1; }
 import sys, warnings
 import numpy as np
 import zarr
@@ -116,9 +145,14 @@ store, d = sys.argv[1], sys.argv[2]
 for consolidated in (True, False):
     g = zarr.open_group(store, mode="r", use_consolidated=consolidated)
     assert g.attrs["added"] == 42 and g.attrs["title"] == "zarr-python 3 corpus", dict(g.attrs)
+sys.path.insert(0, sys.argv[3])
+from zarr_values import records
 for line in open(f"{d}/arrays.txt"):
     n, path, dtype, shape, st = line.split()
     v = g[path][...]
+    if dtype == "text":
+        assert records(v) == open(f"{d}/raw/{n}.bin", "rb").read(), path
+        continue
     if v.dtype.kind in "Mm":
         v = v.view("i8")
     want = np.fromfile(f"{d}/raw/{n}.bin", dtype=np.dtype(dtype).newbyteorder("<"))

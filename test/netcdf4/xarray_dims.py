@@ -1,5 +1,11 @@
 """xarray opens every group of an NCZarr store with the netCDF dimension names.
-Usage: xarray_dims.py NATIVE_H_CDL STORE   (NATIVE_H_CDL: `ncdump -h` of the netCDF-4 file)
+Usage: xarray_dims.py NATIVE_H_CDL STORE [--save-values FILE | --same-values FILE]
+(NATIVE_H_CDL: `ncdump -h` of the netCDF-4 file). STORE is Zarr v2 (groups found by their
+.zgroup) or v3 (zarr.json of node_type group: opened with zarr_format=3, dimension names
+from "dimension_names"). --save-values FILE keeps every variable's values (a pickle);
+--same-values FILE: every variable's values in STORE are those kept from another store of
+the same program, judged by other means, perhaps read by another xarray (text is compared
+as text, whether it reads as str or bytes).
 For every group of the native file (and no other: the store's groups, found by their
 .zgroup, must be the same), xr.open_zarr(STORE, group=..., consolidated=False) must open,
 and each variable's dims must be the netCDF dimension names ncdump shows for it. Arrays
@@ -13,6 +19,10 @@ import re
 import sys
 import warnings
 
+import json
+import pickle
+
+import numpy as np
 import xarray as xr
 
 warnings.simplefilter("ignore")
@@ -48,14 +58,47 @@ def parse_cdl(text):
 def store_groups(store):
     out = set()
     for root, dirs, files in os.walk(store):
-        if ".zgroup" in files:
+        group = ".zgroup" in files
+        if "zarr.json" in files:
+            with open(os.path.join(root, "zarr.json"), encoding="utf-8") as f:
+                group = json.load(f).get("node_type") == "group"
+        if group:
             rel = os.path.relpath(root, store)
             out.add("" if rel == "." else rel.replace(os.sep, "/"))
     return out
 
 
+def zarr_format(store):
+    return 3 if os.path.exists(os.path.join(store, "zarr.json")) else 2
+
+
+def as_text(v):
+    if v.dtype.kind in "OSUT":
+        return np.array([x.decode("utf-8") if isinstance(x, bytes) else str(x) for x in v.reshape(-1)],
+                        dtype=object).reshape(v.shape)
+    return v
+
+
+def same_values(label, a, b, var, bad):
+    a, b = as_text(a), as_text(b)
+    if a.shape != b.shape:
+        bad.append(f"{label}: {var}: shape {a.shape}, the other store's {b.shape}")
+    elif a.dtype.kind == "O" or b.dtype.kind == "O":
+        if not all(x == y for x, y in zip(a.reshape(-1), b.reshape(-1))):
+            bad.append(f"{label}: {var}: text {a.reshape(-1)[:6]} differs from the other store's {b.reshape(-1)[:6]}")
+    elif a.dtype != b.dtype or not np.array_equal(a, b, equal_nan=a.dtype.kind in "fc"):
+        bad.append(f"{label}: {var}: values ({a.dtype}) differ from the other store's ({b.dtype})")
+
+
 def main():
     native_h, store = sys.argv[1], sys.argv[2]
+    mode, vfile = (sys.argv[3], sys.argv[4]) if len(sys.argv) > 4 else (None, None)
+    kept = {}
+    if mode == "--same-values":
+        with open(vfile, "rb") as f:
+            kept = pickle.load(f)
+    fmt = zarr_format(store)
+    v3 = {"zarr_format": 3} if fmt == 3 else {}  # (Debian's xarray has no zarr_format)
     with open(native_h, encoding="utf-8") as f:
         want = parse_cdl(f.read())
     bad = []
@@ -71,7 +114,8 @@ def main():
             print(f"{label}: {v}{variables[v]} left out: xarray cannot open a variable named like one of its dimensions")
             del variables[v]
         try:
-            ds = xr.open_zarr(store, group=group or None, consolidated=False, decode_cf=False, drop_variables=drop)
+            ds = xr.open_zarr(store, group=group or None, consolidated=False, decode_cf=False, drop_variables=drop,
+                              **v3)
         except Exception as e:  # noqa: BLE001 - any failure to open is the finding
             bad.append(f"{label}: xr.open_zarr fails: {type(e).__name__}: {e}")
             continue
@@ -81,17 +125,29 @@ def main():
                 bad.append(f"{label}: variable {var} missing (xarray has {sorted(ds.variables)})")
             elif tuple(ds.variables[var].dims) != expect:
                 bad.append(f"{label}: {var}: dims {tuple(ds.variables[var].dims)}, netCDF {expect}")
+            elif mode:
+                key = f"{label}/{var}"
+                if mode == "--save-values":
+                    kept[key] = as_text(ds.variables[var].values)
+                elif key not in kept:
+                    bad.append(f"{label}: {var}: no values kept from the other store")
+                else:
+                    same_values(label, ds.variables[var].values, kept[key], var, bad)
         extra = set(ds.variables) - set(variables)
         if extra:
             bad.append(f"{label}: variables not in the netCDF file: {sorted(extra)}")
         ds.close()
         try:
-            xr.open_zarr(store, group=group or None, consolidated=False, drop_variables=drop).close()
+            xr.open_zarr(store, group=group or None, consolidated=False, drop_variables=drop, **v3).close()
         except Exception as e:  # noqa: BLE001
             bad.append(f"{label}: xr.open_zarr with CF decoding fails: {type(e).__name__}: {e}")
+    if mode == "--save-values":
+        with open(vfile, "wb") as f:
+            pickle.dump(kept, f, protocol=4)
     for b in bad:
         print("FAIL: xarray: " + b)
-    print(f"xarray: {store}: {len(want)} group(s), {sum(map(len, want.values()))} variable(s)")
+    print(f"xarray: {store} (Zarr v{fmt}): {len(want)} group(s), {sum(map(len, want.values()))} variable(s)"
+          + (", values equal to the other store's" if mode == "--same-values" else ""))
     return 1 if bad else 0
 
 

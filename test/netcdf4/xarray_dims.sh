@@ -8,6 +8,9 @@
 # decode \u escapes (ncjson.c): the default keeps UTF-8 text, so for a CDL with non-ASCII
 # text xarray reads the same program's store written with the connector option ascii-json;
 # every other store is read as written by default, and its ascii-json twin too.
+# The same programs write Zarr v3 stores ("nczarr v3", and "nczarr v3 shards=4"): xarray of
+# zarr-python 3 opens every group of them with the netCDF dimension names, and finds in
+# every variable the values the v2 store holds.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/nc4_lib.sh"
@@ -57,7 +60,26 @@ for cdl in "$here"/cdl/*.cdl; do
     echo "FAIL: $n: ascii-json left non-ASCII metadata: $(cat "$tmp/nonascii")"
     status=1
   fi
-  py "$here/xarray_dims.py" "$tmp/$n.h" "$tmp/$n.ascii.zarr" || status=1
+  py "$here/xarray_dims.py" "$tmp/$n.h" "$tmp/$n.ascii.zarr" --save-values "$tmp/$n.values" || status=1
+  # Zarr v3, unsharded and in shards of 4 x 4 x ... chunks: zarr-python 3's xarray opens every
+  # group with the netCDF dimension names, and every variable holds the values of the v2
+  # store (whose ncdump is the native file's: cdl_compare.sh)
+  for opts in "v3" "v3 shards=4"; do
+    writer "$tmp/$n.v3.zarr"
+    rm -rf "$tmp/$n.v3.zarr"
+    if ! HDF5_VOL_CONNECTOR="nczarr $opts" run_logged "$tmp/write.log" nc_connector "${W[@]}"; then
+      echo "FAIL: $n: the writer with \"nczarr $opts\" failed (output above)"
+      status=1
+      continue
+    fi
+    if [ ! -f "$tmp/$n.v3.zarr/zarr.json" ] || find "$tmp/$n.v3.zarr" -name '.z*' | grep -q .; then
+      echo "FAIL: $n: \"nczarr $opts\" did not write a Zarr v3 store"
+      status=1
+      continue
+    fi
+    nc_native "$NCZARR_ZARR3_PYTHON" "$here/xarray_dims.py" "$tmp/$n.h" "$tmp/$n.v3.zarr" \
+      --same-values "$tmp/$n.values" || status=1
+  done
 done
 [ "$status" -eq 0 ] || { echo "FAIL: xarray_dims"; exit 1; }
 echo "xarray_dims: ok"

@@ -643,12 +643,22 @@ static void test_numpy_and_v3(void)
          "\"default\"}, \"fill_value\": 0, \"codecs\": [{\"name\": \"bytes\"}], \"x\": {\"must_understand\": "
          "true}}",
          "extension \"x\""},
-        {"{\"zarr_format\": 3, \"node_type\": \"array\", \"shape\": [2], \"data_type\": \"string\", "
+        {"{\"zarr_format\": 3, \"node_type\": \"array\", \"shape\": [2], \"data_type\": \"int128\", "
          "\"chunk_grid\": "
          "{\"name\": \"regular\", \"configuration\": {\"chunk_shape\": [2]}}, \"chunk_key_encoding\": "
          "{\"name\": "
-         "\"default\"}, \"fill_value\": \"\", \"codecs\": [{\"name\": \"vlen-utf8\"}]}",
-         "data type \"string\""},
+         "\"default\"}, \"fill_value\": 0, \"codecs\": [{\"name\": \"bytes\"}]}",
+         "data type \"int128\""},
+        {"{\"zarr_format\": 3, \"node_type\": \"array\", \"shape\": [2], \"data_type\": {\"name\": "
+         "\"fixed_length_utf32\", \"configuration\": {\"length_bytes\": 6}}, \"chunk_grid\": "
+         "{\"name\": \"regular\", \"configuration\": {\"chunk_shape\": [2]}}, \"chunk_key_encoding\": "
+         "{\"name\": \"default\"}, \"fill_value\": \"\", \"codecs\": [{\"name\": \"bytes\"}]}",
+         "a multiple of 4"},
+        {"{\"zarr_format\": 3, \"node_type\": \"array\", \"shape\": [2], \"data_type\": {\"name\": "
+         "\"fixed_length_utf32\", \"configuration\": {\"length_bytes\": 8}}, \"chunk_grid\": "
+         "{\"name\": \"regular\", \"configuration\": {\"chunk_shape\": [2]}}, \"chunk_key_encoding\": "
+         "{\"name\": \"default\"}, \"fill_value\": \"ab\", \"codecs\": [{\"name\": \"bytes\"}]}",
+         "fill value other than"},
         {"{\"zarr_format\": 3, \"node_type\": \"array\", \"shape\": [2], \"data_type\": \"int32\", "
          "\"chunk_grid\": "
          "{\"name\": \"regular\", \"configuration\": {\"chunk_shape\": [2]}}, \"chunk_key_encoding\": "
@@ -661,6 +671,32 @@ static void test_numpy_and_v3(void)
         j = json_loads(bad[i][0], 0, NULL);
         err_reset();
         CHECK_FAILS(j && ncztr_zarr3_array_from_json("b/zarr.json", j, &za) < 0, "b/zarr.json", bad[i][1]);
+        json_decref(j);
+    }
+    /* text as zarr-python 3 writes it: "string" (vlen-utf8), numpy "U" (UTF-32), "S" */
+    const char *text[][3] = {
+        {"\"string\"", "vlen-utf8", "|O"},
+        {"\"variable_length_bytes\"", "vlen-bytes", "|O"},
+        {"{\"name\": \"fixed_length_utf32\", \"configuration\": {\"length_bytes\": 12}}", "bytes", "<U3"},
+        {"{\"name\": \"null_terminated_bytes\", \"configuration\": {\"length_bytes\": 5}}", "bytes", "|S5"},
+    };
+    for (size_t i = 0; i < sizeof text / sizeof *text; i++) {
+        char doc[1024];
+        snprintf(doc, sizeof doc,
+                 "{\"zarr_format\": 3, \"node_type\": \"array\", \"shape\": [2], \"data_type\": %s, "
+                 "\"chunk_grid\": {\"name\": \"regular\", \"configuration\": {\"chunk_shape\": [2]}}, "
+                 "\"chunk_key_encoding\": {\"name\": \"default\"}, \"fill_value\": \"\", \"codecs\": "
+                 "[{\"name\": \"%s\"}]}",
+                 text[i][0], text[i][1]);
+        j = json_loads(doc, 0, NULL);
+        err_reset();
+        CHECK(j && ncztr_zarr3_array_from_json("t/zarr.json", j, &za) == SUCCEED, "parses %s", text[i][0]);
+        CHECK(!strcmp(za.dtype.zarr, text[i][2]), "%s reads as %s, not %s", text[i][0], za.dtype.zarr,
+              text[i][2]);
+        CHECK(i != 2 || (za.utf32 == '<' && za.dtype.size == 12), "fixed_length_utf32: 3 characters");
+        CHECK(i >= 2 || (za.dtype.tclass == NCZTR_T_VLEN && za.vlen_kind == (i ? 'b' : 'u')),
+              "variable-length text and bytes");
+        ncztr_zarray_clear(&za);
         json_decref(j);
     }
 }

@@ -82,6 +82,7 @@ static int parse(const json_t *j, bool v3, const ncztr_cctx *cx, void **state, c
     *state = s;
     s->index_start = loc && !strcmp(json_string_value(loc), "start");
     s->inner = *cx;
+    s->inner.utf32 = 0; /* converted outside the shard, on the whole array */
     s->ninner = 1;
     size_t elems = 1;
     for (int k = 0; k < cx->rank; k++) {
@@ -223,6 +224,8 @@ static int decode(const void *state, const ncztr_cctx *cx, const void *in, size_
         rc = NCZTR_CODEC_FAIL(e, "sharding: the shard's index: %.400s", why);
         goto done;
     }
+    if (cx->vlen) /* elements whose parts the inner chunks own: none until decoded */
+        memset(out, 0, cx->chunk_bytes);
     /* the inner chunks' bytes lie outside the index */
     size_t lo = s->index_start ? s->index_bytes : 0, hi = s->index_start ? inlen : inlen - s->index_bytes;
     for (size_t i = 0; i < s->ninner && rc == 0; i++) {
@@ -243,6 +246,11 @@ static int decode(const void *state, const ncztr_cctx *cx, const void *in, size_
             break;
         }
         copy_inner(s, cx, i, out, tmp, true);
+    }
+    if (rc < 0 && cx->vlen) {
+        hvl_t *el = out;
+        for (size_t i = 0; i < cx->chunk_bytes / sizeof *el; i++)
+            free(el[i].p);
     }
     r->where = NCZTR_D_OUT;
     r->outlen = cx->chunk_bytes;
@@ -344,6 +352,7 @@ done:
 const ncztr_codec_class ncztr_codec_sharding = {
     .v3name = "sharding_indexed",
     .kind = NCZTR_CK_A2B,
+    .nests = true,
     .parse = parse,
     .encode = encode,
     .decode = decode,

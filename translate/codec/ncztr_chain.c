@@ -6,7 +6,9 @@
  *
  * encode/decode make no HDF5 calls and push nothing (they run on worker threads). Every
  * decoding step is bounded: no stage may produce more than the raw chunk size plus a
- * little slack, and the last must produce exactly the raw chunk size. */
+ * little slack, and the last must produce exactly the raw chunk size. Chunks of
+ * variable-length elements (ncztr_c_vlen.c) have no size known before decoding: their
+ * steps may produce up to VLEN_MAX_BYTES, the room given growing as a step needs it. */
 #include "ncztr_codec_internal.h"
 #include "ncztr_err.h"
 
@@ -15,7 +17,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* The most bytes one decoding step of a chunk of variable-length elements may produce. */
+#define VLEN_MAX_BYTES ((size_t)1 << 31)
+
 struct ncztr_chain {
+    bool vlen; /* its array->bytes codec is one of variable-length elements */
     size_t nst;
     ncztr_stage *st;
     char *unusable;
@@ -48,6 +54,16 @@ static herr_t add_stage(ncztr_chain *c, const json_t *codec, bool v3, const nczt
     return SUCCEED;
 }
 
+/* numpy's UTF-32 text: the conversion to the UTF-8 HDF5 shows comes first (ncztr_c_utf32.c) */
+static void add_utf32(ncztr_chain *c, const ncztr_cctx *cx)
+{
+    if (!cx->utf32)
+        return;
+    c->st[0].cls = &ncztr_codec_utf32;
+    c->st[0].cx = *cx;
+    c->nst = 1;
+}
+
 herr_t ncztr_chain_build_v3(const json_t *codecs, const ncztr_cctx *cx, ncztr_chain **out)
 {
     return ncztr_chain_build(NULL, NULL, codecs, cx, out);
@@ -65,8 +81,9 @@ herr_t ncztr_chain_build(const json_t *filters, const json_t *compressor, const 
         if (!json_is_array(v3codecs) || json_array_size(v3codecs) == 0)
             NCZ_GOTO(FAIL, NCZ_E_FORMAT, "array \"%s\": \"codecs\" must be a non-empty list", path);
         size_t n = json_array_size(v3codecs);
-        c->st = calloc(n, sizeof *c->st);
+        c->st = calloc(n + 1, sizeof *c->st);
         NCZ_CHECK_ALLOC(c->st, FAIL);
+        add_utf32(c, cx);
         ncztr_cctx cur = *cx;
         int phase = NCZTR_CK_A2A;
         for (size_t k = 0; k < n && !c->unusable; k++) {
@@ -89,6 +106,8 @@ herr_t ncztr_chain_build(const json_t *filters, const json_t *compressor, const 
                          "array \"%s\": codec %zu (\"%s\", bytes->bytes) comes before an "
                          "array->bytes codec (such as \"bytes\")",
                          path, k, nm);
+            if (s->cls->vlen || (s->cls->nests && cx->vlen))
+                c->vlen = true;
             if (s->cls->kind == NCZTR_CK_A2A) {
                 if (s->cls->out_shape)
                     s->cls->out_shape(s->state, &cur, &cur);
@@ -106,19 +125,28 @@ herr_t ncztr_chain_build(const json_t *filters, const json_t *compressor, const 
             NCZ_GOTO(FAIL, NCZ_E_FORMAT, "array \"%s\": \"compressor\" is neither null nor an object", path);
         size_t nf = json_is_array(filters) ? json_array_size(filters) : 0;
         size_t n = nf + (codec_absent(compressor) ? 0 : 1);
-        if (n) {
-            c->st = calloc(n, sizeof *c->st);
-            NCZ_CHECK_ALLOC(c->st, FAIL);
-        }
+        c->st = calloc(n + 1, sizeof *c->st);
+        NCZ_CHECK_ALLOC(c->st, FAIL);
+        add_utf32(c, cx);
         for (size_t k = 0; k < n && !c->unusable; k++) {
             if (add_stage(c, k < nf ? json_array_get(filters, k) : compressor, false, cx) < 0)
                 NCZ_GOTO_QUIET(FAIL);
             const ncztr_stage *s = &c->st[c->nst - 1];
-            if (s->cls && s->cls->kind != NCZTR_CK_B2B)
+            /* v2 spells the object codec of "|O" arrays as their first filter */
+            if (s->cls && s->cls->vlen && k == 0)
+                c->vlen = true;
+            else if (s->cls && s->cls->kind != NCZTR_CK_B2B)
                 NCZ_GOTO(FAIL, NCZ_E_FORMAT, "array \"%s\": codec \"%s\" is not a bytes->bytes codec", path,
                          s->cls->v2id ? s->cls->v2id : s->cls->v3name);
         }
     }
+    if (!c->unusable && c->vlen != cx->vlen)
+        NCZ_GOTO(FAIL, NCZ_E_FORMAT,
+                 cx->vlen ? "array \"%s\": an array of variable-length elements needs an object codec "
+                            "(\"vlen-utf8\", \"vlen-bytes\" or \"vlen-array\") first"
+                          : "array \"%s\": its codecs are those of variable-length elements, its data type "
+                            "is not",
+                 path);
     *out = c;
     c = NULL;
 done:
@@ -152,6 +180,37 @@ const char *ncztr_chain_unusable(const ncztr_chain *c)
     return c->unusable;
 }
 
+/* Runs decoding step s into dst (the caller's out) or into a buffer of its own. A step of a
+ * chain of variable-length elements that is not the last has no known output size: it
+ * starts with room for four times its input and gets four times more while it fails, up to
+ * VLEN_MAX_BYTES (a corrupt input fails each time, a few times over). */
+static int decode_step(const ncztr_chain *c, const ncztr_stage *s, const unsigned char *src, size_t n,
+                       unsigned char *out, size_t outlen, size_t cap, unsigned char **dstp, ncztr_dres *res,
+                       ncztr_cerr *e)
+{
+    if (!out && c->vlen)
+        cap = n < VLEN_MAX_BYTES / 4 ? (n * 4 > 65536 ? n * 4 : 65536) : VLEN_MAX_BYTES;
+    for (;;) {
+        unsigned char *dst = out ? out : malloc(cap ? cap : 1);
+        if (!dst)
+            return NCZTR_CODEC_FAIL(e, "out of memory");
+        res->where = NCZTR_D_OUT;
+        res->outlen = 0;
+        res->own = NULL;
+        int r = s->cls->decode(s->state, &s->cx, src, n, dst, out ? outlen : cap, res, e);
+        if (r == 0 && res->where == NCZTR_D_OUT) {
+            *dstp = dst;
+            return 0;
+        }
+        if (dst != out)
+            free(dst);
+        *dstp = NULL;
+        if (r == 0 || out || !c->vlen || cap >= VLEN_MAX_BYTES)
+            return r;
+        cap = cap < VLEN_MAX_BYTES / 4 ? cap * 4 : VLEN_MAX_BYTES;
+    }
+}
+
 int ncztr_chain_decode(const ncztr_chain *c, const void *in, size_t inlen, void *out, size_t outlen,
                        ncztr_cerr *e)
 {
@@ -165,24 +224,15 @@ int ncztr_chain_decode(const ncztr_chain *c, const void *in, size_t inlen, void 
     for (size_t i = c->nst; i-- > 0 && r == 0;) {
         const ncztr_stage *s = &c->st[i];
         bool last = i == 0;
-        if (n > cap) {
+        if (n > (c->vlen ? VLEN_MAX_BYTES : cap)) {
             r = NCZTR_CODEC_FAIL(e, "a stored chunk of %zu bytes is larger than any encoding of %zu bytes", n,
-                                 outlen);
+                                 c->vlen ? VLEN_MAX_BYTES : outlen);
             break;
         }
         /* the last step writes straight into out, unless it reads from it */
-        unsigned char *dst = last && !in_out ? out : malloc(cap ? cap : 1);
-        if (!dst) {
-            r = NCZTR_CODEC_FAIL(e, "out of memory");
-            break;
-        }
+        unsigned char *dst = NULL;
         ncztr_dres res = {NCZTR_D_OUT, 0, NULL};
-        r = s->cls->decode(s->state, &s->cx, src, n, dst, dst == out ? outlen : cap, &res, e);
-        if (r < 0 || res.where != NCZTR_D_OUT) {
-            if (dst != out)
-                free(dst);
-            dst = NULL;
-        }
+        r = decode_step(c, s, src, n, last && !in_out ? out : NULL, outlen, cap, &dst, &res, e);
         if (r < 0)
             break;
         if (res.where == NCZTR_D_INPUT) {

@@ -62,6 +62,8 @@ struct ncztr_codec_class {
     const char *v3name; /* Zarr v3 name ("gzip"), NULL when v3 has none (then it reads as
                            "numcodecs.<v2id>", as zarr-python 3 names numcodecs codecs) */
     ncztr_ckind kind;
+    bool vlen;           /* array->bytes of variable-length elements (ncztr_c_vlen.c) */
+    bool nests;          /* holds a chain of its own (sharding), whose codecs say what it holds */
     H5Z_filter_t filter; /* the HDF5 filter it stands for, 0 when none */
     /* Parses one codec: in v2 the numcodecs object, in v3 its "configuration" (NULL when
      * absent). Returns 1 (*state set, or left NULL by codecs without parameters), 0 when the
@@ -154,7 +156,8 @@ int ncztr_plugged_decode(const ncztr_plugged *p, const void *in, size_t inlen, s
 /* ---- the classes ---- */
 extern const ncztr_codec_class ncztr_codec_zlib, ncztr_codec_gzip, ncztr_codec_shuffle,
     ncztr_codec_fletcher32, ncztr_codec_lz4, ncztr_codec_bz2, ncztr_codec_zstd, ncztr_codec_blosc,
-    ncztr_codec_szip, ncztr_codec_bytes, ncztr_codec_transpose, ncztr_codec_crc32c, ncztr_codec_sharding;
+    ncztr_codec_szip, ncztr_codec_bytes, ncztr_codec_transpose, ncztr_codec_crc32c, ncztr_codec_sharding,
+    ncztr_codec_vlen_utf8, ncztr_codec_vlen_bytes, ncztr_codec_vlen_array, ncztr_codec_utf32;
 
 /* ---- helpers some codecs share ---- */
 

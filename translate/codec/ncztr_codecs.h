@@ -53,9 +53,10 @@ herr_t ncztr_codecs_to_dcpl(const json_t *filters, const json_t *compressor, con
                             size_t esz, hid_t dcpl);
 
 /* The Zarr v3 codec list of a chain stored in v2's spelling (filters, compressor, as
- * ncztr_codecs_from_dcpl gives them): "bytes" in the dtype's byte order, then each codec as
- * v3 names it. With inner (rank entries), the list goes inside a "sharding_indexed" codec
- * whose inner chunks have that shape. A new reference; NULL when out of memory. */
+ * ncztr_codecs_from_dcpl gives them): "bytes" in the dtype's byte order (an object array's
+ * first filter, "vlen-utf8", in its place), then each codec as v3 names it. With inner (rank entries), the
+ * list goes inside a "sharding_indexed" codec whose inner chunks have that shape. A new reference; NULL when
+ * out of memory. */
 json_t *ncztr_codecs_to_v3(const json_t *filters, const json_t *compressor, bool big_endian, size_t esz,
                            int rank, const uint64_t *inner);
 
@@ -80,6 +81,10 @@ typedef struct ncztr_cctx {
     uint64_t shape[NCZTR_MAX_RANK]; /* the chunk's shape in elements */
     size_t chunk_bytes;             /* esz times the product of shape */
     const unsigned char *fill;      /* esz bytes in the stored byte order, or NULL (zeros) */
+    char utf32;                     /* numpy UTF-32 text ('<' or '>' its byte order): elements of
+                                       esz / 4 code points on disk, NUL-padded UTF-8 above */
+    bool vlen;                      /* elements of variable length: each an hvl_t (esz is its size) whose
+                                       p is malloc'ed (see ncztr_c_vlen.c) */
     const char *path;               /* the array, for messages */
 } ncztr_cctx;
 

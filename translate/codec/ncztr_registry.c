@@ -10,10 +10,10 @@
 #include <string.h>
 
 static const ncztr_codec_class *const classes[] = {
-    &ncztr_codec_zlib,     &ncztr_codec_gzip,  &ncztr_codec_shuffle,   &ncztr_codec_fletcher32,
-    &ncztr_codec_lz4,      &ncztr_codec_bz2,   &ncztr_codec_zstd,      &ncztr_codec_blosc,
-    &ncztr_codec_szip,     &ncztr_codec_bytes, &ncztr_codec_transpose, &ncztr_codec_crc32c,
-    &ncztr_codec_sharding,
+    &ncztr_codec_zlib,     &ncztr_codec_gzip,      &ncztr_codec_shuffle,    &ncztr_codec_fletcher32,
+    &ncztr_codec_lz4,      &ncztr_codec_bz2,       &ncztr_codec_zstd,       &ncztr_codec_blosc,
+    &ncztr_codec_szip,     &ncztr_codec_bytes,     &ncztr_codec_transpose,  &ncztr_codec_crc32c,
+    &ncztr_codec_sharding, &ncztr_codec_vlen_utf8, &ncztr_codec_vlen_bytes, &ncztr_codec_vlen_array,
 };
 #define NCLASSES (sizeof classes / sizeof classes[0])
 
@@ -236,8 +236,14 @@ static json_t *v2_to_v3(const json_t *c, size_t esz)
 json_t *ncztr_codecs_to_v3(const json_t *filters, const json_t *compressor, bool big_endian, size_t esz,
                            int rank, const uint64_t *inner)
 {
-    json_t *list = json_pack("[{s:s, s:{s:s}}]", "name", "bytes", "configuration", "endian",
-                             big_endian ? "big" : "little");
+    /* an object array's first filter is its array->bytes codec ("vlen-utf8"), in place of
+     * "bytes" */
+    const ncztr_codec_class *first =
+        ncztr_codec_by_v2(json_string_value(json_object_get(json_array_get(filters, 0), "id")));
+    bool vlen = first && first->vlen;
+    json_t *list = vlen ? json_array()
+                        : json_pack("[{s:s, s:{s:s}}]", "name", "bytes", "configuration", "endian",
+                                    big_endian ? "big" : "little");
     bool ok = list != NULL;
     for (size_t k = 0; ok && k < json_array_size(filters); k++)
         ok = json_array_append_new(list, v2_to_v3(json_array_get(filters, k), esz)) == 0;

@@ -18,7 +18,9 @@ ncztr_chain *ncztr_array_chain(const ncztr_obj *o)
                      .rank = a->za.rank,
                      .chunk_bytes = g.chunk_bytes,
                      .path = g.path,
-                     .fill = a->za.has_fill ? a->za.fill : NULL};
+                     .fill = a->za.has_fill ? a->za.fill : NULL,
+                     .utf32 = a->za.utf32,
+                     .vlen = a->za.dtype.tclass == NCZTR_T_VLEN};
     for (int k = 0; k < a->za.rank; k++)
         cx.shape[k] = a->za.chunks[k];
     if (ncztr_chain_build(a->za.filters, a->za.compressor, a->za.codecs, &cx, &a->chain) < 0)

@@ -1,15 +1,19 @@
-/* Datasets of variable-length sequences of numbers (HDF5 H5T_VLEN), stored as Zarr object
- * arrays with numcodecs' "vlen-array" codec, the form zarr-python writes ragged arrays in:
- * dtype "|O", filters [{"id": "vlen-array", "dtype": "<u4"}]. A chunk object is
- *   uint32 LE  number of elements (the whole chunk, edge chunks included)
- *   then per element, in the chunk's order: uint32 LE byte length, the numbers' bytes.
+/* Datasets of variable-length elements: Zarr object arrays ("|O" in v2, "string" and
+ * "variable_length_bytes" in v3), whose object codec (translate/codec/ncztr_c_vlen.c) is
+ *   "vlen-utf8"  text: HDF5 variable-length UTF-8 strings (how zarr-python and xarray
+ *                store strings),
+ *   "vlen-bytes" bytes: HDF5 sequences of uint8,
+ *   "vlen-array" sequences of numbers (HDF5 H5T_VLEN; the form of zarr-python's ragged
+ *                arrays): dtype "|O", filters [{"id": "vlen-array", "dtype": "<u4"}].
  *
  * Chunks of these arrays have no fixed size, so they bypass the fixed-size chunk path and
- * its cache: an I/O call decodes the chunks it touches into arrays of hvl_t (owning their
- * sequences), moves elements one by one between them and the application's buffer
- * (converting the numbers), and a write stores the chunks it changed before returning. */
+ * its cache: an I/O call decodes the chunks it touches through the array's codec chain
+ * into arrays of hvl_t (owning their bytes), moves elements one by one between them and the
+ * application's buffer (converting numbers, terminating text), and a write stores the
+ * chunks it changed before returning. */
 #include "ncztr_array_internal.h"
 #include "ncztr_chunkio_internal.h"
+#include "ncztr_codec.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -25,6 +29,8 @@ typedef struct vchunk {
 
 typedef struct vctx {
     ncztr_obj *o;
+    ncztr_chain *chain; /* the array's, owned by it */
+    char kind;          /* 'u' text, 'b' bytes, 'a' numbers (ncztr_zarray.vlen_kind) */
     ncztr_cgeom g;
     int rank;
     hsize_t shape[NCZTR_MAX_RANK];
@@ -44,17 +50,6 @@ typedef struct vctx {
     void *free_info;
 } vctx;
 
-static uint32_t le32(const unsigned char *p)
-{
-    return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
-}
-
-static void put_le32(unsigned char *p, uint32_t v)
-{
-    for (int i = 0; i < 4; i++)
-        p[i] = (unsigned char)(v >> (8 * i));
-}
-
 static void free_elems(hvl_t *el, size_t n)
 {
     if (!el)
@@ -64,76 +59,41 @@ static void free_elems(hvl_t *el, size_t n)
     free(el);
 }
 
-/* Decodes a chunk object into nel sequences of bsz-byte numbers. */
+/* Decodes a chunk object into its elements, through the array's codec chain. */
 static herr_t decode(const vctx *x, const char *key, const unsigned char *buf, size_t len, hvl_t **out)
 {
-    herr_t ret = SUCCEED;
-    size_t nel = x->g.chunk_elems, bsz = x->fbsz, pos = 4;
-    hvl_t *el = NULL;
-    if (len < 4)
-        NCZ_GOTO(FAIL, NCZ_E_FORMAT,
-                 "dataset \"%s\": chunk \"%s\" holds %zu bytes, too few for a vlen-array chunk", x->g.path,
-                 key, len);
-    if (le32(buf) != nel)
-        NCZ_GOTO(FAIL, NCZ_E_FORMAT, "dataset \"%s\": chunk \"%s\" holds %lu sequences, expected %zu",
-                 x->g.path, key, (unsigned long)le32(buf), nel);
-    el = calloc(nel ? nel : 1, sizeof *el);
-    NCZ_CHECK_ALLOC(el, FAIL);
-    for (size_t i = 0; i < nel; i++) {
-        if (len - pos < 4)
-            NCZ_GOTO(FAIL, NCZ_E_FORMAT, "dataset \"%s\": chunk \"%s\" ends inside sequence %zu", x->g.path,
-                     key, i);
-        size_t l = le32(buf + pos);
-        pos += 4;
-        if (l > len - pos || l % bsz)
-            NCZ_GOTO(FAIL, NCZ_E_FORMAT, "dataset \"%s\": chunk \"%s\": sequence %zu has %zu bytes, %s",
-                     x->g.path, key, i, l,
-                     l % bsz ? "not a whole number of elements" : "more than the chunk holds");
-        if (l) {
-            if (!(el[i].p = malloc(l)))
-                NCZ_GOTO(FAIL, NCZ_E_NOMEM, "out of memory reading chunk \"%s\"", key);
-            memcpy(el[i].p, buf + pos, l);
-        }
-        el[i].len = l / bsz;
-        pos += l;
+    size_t nel = x->g.chunk_elems;
+    ncztr_cerr e;
+    hvl_t *el = calloc(nel ? nel : 1, sizeof *el);
+    if (!el)
+        return NCZ_PUSH(NCZ_E_NOMEM, "out of memory reading chunk \"%s\"", key);
+    if (ncztr_chain_decode(x->chain, buf, len, el, nel * sizeof *el, &e) < 0) {
+        free(el); /* the codec freed the elements it had made */
+        return ncztr_codec_failed(x->o, "decode", key, &e);
     }
-    if (pos != len)
-        NCZ_GOTO(FAIL, NCZ_E_FORMAT, "dataset \"%s\": chunk \"%s\" has %zu bytes after its last sequence",
-                 x->g.path, key, len - pos);
     *out = el;
-    el = NULL;
-done:
-    free_elems(el, nel);
-    return ret;
+    return SUCCEED;
 }
 
-static herr_t encode(const vctx *x, const char *key, const hvl_t *el, unsigned char **out, size_t *outlen)
+/* The elements of a chunk never written: empty, or text's fill value. */
+static hvl_t *missing(const vctx *x)
 {
-    size_t nel = x->g.chunk_elems, bsz = x->fbsz, total = 4;
-    for (size_t i = 0; i < nel; i++) {
-        if (el[i].len > UINT32_MAX / bsz || total > SIZE_MAX - 4 - el[i].len * bsz)
-            return NCZ_PUSH(NCZ_E_NOTREPR,
-                            "dataset \"%s\": chunk \"%s\": a sequence of %zu elements is too long for the "
-                            "vlen-array codec (4 GiB)",
-                            x->g.path, key, el[i].len);
-        total += 4 + el[i].len * bsz;
+    size_t nel = x->g.chunk_elems;
+    hvl_t *el = calloc(nel ? nel : 1, sizeof *el);
+    const char *fill = x->o->arr->za.vlen_fill;
+    size_t fl = fill ? strlen(fill) : 0;
+    for (size_t i = 0; el && fl && i < nel; i++) {
+        if (!(el[i].p = malloc(fl))) {
+            free_elems(el, i);
+            el = NULL;
+            break;
+        }
+        memcpy(el[i].p, fill, fl);
+        el[i].len = fl;
     }
-    unsigned char *buf = malloc(total), *p = buf;
-    if (!buf)
-        return NCZ_PUSH(NCZ_E_NOMEM, "out of memory writing chunk \"%s\"", key);
-    put_le32(p, (uint32_t)nel);
-    p += 4;
-    for (size_t i = 0; i < nel; i++) {
-        size_t l = el[i].len * bsz;
-        put_le32(p, (uint32_t)l);
-        p += 4;
-        if (l)
-            memcpy(p, el[i].p, l);
-        p += l;
-    }
-    *out = buf;
-    *outlen = total;
-    return SUCCEED;
+    if (!el)
+        NCZ_PUSH(NCZ_E_NOMEM, "out of memory");
+    return el;
 }
 
 /* ---------------------------------------------------------------- chunk table */
@@ -200,10 +160,8 @@ static vchunk *get_chunk(vctx *x, const uint64_t *coord)
     c->lin = lin;
     nczm_status st = nczm_read_all(map, key, &buf, &len);
     if (st == NCZM_NOTFOUND) {
-        if (!(c->el = calloc(x->g.chunk_elems ? x->g.chunk_elems : 1, sizeof *c->el))) {
-            NCZ_PUSH(NCZ_E_NOMEM, "out of memory");
+        if (!(c->el = missing(x)))
             goto fail;
-        }
     } else if (st != NCZM_OK) {
         NCZ_PUSH(NCZ_E_STORE, "dataset \"%s\": cannot read chunk \"%s\": %s", x->g.path, key,
                  nczm_errmsg(map));
@@ -320,6 +278,36 @@ static herr_t move_elem(vctx *x, bool write, hsize_t fidx, hvl_t *mem)
     return SUCCEED;
 }
 
+/* Text: the application's char * (NULL reads as empty) <-> the element's bytes. A read
+ * gives a NUL-terminated copy from the plist's allocator. */
+static herr_t move_text(vctx *x, bool write, hsize_t fidx, char **mem)
+{
+    vchunk *c = NULL;
+    hvl_t *e = element(x, fidx, &c);
+    if (!e)
+        return FAIL;
+    if (write) {
+        size_t l = *mem ? strlen(*mem) : 0;
+        hvl_t nv = {l, NULL};
+        if (l && !(nv.p = malloc(l)))
+            return NCZ_PUSH(NCZ_E_NOMEM, "out of memory for a string of %zu bytes", l);
+        if (l)
+            memcpy(nv.p, *mem, l);
+        free(e->p);
+        *e = nv;
+        c->dirty = true;
+        return SUCCEED;
+    }
+    char *t = x->alloc ? x->alloc(e->len + 1, x->alloc_info) : malloc(e->len + 1);
+    if (!t)
+        return NCZ_PUSH(NCZ_E_NOMEM, "out of memory for a string of %zu bytes", e->len);
+    if (e->len)
+        memcpy(t, e->p, e->len);
+    t[e->len] = '\0';
+    *mem = t;
+    return SUCCEED;
+}
+
 /* ---------------------------------------------------------------- selections */
 
 typedef struct seqit {
@@ -378,6 +366,15 @@ static void give_back(vctx *x, hid_t mem_space, void *buf, size_t msz, size_t n)
     if (seqit_start(&ms, mem_space) < 0)
         return;
     for (size_t i = 0; i < n && seqit_next(&ms, &mi) > 0; i++) {
+        if (x->kind == 'u') {
+            char **t = (char **)((unsigned char *)buf + mi * msz);
+            if (x->free_fn)
+                x->free_fn(*t, x->free_info);
+            else if (!x->alloc)
+                free(*t);
+            *t = NULL;
+            continue;
+        }
         hvl_t *h = (hvl_t *)((unsigned char *)buf + mi * msz);
         if (h->p) {
             if (x->free_fn)
@@ -393,6 +390,14 @@ static void give_back(vctx *x, hid_t mem_space, void *buf, size_t msz, size_t n)
 
 static herr_t check_mem_type(vctx *x, hid_t mem_type)
 {
+    if (x->kind == 'u') {
+        if (H5Tis_variable_str(mem_type) <= 0)
+            return NCZ_PUSH(NCZ_E_ARGS,
+                            "dataset \"%s\" holds variable-length strings: the memory type must be one too "
+                            "(H5Tset_size(type, H5T_VARIABLE))",
+                            x->g.path);
+        return SUCCEED;
+    }
     if (H5Tget_class(mem_type) != H5T_VLEN || H5Tis_variable_str(mem_type) > 0)
         return NCZ_PUSH(NCZ_E_ARGS,
                         "dataset \"%s\" holds variable-length sequences of numbers: the memory type must be "
@@ -421,7 +426,15 @@ static herr_t store_dirty(vctx *x)
         size_t len = 0;
         if (!key)
             return FAIL;
-        herr_t r = encode(x, key, c->el, &buf, &len);
+        ncztr_cerr e;
+        herr_t r = SUCCEED;
+        void *enc = NULL;
+        if (ncztr_chain_encode(x->chain, c->el, x->g.chunk_elems * sizeof *c->el, &enc, &len, &e) < 0)
+            r = ncztr_codec_failed(x->o, "encode", key, &e);
+        if (r == SUCCEED && enc == (void *)c->el) /* an object codec always makes new bytes */
+            r = NCZ_PUSH(NCZ_E_INTERNAL, "dataset \"%s\": chunk \"%s\" was not encoded", x->g.path, key);
+        else
+            buf = enc;
         if (r == SUCCEED && nczm_write(map, key, buf, len) != NCZM_OK)
             r = NCZ_PUSH(NCZ_E_STORE, "dataset \"%s\": cannot write chunk \"%s\": %s", x->g.path, key,
                          nczm_errmsg(map));
@@ -449,9 +462,9 @@ herr_t ncztr_vlen_io(ncztr_obj *o, hid_t mem_type, hid_t mem_space, hid_t file_s
         return FAIL;
     if (write && o->file->readonly)
         NCZ_GOTO(FAIL, NCZ_E_ARGS, "cannot write dataset \"%s\": the store is open read-only", x.g.path);
-    if (a->za.compressor && !json_is_null(a->za.compressor))
-        NCZ_GOTO(FAIL, NCZ_E_UNSUPPORTED, "array \"%s\": codec \"%s\" is not supported yet", x.g.path,
-                 json_string_value(json_object_get(a->za.compressor, "id")));
+    x.kind = a->za.vlen_kind;
+    if (!(x.chain = ncztr_array_chain(o)))
+        NCZ_GOTO_QUIET(FAIL);
     if (check_mem_type(&x, mem_type) < 0)
         NCZ_GOTO_QUIET(FAIL);
     if ((x.fbase = ncztr_dtype_to_hdf5(&a->za.vlen_base)) < 0)
@@ -487,7 +500,8 @@ herr_t ncztr_vlen_io(ncztr_obj *o, hid_t mem_type, hid_t mem_space, hid_t file_s
             break;
         if (rm == 0)
             NCZ_GOTO(FAIL, NCZ_E_ARGS, "dataset \"%s\": the memory selection ended early", x.g.path);
-        if (move_elem(&x, write, fi, (hvl_t *)((unsigned char *)buf + mi * msz)) < 0)
+        void *m = (unsigned char *)buf + mi * msz;
+        if ((x.kind == 'u' ? move_text(&x, write, fi, m) : move_elem(&x, write, fi, m)) < 0)
             NCZ_GOTO_QUIET(FAIL);
     }
     if (write && store_dirty(&x) < 0)

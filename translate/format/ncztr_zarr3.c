@@ -169,6 +169,24 @@ herr_t ncztr_zarr3_array_from_json(const char *key, json_t *root, ncztr_zarray *
                      dt);
         if (ncztr_zarray_set_time(key, endian, dt[6] == 'd' ? 'M' : 'm', unit, &za) < 0)
             NCZ_GOTO_QUIET(FAIL);
+    } else if (!strcmp(dt, "fixed_length_utf32") || !strcmp(dt, "null_terminated_bytes")) {
+        /* numpy "U" and "S": {"configuration": {"length_bytes": n}} */
+        json_t *lb = json_object_get(json_object_get(j, "configuration"), "length_bytes");
+        json_int_t n = json_is_integer(lb) ? json_integer_value(lb) : 0;
+        bool u = dt[0] == 'f';
+        if (n < 1 || n > (1 << 26) || (u && n % 4))
+            NCZ_GOTO(FAIL, NCZ_E_FORMAT, "%s: data type \"%s\" needs a \"length_bytes\" of 1 to 2^26%s", key,
+                     dt, u ? ", a multiple of 4" : "");
+        char sdt[32];
+        snprintf(sdt, sizeof sdt, "|S%lld", (long long)n);
+        if (u ? ncztr_zarray_set_utf32(key, endian, (size_t)n / 4, &za) < 0
+              : ncztr_dtype_parse(sdt, key, &za.dtype) < 0)
+            NCZ_GOTO_QUIET(FAIL);
+    } else if (!strcmp(dt, "string") || !strcmp(dt, "variable_length_bytes")) {
+        /* elements of variable length: their array->bytes codec ("vlen-utf8", "vlen-bytes")
+         * is checked when the chain is built */
+        if (ncztr_zarray_set_vlen(key, dt[0] == 's' ? 'u' : 'b', NULL, &za) < 0)
+            NCZ_GOTO_QUIET(FAIL);
     } else {
         NCZ_GOTO(FAIL, NCZ_E_UNSUPPORTED, "%s: data type \"%s\" is not supported by the connector", key, dt);
     }
@@ -214,7 +232,13 @@ herr_t ncztr_zarr3_array_from_json(const char *key, json_t *root, ncztr_zarray *
     j = json_object_get(root, "fill_value");
     if (!j)
         NCZ_GOTO(FAIL, NCZ_E_FORMAT, "%s: missing \"fill_value\"", key);
-    if (!json_is_null(j)) {
+    if (za.dtype.tclass == NCZTR_T_VLEN) {
+        if (ncztr_zarray_vlen_fill(key, j, &za) < 0)
+            NCZ_GOTO_QUIET(FAIL);
+    } else if (za.utf32) {
+        if (ncztr_zarray_utf32_fill(key, j, &za) < 0)
+            NCZ_GOTO_QUIET(FAIL);
+    } else if (!json_is_null(j)) {
         char what[600];
         snprintf(what, sizeof what, "%s: \"fill_value\"", key);
         if (!(za.fill = malloc(za.dtype.size)))
@@ -252,11 +276,16 @@ static json_t *v3_data_type(const char *key, const ncztr_zarray *za)
 {
     const ncztr_dtype *dt = &za->dtype;
     char name[32] = "";
+    if (za->utf32 || dt->tclass == NCZTR_T_STRING || dt->tclass == NCZTR_T_CHAR)
+        return json_pack("{s:s, s:{s:I}}", "name", za->utf32 ? "fixed_length_utf32" : "null_terminated_bytes",
+                         "configuration", "length_bytes", (json_int_t)dt->size);
     if (za->time_kind)
         return json_pack("{s:s, s:{s:s, s:i}}", "name",
                          za->time_kind == 'M' ? "numpy.datetime64" : "numpy.timedelta64", "configuration",
                          "unit", za->time_unit, "scale_factor", 1);
-    if (za->complex)
+    if (dt->tclass == NCZTR_T_VLEN && za->vlen_kind != 'a')
+        snprintf(name, sizeof name, "%s", za->vlen_kind == 'u' ? "string" : "variable_length_bytes");
+    else if (za->complex)
         snprintf(name, sizeof name, "complex%zu", dt->size * 8);
     else if (dt->is_bool)
         snprintf(name, sizeof name, "bool");
@@ -275,6 +304,10 @@ static json_t *v3_data_type(const char *key, const ncztr_zarray *za)
 /* The fill value as v3 writes it. */
 static json_t *v3_fill(const ncztr_zarray *za)
 {
+    if (za->dtype.tclass == NCZTR_T_VLEN)
+        return json_string(za->vlen_fill ? za->vlen_fill : "");
+    if (za->utf32)
+        return json_string("");
     if (!za->has_fill)
         return json_integer(0); /* v3 requires one: the zero of the type */
     if (za->complex) {

@@ -1,6 +1,7 @@
 /* .zarray parse/validate and emit (Zarr v2 array metadata). */
 #include "ncztr_zarray.h"
 
+#include <ctype.h>
 #include <stdio.h>
 #include <inttypes.h>
 #include <stdlib.h>
@@ -15,6 +16,7 @@ void ncztr_zarray_clear(ncztr_zarray *za)
     if (!za)
         return;
     free(za->fill);
+    free(za->vlen_fill);
     json_decref(za->compressor);
     json_decref(za->filters);
     json_decref(za->codecs);
@@ -56,39 +58,58 @@ static int is_codec(const json_t *c)
     return json_is_object(c) && json_is_string(json_object_get(c, "id"));
 }
 
-/* An object array ("|O") whose first filter is numcodecs' "vlen-array" (the object codec
- * zarr-python stores ragged arrays with). */
-static int is_vlen_array(json_t *root, const char *dtype)
+/* An object array ("|O") whose first filter is one of numcodecs' object codecs: "vlen-utf8"
+ * and "vlen-bytes" (how zarr-python 2 and 3 store text and bytes in v2) or "vlen-array"
+ * (ragged arrays of numbers). The kind ('u', 'b', 'a'), or 0. */
+static char vlen_kind_of(json_t *root, const char *dtype)
 {
     json_t *f = json_object_get(root, "filters");
-    json_t *id = json_is_array(f) ? json_object_get(json_array_get(f, 0), "id") : NULL;
-    return strcmp(dtype, "|O") == 0 && json_is_string(id) && strcmp(json_string_value(id), "vlen-array") == 0;
+    const char *id = json_is_array(f) ? json_string_value(json_object_get(json_array_get(f, 0), "id")) : NULL;
+    if (strcmp(dtype, "|O") != 0 || !id)
+        return 0;
+    return !strcmp(id, "vlen-utf8")    ? 'u'
+           : !strcmp(id, "vlen-bytes") ? 'b'
+           : !strcmp(id, "vlen-array") ? 'a'
+                                       : 0;
 }
 
-static herr_t vlen_dtype(const char *key, json_t *root, ncztr_zarray *za)
+herr_t ncztr_zarray_set_vlen(const char *key, char kind, const json_t *codec, ncztr_zarray *za)
 {
     herr_t ret = SUCCEED;
-    json_t *f = json_object_get(root, "filters");
-    json_t *bt = json_object_get(json_array_get(f, 0), "dtype");
     char what[600];
-    if (json_array_size(f) != 1)
-        NCZ_GOTO(FAIL, NCZ_E_UNSUPPORTED,
-                 "%s: filters after \"vlen-array\" are not supported (%zu filters in all)", key,
-                 json_array_size(f));
-    snprintf(what, sizeof what, "%s: the \"dtype\" of filter \"vlen-array\"", key);
-    if (!json_is_string(bt))
-        NCZ_GOTO(FAIL, NCZ_E_FORMAT, "%s must be a string", what);
-    if (ncztr_dtype_parse(json_string_value(bt), what, &za->vlen_base) < 0)
+    if (kind == 'a') {
+        json_t *bt = json_object_get(codec, "dtype");
+        snprintf(what, sizeof what, "%s: the \"dtype\" of codec \"vlen-array\"", key);
+        if (!json_is_string(bt))
+            NCZ_GOTO(FAIL, NCZ_E_FORMAT, "%s must be a string", what);
+        if (ncztr_dtype_parse(json_string_value(bt), what, &za->vlen_base) < 0)
+            NCZ_GOTO_QUIET(FAIL);
+        if (za->vlen_base.tclass != NCZTR_T_INT && za->vlen_base.tclass != NCZTR_T_UINT &&
+            za->vlen_base.tclass != NCZTR_T_FLOAT)
+            NCZ_GOTO(FAIL, NCZ_E_UNSUPPORTED, "%s is \"%s\": only sequences of numbers are supported", what,
+                     za->vlen_base.zarr);
+    } else if (ncztr_dtype_parse("|u1", key, &za->vlen_base) < 0) {
         NCZ_GOTO_QUIET(FAIL);
-    if (za->vlen_base.tclass != NCZTR_T_INT && za->vlen_base.tclass != NCZTR_T_UINT &&
-        za->vlen_base.tclass != NCZTR_T_FLOAT)
-        NCZ_GOTO(FAIL, NCZ_E_UNSUPPORTED, "%s is \"%s\": only sequences of numbers are supported", what,
-                 za->vlen_base.zarr);
+    }
+    za->vlen_kind = kind;
     za->dtype.tclass = NCZTR_T_VLEN;
     za->dtype.size = sizeof(hvl_t);
     snprintf(za->dtype.zarr, sizeof za->dtype.zarr, "|O");
 done:
     return ret;
+}
+
+herr_t ncztr_zarray_vlen_fill(const char *key, const json_t *j, ncztr_zarray *za)
+{
+    /* sequences: unwritten elements are empty; text: zarr-python writes "" (v2 may hold 0
+     * or null, numpy's object default) */
+    if (za->vlen_kind == 'a' || !j || json_is_null(j) || (json_is_integer(j) && json_integer_value(j) == 0))
+        return SUCCEED;
+    if (!json_is_string(j))
+        return NCZ_PUSH(NCZ_E_FORMAT, "%s: the \"fill_value\" of a text array must be a string", key);
+    if (json_string_length(j) && !(za->vlen_fill = strndup(json_string_value(j), json_string_length(j))))
+        return NCZ_PUSH(NCZ_E_NOMEM, "out of memory reading %s", key);
+    return SUCCEED;
 }
 
 herr_t ncztr_zarray_parse(const char *key, const char *text, size_t len, ncztr_zarray *out)
@@ -157,6 +178,13 @@ herr_t ncztr_zarray_from_json(const char *key, json_t *root, ncztr_zarray *out)
                sscanf(dts + 3, "[%7[A-Za-z]]", tunit) == 1) {
         if (ncztr_zarray_set_time(key, dts[0], dts[1], tunit, &za) < 0)
             NCZ_GOTO_QUIET(FAIL);
+    } else if (dts && strchr("<>|", dts[0]) && dts[1] == 'U' && isdigit((unsigned char)dts[2])) {
+        char *end = NULL;
+        unsigned long n = strtoul(dts + 2, &end, 10);
+        if (*end || n == 0 || n > (1u << 24))
+            NCZ_GOTO(FAIL, NCZ_E_FORMAT, "%s: dtype \"%s\": a text length of 1 to 2^24 characters", key, dts);
+        if (ncztr_zarray_set_utf32(key, dts[0] == '>' ? '>' : '<', n, &za) < 0)
+            NCZ_GOTO_QUIET(FAIL);
     } else if (json_is_array(j)) {
         /* structured dtype: validated by building its packed HDF5 type */
         hid_t st = ncztr_struct_to_hdf5(j, key);
@@ -172,8 +200,9 @@ herr_t ncztr_zarray_from_json(const char *key, json_t *root, ncztr_zarray *out)
             NCZ_GOTO(FAIL, NCZ_E_NOMEM, "out of memory reading %s", key);
     } else if (!json_is_string(j)) {
         NCZ_GOTO(FAIL, NCZ_E_FORMAT, "%s: \"dtype\" must be a string or a list of fields", key);
-    } else if (is_vlen_array(root, json_string_value(j))) {
-        if (vlen_dtype(key, root, &za) < 0)
+    } else if (vlen_kind_of(root, json_string_value(j))) {
+        if (ncztr_zarray_set_vlen(key, vlen_kind_of(root, json_string_value(j)),
+                                  json_array_get(json_object_get(root, "filters"), 0), &za) < 0)
             NCZ_GOTO_QUIET(FAIL);
     } else if (ncztr_dtype_parse(json_string_value(j), key, &za.dtype) < 0) {
         NCZ_GOTO_QUIET(FAIL);
@@ -199,7 +228,13 @@ herr_t ncztr_zarray_from_json(const char *key, json_t *root, ncztr_zarray *out)
 
     /* Zarr v2 requires fill_value; an absent one is read as null (no fill). */
     j = json_object_get(root, "fill_value");
-    if (j && !json_is_null(j) && za.dtype.tclass != NCZTR_T_VLEN) {
+    if (za.dtype.tclass == NCZTR_T_VLEN) {
+        if (ncztr_zarray_vlen_fill(key, j, &za) < 0)
+            NCZ_GOTO_QUIET(FAIL);
+    } else if (za.utf32) {
+        if (ncztr_zarray_utf32_fill(key, j, &za) < 0)
+            NCZ_GOTO_QUIET(FAIL);
+    } else if (j && !json_is_null(j)) {
         snprintf(what, sizeof what, "%s: \"fill_value\"", key);
         if (za.complex || za.time_kind) {
             if (ncztr_zarray_special_fill(key, j, &za) < 0)
@@ -288,9 +323,11 @@ char *ncztr_zarray_dump(const ncztr_zarray *za)
     if (za->dtype.tclass == NCZTR_T_STRUCT) {
         if (!json_is_array(za->structured))
             NCZ_GOTO(NULL, NCZ_E_ARGS, ".zarray: structured dtype without its field list");
+    } else if (za->utf32) {
+        /* "<U<n>", kept as read */
     } else if (za->dtype.tclass == NCZTR_T_VLEN) {
-        if (!json_is_array(za->filters) || json_array_size(za->filters) != 1)
-            NCZ_GOTO(NULL, NCZ_E_ARGS, ".zarray: an object dtype without its \"vlen-array\" filter");
+        if (!json_is_array(za->filters) || json_array_size(za->filters) < 1)
+            NCZ_GOTO(NULL, NCZ_E_ARGS, ".zarray: an object dtype without its object codec filter");
     } else if (ncztr_dtype_parse(za->dtype.zarr, ".zarray: dtype", &check) < 0) {
         NCZ_GOTO_QUIET(NULL);
     } else if (check.tclass != za->dtype.tclass || check.size != za->dtype.size ||
@@ -345,6 +382,10 @@ char *ncztr_zarray_dump(const ncztr_zarray *za)
             if (ncztr_dtype_parse(pt, ".zarray", &part) == SUCCEED)
                 f = json_pack("[o,o]", ncztr_json_from_elem(&part, za->fill, "fill_value"),
                               ncztr_json_from_elem(&part, za->fill + part.size, "fill_value"));
+        } else if (za->utf32) {
+            f = json_string("");
+        } else if (za->dtype.tclass == NCZTR_T_VLEN) {
+            f = za->vlen_kind == 'a' ? json_null() : json_string(za->vlen_fill ? za->vlen_fill : "");
         } else {
             f = ncztr_fill_to_json(&za->dtype, za->has_fill ? za->fill : NULL);
         }
@@ -389,6 +430,31 @@ char *ncztr_chunk_key_at(const char *prefix, int rank, char dimsep, bool chunk_c
         n += (size_t)snprintf(s + n, cap - n, "%" PRIu64, idx[k]);
     }
     return s;
+}
+
+herr_t ncztr_zarray_set_utf32(const char *key, char endian, size_t nchars, ncztr_zarray *za)
+{
+    char dt[32];
+    snprintf(dt, sizeof dt, "|S%zu", 4 * nchars);
+    if (ncztr_dtype_parse(dt, key, &za->dtype) < 0)
+        return FAIL;
+    snprintf(za->dtype.zarr, sizeof za->dtype.zarr, "%cU%zu", endian, nchars);
+    za->utf32 = endian;
+    return SUCCEED;
+}
+
+herr_t ncztr_zarray_utf32_fill(const char *key, const json_t *j, ncztr_zarray *za)
+{
+    if (j && !json_is_null(j) && !(json_is_integer(j) && json_integer_value(j) == 0) &&
+        !(json_is_string(j) && json_string_length(j) == 0))
+        return NCZ_PUSH(NCZ_E_UNSUPPORTED,
+                        "%s: a fill value other than \"\" for fixed-width text (%s) is not "
+                        "supported",
+                        key, za->dtype.zarr);
+    if (!(za->fill = calloc(1, za->dtype.size)))
+        return NCZ_PUSH(NCZ_E_NOMEM, "out of memory reading %s", key);
+    za->has_fill = 1;
+    return SUCCEED;
 }
 
 herr_t ncztr_zarray_set_complex(const char *key, char endian, size_t esz, ncztr_zarray *za)

@@ -23,7 +23,13 @@ typedef struct ncztr_zarray {
     bool complex;          /* numpy complex (<c8, <c16; v3 complex64/128): the structure {r, i} */
     char time_kind;        /* numpy datetime64 'M' or timedelta64 'm' (an int64 dtype), else 0 */
     char time_unit[8];     /* its unit ("s", "ns", "D", ...) */
-    ncztr_dtype vlen_base; /* dtype.tclass == NCZTR_T_VLEN: the numbers of each sequence */
+    char utf32;            /* numpy fixed-width text ("<U<n>", v3 "fixed_length_utf32"): '<' or '>'
+                              its byte order; dtype is then "|S<4n>" (zarr text "<U<n>"): the chain
+                              shows its n UTF-32 code points as 4n bytes of NUL-padded UTF-8 */
+    ncztr_dtype vlen_base; /* dtype.tclass == NCZTR_T_VLEN: the numbers of each sequence (|u1 for
+                              text and bytes) */
+    char vlen_kind;        /* NCZTR_T_VLEN: 'a' vlen-array, 'u' vlen-utf8 (text), 'b' vlen-bytes */
+    char *vlen_fill;       /* 'u'/'b': the text of a non-empty fill value, else NULL (malloc'ed) */
 } ncztr_zarray;
 
 /* Parses and validates .zarray text. `key` is used in messages. Checks: valid JSON object;
@@ -32,9 +38,10 @@ typedef struct ncztr_zarray {
  * dtype size fits in 2^62 bytes and each dimension's chunk count fits in uint64; dtype
  * parses; fill_value decodes; order is "C" or "F"; dimension_separator absent, "." or
  * "/"; compressor null or object with a string "id"; filters null or array of such.
- * dtype "|O" (an object array) is read when its first filter is numcodecs' "vlen-array"
- * with a number dtype (NCZTR_T_VLEN); its fill_value is ignored (unwritten elements are
- * empty sequences). */
+ * dtype "|O" (an object array) is read when its first filter is one of numcodecs' object
+ * codecs (NCZTR_T_VLEN): "vlen-utf8" (text), "vlen-bytes" or "vlen-array" with a number
+ * dtype; the filters after it and the compressor are its bytes->bytes codecs. A text fill
+ * value is kept (vlen_fill); sequences have none (unwritten elements are empty). */
 herr_t ncztr_zarray_parse(const char *key, const char *text, size_t len, ncztr_zarray *out);
 /* The same checks on .zarray already parsed (with ncztr_json_parse_object, so that large
  * uint64 literals are marked); root stays the caller's. */
@@ -55,6 +62,14 @@ void ncztr_zarray_clear(ncztr_zarray *za);
  * (h5py's spelling); datetime64 / timedelta64 of a unit as int64 (kind 'M' or 'm'). */
 herr_t ncztr_zarray_set_complex(const char *key, char endian, size_t esz, ncztr_zarray *za);
 herr_t ncztr_zarray_set_time(const char *key, char endian, char kind, const char *unit, ncztr_zarray *za);
+/* numpy's fixed-width text of nchars UTF-32 code points in byte order endian; its fill
+ * value must be empty (null, 0 or ""). */
+herr_t ncztr_zarray_set_utf32(const char *key, char endian, size_t nchars, ncztr_zarray *za);
+herr_t ncztr_zarray_utf32_fill(const char *key, const json_t *fill, ncztr_zarray *za);
+/* Object arrays: kind 'u' (vlen-utf8), 'b' (vlen-bytes) or 'a' (vlen-array, whose codec
+ * (v2's object, v3's configuration) names the numbers' "dtype"); and their fill value. */
+herr_t ncztr_zarray_set_vlen(const char *key, char kind, const json_t *codec, ncztr_zarray *za);
+herr_t ncztr_zarray_vlen_fill(const char *key, const json_t *fill, ncztr_zarray *za);
 /* Their fill values: complex [re, im] (numbers or "NaN"/"Infinity"/"-Infinity"), or the
  * record's Base64; time an integer or "NaT". */
 herr_t ncztr_zarray_special_fill(const char *key, json_t *value, ncztr_zarray *za);

@@ -58,55 +58,6 @@ const char *ncztr_array_load_error(const ncztr_obj *o)
     return o->arr->load_error;
 }
 
-hid_t ncztr_array_elem_type(const ncztr_array *a)
-{
-    if (a->za.dtype.tclass == NCZTR_T_VLEN) {
-        hid_t base = ncztr_dtype_to_hdf5(&a->za.vlen_base);
-        hid_t t = base >= 0 ? H5Tvlen_create(base) : H5I_INVALID_HID;
-        if (base >= 0)
-            H5Tclose(base);
-        return t;
-    }
-    /* enum, compound, array: the packed form of the HDF5 type (its layout is the chunk's) */
-    if (a->type >= 0 && ncztr_ctype_is_special(a->type))
-        return ncztr_ctype_storage(a->type, "dataset");
-    /* Zarr "S" values are raw bytes: a fixed string dataset keeps the application's
-     * padding and character set, so that its own type reads back what it wrote, byte for
-     * byte (as a native HDF5 dataset does). */
-    if (!a->vlen_string && (a->za.dtype.tclass == NCZTR_T_STRING || a->za.dtype.tclass == NCZTR_T_CHAR) &&
-        a->type >= 0 && H5Tget_class(a->type) == H5T_STRING && H5Tis_variable_str(a->type) == 0 &&
-        H5Tget_size(a->type) == a->za.dtype.size)
-        return H5Tcopy(a->type);
-    return ncztr_dtype_to_hdf5(&a->za.dtype);
-}
-
-bool ncztr_is_half_float(hid_t type)
-{
-    size_t spos, epos, esize, mpos, msize;
-    return H5Tget_class(type) == H5T_FLOAT && H5Tget_size(type) == 2 &&
-           H5Tget_fields(type, &spos, &epos, &esize, &mpos, &msize) >= 0 && esize == 5 && msize == 10 &&
-           (H5Tget_order(type) == H5T_ORDER_LE || H5Tget_order(type) == H5T_ORDER_BE);
-}
-
-hid_t ncztr_array_storage_type(const ncztr_obj *o)
-{
-    hid_t t = ncztr_array_elem_type(o->arr);
-    if (t < 0)
-        NCZ_PUSH(NCZ_E_INTERNAL, "dataset \"%s\": no HDF5 type for dtype %s", o->name, o->arr->za.dtype.zarr);
-    return t;
-}
-
-static hid_t vlen_string_type(void)
-{
-    hid_t t = H5Tcopy(H5T_C_S1);
-    /* ASCII, HDF5's default for C strings: what HDF5 programs create and h5dump shows. */
-    if (t >= 0 && H5Tset_size(t, H5T_VARIABLE) < 0) {
-        H5Tclose(t);
-        t = H5I_INVALID_HID;
-    }
-    return t;
-}
-
 /* Picks chunk shape for a dataset created without chunks: whole dimensions from the
  * fastest-varying end, halving the slowest ones until a chunk fits the budget. */
 static void auto_chunks(int rank, const uint64_t *shape, size_t esize, uint64_t *chunks)
@@ -126,50 +77,6 @@ static void auto_chunks(int rank, const uint64_t *shape, size_t esize, uint64_t 
             break;
         chunks[k] = (chunks[k] + 1) / 2;
     }
-}
-
-static herr_t fill_from_dcpl(hid_t dcpl, const ncztr_dtype *dt, bool vlen, hid_t stype, ncztr_zarray *za,
-                             bool *never, const char *name)
-{
-    herr_t ret = SUCCEED;
-    H5D_fill_time_t ft = H5D_FILL_TIME_IFSET;
-    H5D_fill_value_t st = H5D_FILL_VALUE_DEFAULT;
-    if (H5Pget_fill_time(dcpl, &ft) < 0 || H5Pfill_value_defined(dcpl, &st) < 0)
-        NCZ_GOTO(FAIL, NCZ_E_HDF5, "dataset \"%s\": cannot read fill settings from the creation plist", name);
-    za->fill = calloc(1, dt->size);
-    NCZ_CHECK_ALLOC(za->fill, FAIL);
-    *never = ft == H5D_FILL_TIME_NEVER;
-    if (*never) {
-        za->has_fill = 0;
-        NCZ_GOTO_QUIET(SUCCEED);
-    }
-    za->has_fill = 1;
-    if (st != H5D_FILL_VALUE_USER_DEFINED)
-        NCZ_GOTO_QUIET(SUCCEED); /* HDF5's default fill is zero */
-    if (vlen) {
-        char *s = NULL;
-        hid_t vt = vlen_string_type();
-        if (vt < 0 || H5Pget_fill_value(dcpl, vt, &s) < 0) {
-            if (vt >= 0)
-                H5Tclose(vt);
-            NCZ_GOTO(FAIL, NCZ_E_HDF5, "dataset \"%s\": cannot read the string fill value", name);
-        }
-        H5Tclose(vt);
-        if (s) {
-            size_t l = strlen(s);
-            if (l > dt->size) {
-                free(s);
-                NCZ_GOTO(FAIL, NCZ_E_ARGS, "dataset \"%s\": fill value string is longer than %zu bytes", name,
-                         dt->size);
-            }
-            memcpy(za->fill, s, l);
-            free(s);
-        }
-    } else if (H5Pget_fill_value(dcpl, stype, za->fill) < 0) {
-        NCZ_GOTO(FAIL, NCZ_E_HDF5, "dataset \"%s\": cannot convert the fill value to the dataset type", name);
-    }
-done:
-    return ret;
 }
 
 /* The longest key suffix an array of this rank adds below its own key: "/.zattrs" or a
@@ -200,7 +107,16 @@ static herr_t build_array(ncztr_file *f, const char *name, hid_t type, hid_t spa
     bool half = ncztr_is_half_float(type);
     H5T_class_t tcls = H5Tget_class(type);
     bool special = tcls == H5T_COMPOUND || tcls == H5T_ARRAY || tcls == H5T_ENUM;
-    if (tcls == H5T_VLEN) {
+    /* Zarr v3 has variable-length text ("string", vlen-utf8) where NCZarr v2 stores netCDF's
+     * strings as fixed-width "|S" for netCDF-C */
+    bool vtext = isvlen > 0 && f->zarr_format == 3;
+    if (vtext) {
+        if (ncztr_zarray_set_vlen(name, 'u', NULL, za) < 0)
+            NCZ_GOTO_QUIET(FAIL);
+        if (!(za->filters = json_pack("[{s:s}]", "id", "vlen-utf8")))
+            NCZ_GOTO(FAIL, NCZ_E_NOMEM, "out of memory");
+        a->vlen_string = false;
+    } else if (tcls == H5T_VLEN) {
         /* numcodecs' "vlen-array" object arrays: zarr-python reads them (netCDF-C cannot,
          * so they are listed apart, as structured arrays are) */
         if (ncztr_vlen_from_hdf5(type, name, za) < 0)
@@ -290,7 +206,8 @@ static herr_t build_array(ncztr_file *f, const char *name, hid_t type, hid_t spa
     za->order = 'C';
     za->dimsep = '.';
     a->type = tcls == H5T_VLEN                                        ? ncztr_array_elem_type(a)
-              : a->vlen_string                                        ? vlen_string_type()
+              : vtext                                                 ? H5Tcopy(type)
+              : a->vlen_string                                        ? ncztr_vlen_string_type(H5T_CSET_ASCII)
               : half || special || (H5Tget_class(type) == H5T_STRING) ? H5Tcopy(type)
                                                                       : ncztr_dtype_to_hdf5(&za->dtype);
     if (a->type < 0)
@@ -306,7 +223,11 @@ static herr_t build_array(ncztr_file *f, const char *name, hid_t type, hid_t spa
                      "dataset \"%s\": a fill value for variable-length sequences is not representable in "
                      "NCZarr (unwritten elements are empty sequences)",
                      name);
-    } else if (fill_from_dcpl(dcpl, &za->dtype, a->vlen_string, stype, za, &a->fill_never, name) < 0) {
+    } else if (vtext) {
+        if (ncztr_array_text_fill_from_dcpl(dcpl, type, za, name) < 0)
+            NCZ_GOTO_QUIET(FAIL);
+    } else if (ncztr_array_fill_from_dcpl(dcpl, &za->dtype, a->vlen_string, stype, za, &a->fill_never, name) <
+               0) {
         NCZ_GOTO_QUIET(FAIL);
     }
     if ((a->dcpl = H5Pcopy(dcpl)) < 0)
@@ -316,12 +237,20 @@ static herr_t build_array(ncztr_file *f, const char *name, hid_t type, hid_t spa
     hsize_t cdims[NCZTR_MAX_RANK];
     for (int k = 0; k < za->rank; k++)
         cdims[k] = za->chunks[k];
-    if (tcls == H5T_VLEN) {
-        /* the "vlen-array" filter is set by ncztr_vlen_from_hdf5; other codecs after it are
-         * not supported (translate/data/ncztr_vlen.c) */
-        if (H5Pget_nfilters(dcpl) > 0)
-            NCZ_GOTO(FAIL, NCZ_E_UNSUPPORTED,
-                     "dataset \"%s\": filters on variable-length sequences are not supported", name);
+    if (za->dtype.tclass == NCZTR_T_VLEN) {
+        /* the object codec (set above) first, then the filters, which see a stream of bytes */
+        json_t *obj = json_incref(json_array_get(za->filters, 0));
+        json_decref(za->filters);
+        za->filters = NULL;
+        herr_t r = ncztr_codecs_from_dcpl(a->dcpl, H5T_NATIVE_UCHAR, za->rank, cdims, name, &za->filters,
+                                          &za->compressor);
+        if (r == SUCCEED && !za->filters && !(za->filters = json_array()))
+            r = NCZ_PUSH(NCZ_E_NOMEM, "out of memory");
+        if (r == SUCCEED && json_array_insert(za->filters, 0, obj) < 0)
+            r = NCZ_PUSH(NCZ_E_NOMEM, "out of memory");
+        json_decref(obj);
+        if (r < 0)
+            NCZ_GOTO_QUIET(FAIL);
     } else if (ncztr_codecs_from_dcpl(a->dcpl, stype, za->rank, cdims, name, &za->filters, &za->compressor) <
                0) {
         NCZ_GOTO_QUIET(FAIL);
@@ -590,8 +519,8 @@ herr_t ncztr_array_setup_loaded(ncztr_obj *o, json_t *nca, json_t *zattrs, const
     }
     /* |Sn is netCDF's NC_STRING in stores netCDF-C wrote: NCZarr ones (with _nczarr_array)
      * and pure Zarr ones (they carry _NCProperties). zarr-python's |Sn are fixed strings. */
-    a->vlen_string =
-        za->dtype.tclass == NCZTR_T_STRING && (nca != NULL || o->file->ncproperties != NULL) && !fixedstring;
+    a->vlen_string = za->dtype.tclass == NCZTR_T_STRING && (nca != NULL || o->file->ncproperties != NULL) &&
+                     !fixedstring && !za->utf32;
     if (a->vlen_string)
         a->maxstrlen = za->dtype.size;
     /* "hdf5_dtype": "<f2" / ">f2": an HDF5 16-bit float dataset kept as float32. */
@@ -612,10 +541,10 @@ herr_t ncztr_array_setup_loaded(ncztr_obj *o, json_t *nca, json_t *zattrs, const
         /* a structured array from another writer: its packed compound type */
         if ((a->type = ncztr_struct_to_hdf5(za->structured, key)) < 0)
             NCZ_GOTO_QUIET(FAIL);
-    } else if (za->dtype.tclass == NCZTR_T_VLEN) {
+    } else if (za->dtype.tclass == NCZTR_T_VLEN || za->utf32) {
         a->type = ncztr_array_elem_type(a);
     } else {
-        a->type = a->vlen_string ? vlen_string_type()
+        a->type = a->vlen_string ? ncztr_vlen_string_type(H5T_CSET_ASCII)
                   : half         ? H5Tcopy(json_string_value(hd)[0] == '>' ? H5T_IEEE_F16BE : H5T_IEEE_F16LE)
                                  : shared_type(o->file, &za->dtype);
     }
@@ -665,12 +594,15 @@ static hid_t loaded_dcpl(ncztr_array *a, const char *name)
     }
     why = "cannot set the fill value";
     if (za->dtype.tclass == NCZTR_T_VLEN) {
-        /* unwritten elements read as empty sequences, HDF5's default fill */
+        /* unwritten elements read as empty sequences, HDF5's default fill, and text as "" or
+         * the text of its fill value */
+        if (za->vlen_fill && H5Pset_fill_value(dcpl, stype, &za->vlen_fill) < 0)
+            goto fail;
     } else if (!za->has_fill) {
         H5Pset_fill_time(dcpl, H5D_FILL_TIME_NEVER);
     } else if (a->vlen_string) {
         char *s = strndup((const char *)za->fill, za->dtype.size);
-        hid_t vt = vlen_string_type();
+        hid_t vt = ncztr_vlen_string_type(H5T_CSET_ASCII);
         herr_t r = (s && vt >= 0) ? H5Pset_fill_value(dcpl, vt, &s) : FAIL;
         free(s);
         if (vt >= 0)
@@ -681,8 +613,8 @@ static hid_t loaded_dcpl(ncztr_array *a, const char *name)
         goto fail;
     }
     why = "cannot describe its codecs as HDF5 filters";
-    if (za->dtype.tclass != NCZTR_T_VLEN &&
-        ncztr_codecs_to_dcpl(za->filters, za->compressor, za->codecs, za->dtype.size, dcpl) < 0)
+    if (ncztr_codecs_to_dcpl(za->filters, za->compressor, za->codecs,
+                             za->dtype.tclass == NCZTR_T_VLEN ? 1 : za->dtype.size, dcpl) < 0)
         goto fail;
     H5Tclose(stype);
     a->dcpl = dcpl;
@@ -738,39 +670,6 @@ void ncztr_array_set_cache_bytes(ncztr_obj *o, size_t nbytes)
 {
     if (o->arr)
         o->arr->cache_bytes = nbytes;
-}
-
-/* A variable-length sequence type of numbers as an object dtype with the "vlen-array"
- * filter. Sequences of anything else (strings, compounds, sequences) have no Zarr form. */
-herr_t ncztr_vlen_from_hdf5(hid_t type, const char *name, ncztr_zarray *za)
-{
-    herr_t ret = SUCCEED;
-    hid_t base = H5Tget_super(type);
-    H5T_class_t bc = base >= 0 ? H5Tget_class(base) : H5T_NO_CLASS;
-    json_t *f = NULL, *fl = NULL;
-    if (bc != H5T_INTEGER && bc != H5T_FLOAT)
-        NCZ_GOTO(FAIL, NCZ_E_NOTREPR,
-                 "dataset \"%s\": variable-length sequences of anything but numbers are not representable "
-                 "in NCZarr",
-                 name);
-    if (ncztr_is_half_float(base) || ncztr_dtype_from_hdf5(base, 0, name, &za->vlen_base) < 0)
-        NCZ_GOTO(FAIL, NCZ_E_NOTREPR,
-                 "dataset \"%s\": the numbers of its variable-length sequences have no Zarr dtype", name);
-    if (!(f = json_object()) || !(fl = json_array()) ||
-        json_object_set_new(f, "id", json_string("vlen-array")) ||
-        json_object_set_new(f, "dtype", json_string(za->vlen_base.zarr)) || json_array_append(fl, f))
-        NCZ_GOTO(FAIL, NCZ_E_NOMEM, "out of memory");
-    za->filters = fl;
-    fl = NULL;
-    za->dtype.tclass = NCZTR_T_VLEN;
-    za->dtype.size = sizeof(hvl_t);
-    snprintf(za->dtype.zarr, sizeof za->dtype.zarr, "|O");
-done:
-    json_decref(f);
-    json_decref(fl);
-    if (base >= 0)
-        H5Tclose(base);
-    return ret;
 }
 
 herr_t ncztr_obj_load(const ncztr_obj *o)

@@ -19,6 +19,16 @@ hid_t ncztr_array_elem_type(const ncztr_array *a);
 /* An IEEE 16-bit float (stored as float32, see ncztr_array_create). */
 bool ncztr_is_half_float(hid_t type);
 
+/* A variable-length string type of character set cset. */
+hid_t ncztr_vlen_string_type(H5T_cset_t cset);
+/* The fill value of a new array from its creation plist into za (dtype dt; vlen: a
+ * variable-length string stored as fixed |S); *never when the fill time is "never". */
+herr_t ncztr_array_fill_from_dcpl(hid_t dcpl, const ncztr_dtype *dt, bool vlen, hid_t stype, ncztr_zarray *za,
+                                  bool *never, const char *name);
+/* The fill value of a variable-length text array (vlen-utf8): a non-empty string given in
+ * dcpl, read in the application's type. */
+herr_t ncztr_array_text_fill_from_dcpl(hid_t dcpl, hid_t type, ncztr_zarray *za, const char *name);
+
 /* A variable-length sequence type of numbers as zarr-python's object dtype with the
  * "vlen-array" filter (za's dtype, vlen_base and filters); NOTREPR for sequences of
  * anything else. */

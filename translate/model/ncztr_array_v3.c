@@ -11,12 +11,12 @@
 herr_t ncztr_array_to_v3(const ncztr_file *f, ncztr_array *a, const char *name)
 {
     ncztr_zarray *za = &a->za;
-    if (za->dtype.tclass == NCZTR_T_VLEN || za->dtype.tclass == NCZTR_T_STRING ||
-        za->dtype.tclass == NCZTR_T_CHAR || (za->dtype.tclass == NCZTR_T_STRUCT && !za->complex))
+    if ((za->dtype.tclass == NCZTR_T_VLEN && za->vlen_kind == 'a') ||
+        (za->dtype.tclass == NCZTR_T_STRUCT && !za->complex))
         return NCZ_PUSH(
             NCZ_E_NOTREPR,
             "dataset \"%s\": its type (dtype \"%s\") is not written to Zarr v3 stores yet (numbers, "
-            "bool and complex are)",
+            "bool, complex and strings are)",
             name, za->dtype.zarr);
     uint64_t inner[NCZTR_MAX_RANK];
     bool shard = f->opts.shards > 1;
@@ -25,8 +25,9 @@ herr_t ncztr_array_to_v3(const ncztr_file *f, ncztr_array *a, const char *name)
         uint64_t need = za->shape[k] ? (za->shape[k] + inner[k] - 1) / inner[k] : 1;
         za->chunks[k] = inner[k] * (need < f->opts.shards ? need : f->opts.shards);
     }
-    json_t *c = ncztr_codecs_to_v3(za->filters, za->compressor, za->dtype.big_endian, za->dtype.size,
-                                   za->rank, shard ? inner : NULL);
+    bool vlen = za->dtype.tclass == NCZTR_T_VLEN; /* codecs after "vlen-utf8" see bytes */
+    json_t *c = ncztr_codecs_to_v3(za->filters, za->compressor, za->dtype.big_endian,
+                                   vlen ? 1 : za->dtype.size, za->rank, shard ? inner : NULL);
     if (!c)
         return NCZ_PUSH(NCZ_E_NOMEM, "dataset \"%s\": out of memory", name);
     json_decref(za->filters);

@@ -144,6 +144,34 @@ static herr_t load_ref_attr(ncztr_attr *a, json_t *val, hid_t t, json_t *ashapes
     return SUCCEED;
 }
 
+/* xarray writes a floating-point variable's "_FillValue" attribute into Zarr v3 metadata
+ * as the Base64 of the value as a little-endian float64 ("AAAAAAAA+H8=" is NaN), whatever
+ * the variable's float type, and reads it back so (xarray/backends/zarr.py FillValueCoder):
+ * so does the connector, giving netCDF and HDF5 programs a number of the variable's type.
+ * Returns SUCCEED, or FAIL (nothing pushed) for a value that is not that: then it is read
+ * like any other attribute. */
+static herr_t xarray_fill(const ncztr_obj *o, json_t *val, ncztr_attrval *out)
+{
+    const ncztr_zarray *za = o->kind == NCZTR_ARRAY && o->arr ? &o->arr->za : NULL;
+    unsigned char buf[16];
+    if (!za || !json_is_string(val) || za->complex || za->dtype.tclass != NCZTR_T_FLOAT ||
+        ncztr_b64_decode(json_string_value(val), json_string_length(val), buf, sizeof buf) != 8)
+        return FAIL;
+    out->type = ncztr_dtype_to_hdf5(&za->dtype);
+    out->space = H5Screate(H5S_SCALAR);
+    out->data = malloc(sizeof buf);
+    out->nelem = 1;
+    if (out->type < 0 || out->space < 0 || !out->data ||
+        H5Tconvert(H5T_IEEE_F64LE, out->type, 1, buf, NULL, H5P_DEFAULT) < 0) {
+        ncztr_attrval_clear(out);
+        H5Eclear2(H5E_DEFAULT);
+        return FAIL;
+    }
+    memcpy(out->data, buf, za->dtype.size);
+    ncztr_attrval_note_parts(out);
+    return SUCCEED;
+}
+
 /* Adds the user attributes of a .zattrs object to a node (skipping NCZarr's own keys).
  * types = the _nczarr_attr.types object or NULL. */
 herr_t ncztr_load_attrs(ncztr_obj *o, json_t *zattrs, const char *key)
@@ -225,6 +253,8 @@ herr_t ncztr_load_attrs(ncztr_obj *o, json_t *zattrs, const char *key)
         }
         if (refs && got < 0)
             ncztr_attrval_clear(&a->val); /* the reason is on the stack, from mark on */
+        if (got < 0 && !refs && o->file->zarr_format == 3 && !strcmp(name, "_FillValue"))
+            got = xarray_fill(o, val, &a->val);
         /* the paths wait in raw for the objects' ids (at once when there are ids) */
         if (refs && got >= 0 &&
             (unreadable_raw(a, val, type, ashapes, kt) < 0 ||

@@ -314,6 +314,47 @@ static herr_t ref_attr_json(ncztr_file *f, const ncztr_attr *a, json_t **v, char
     return SUCCEED;
 }
 
+/* A floating-point array's "_FillValue" in a Zarr v3 store, as xarray writes and reads it
+ * there: the Base64 of the value as a little-endian float64 (see xarray_fill in
+ * ncztr_loadattrs.c). *v is replaced; left alone for other attributes. */
+static herr_t xarray_fill_json(const ncztr_obj *o, const ncztr_attr *a, json_t **v,
+                               char dtype[NCZTR_DTYPE_MAX])
+{
+    const ncztr_zarray *za = o->kind == NCZTR_ARRAY && o->arr ? &o->arr->za : NULL;
+    H5T_class_t c = H5Tget_class(a->val.type);
+    if (o->file->zarr_format != 3 || !za || strcmp(a->name, "_FillValue") != 0 || a->val.nelem != 1 ||
+        (c != H5T_INTEGER && c != H5T_FLOAT) || za->complex || za->dtype.tclass != NCZTR_T_FLOAT)
+        return SUCCEED;
+    unsigned char buf[32];
+    size_t asz = H5Tget_size(a->val.type);
+    if (asz > sizeof buf)
+        return SUCCEED;
+    memcpy(buf, a->val.data, asz);
+    if (H5Tconvert(a->val.type, H5T_IEEE_F64LE, 1, buf, NULL, H5P_DEFAULT) < 0)
+        return NCZ_PUSH(NCZ_E_HDF5, "attribute \"_FillValue\" of \"%s\": cannot convert it to float64",
+                        o->name);
+    char *b64 = ncztr_b64_encode(buf, 8);
+    json_t *nv = b64 ? json_string(b64) : NULL;
+    free(b64);
+    if (!nv)
+        return NCZ_PUSH(NCZ_E_NOMEM, "out of memory");
+    json_decref(*v);
+    *v = nv;
+    snprintf(dtype, NCZTR_DTYPE_MAX, "%s", za->dtype.zarr);
+    return SUCCEED;
+}
+
+/* The "_FillValue" attribute of a text array of a Zarr v3 store is left out: xarray fails
+ * to open a group holding one (its FillValueCoder decodes numbers only), and the array's own
+ * "fill_value" holds the same value (netCDF and HDF5 programs read it from there). */
+static bool text_fill_attr(const ncztr_obj *o, const ncztr_attr *a)
+{
+    const ncztr_zarray *za = o->kind == NCZTR_ARRAY && o->arr ? &o->arr->za : NULL;
+    return o->file->zarr_format == 3 && za && strcmp(a->name, "_FillValue") == 0 &&
+           (za->dtype.tclass == NCZTR_T_STRING || za->dtype.tclass == NCZTR_T_CHAR ||
+            (za->dtype.tclass == NCZTR_T_VLEN && za->vlen_kind != 'a'));
+}
+
 static herr_t build_zattrs(const ncztr_obj *o, json_t **out)
 {
     herr_t ret = SUCCEED;
@@ -326,6 +367,8 @@ static herr_t build_zattrs(const ncztr_obj *o, json_t **out)
         char dtype[NCZTR_DTYPE_MAX];
         if (ncztr_attr_is_plumbing(o, o->attrs[i]))
             continue; /* written as dimensions */
+        if (text_fill_attr(o, o->attrs[i]))
+            continue;
         if (o->attrs[i]->load_error) {
             if (unreadable_attr(o->attrs[i], j, nc ? types : NULL, &atypes) < 0 ||
                 (nc && attr_extras(o->attrs[i], ashapes, acsets) < 0))
@@ -334,7 +377,8 @@ static herr_t build_zattrs(const ncztr_obj *o, json_t **out)
         }
         bool refs = ncztr_type_has_ref(o->attrs[i]->val.type);
         if (refs ? ref_attr_json(f, o->attrs[i], &v, dtype, ashapes) < 0
-                 : ncztr_attr_to_json(o->attrs[i]->name, &o->attrs[i]->val, &v, dtype) < 0)
+                 : (ncztr_attr_to_json(o->attrs[i]->name, &o->attrs[i]->val, &v, dtype) < 0 ||
+                    xarray_fill_json(o, o->attrs[i], &v, dtype) < 0))
             NCZ_GOTO_QUIET(FAIL);
         if (nc && (refs || ncztr_cattr_is_special(o->attrs[i]->val.type))) {
             /* the exact type of an enum/compound/array attribute: "_nczarr_attr.hdf5.atypes" */
@@ -467,6 +511,7 @@ static herr_t build_zattrs(const ncztr_obj *o, json_t **out)
     *out = j;
     j = NULL;
 done:
+    json_decref(v);
     json_decref(j);
     json_decref(types);
     json_decref(atypes);

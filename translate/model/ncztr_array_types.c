@@ -1,0 +1,168 @@
+/* The HDF5 types and fill values of arrays: the type of a stored element, strings, and
+ * the fill value a new array takes from its creation plist. */
+#include "ncztr_array_internal.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* A variable-length string type: ASCII, HDF5's default for C strings, what HDF5 programs
+ * create and h5dump shows, for NCZarr's strings; UTF-8 for Zarr's text (vlen-utf8). */
+hid_t ncztr_vlen_string_type(H5T_cset_t cset)
+{
+    hid_t t = H5Tcopy(H5T_C_S1);
+    if (t >= 0 && (H5Tset_size(t, H5T_VARIABLE) < 0 || H5Tset_cset(t, cset) < 0)) {
+        H5Tclose(t);
+        t = H5I_INVALID_HID;
+    }
+    return t;
+}
+
+hid_t ncztr_array_elem_type(const ncztr_array *a)
+{
+    if (a->za.dtype.tclass == NCZTR_T_VLEN && a->za.vlen_kind == 'u')
+        return ncztr_vlen_string_type(H5T_CSET_UTF8);
+    if (a->za.utf32) { /* 4n bytes of NUL-padded UTF-8 above the chain (ncztr_c_utf32.c) */
+        hid_t t = H5Tcopy(H5T_C_S1);
+        if (t >= 0 && (H5Tset_size(t, a->za.dtype.size) < 0 || H5Tset_cset(t, H5T_CSET_UTF8) < 0 ||
+                       H5Tset_strpad(t, H5T_STR_NULLPAD) < 0)) {
+            H5Tclose(t);
+            t = H5I_INVALID_HID;
+        }
+        return t;
+    }
+    if (a->za.dtype.tclass == NCZTR_T_VLEN) {
+        hid_t base = ncztr_dtype_to_hdf5(&a->za.vlen_base);
+        hid_t t = base >= 0 ? H5Tvlen_create(base) : H5I_INVALID_HID;
+        if (base >= 0)
+            H5Tclose(base);
+        return t;
+    }
+    /* enum, compound, array: the packed form of the HDF5 type (its layout is the chunk's) */
+    if (a->type >= 0 && ncztr_ctype_is_special(a->type))
+        return ncztr_ctype_storage(a->type, "dataset");
+    /* Zarr "S" values are raw bytes: a fixed string dataset keeps the application's
+     * padding and character set, so that its own type reads back what it wrote, byte for
+     * byte (as a native HDF5 dataset does). */
+    if (!a->vlen_string && (a->za.dtype.tclass == NCZTR_T_STRING || a->za.dtype.tclass == NCZTR_T_CHAR) &&
+        a->type >= 0 && H5Tget_class(a->type) == H5T_STRING && H5Tis_variable_str(a->type) == 0 &&
+        H5Tget_size(a->type) == a->za.dtype.size)
+        return H5Tcopy(a->type);
+    return ncztr_dtype_to_hdf5(&a->za.dtype);
+}
+
+bool ncztr_is_half_float(hid_t type)
+{
+    size_t spos, epos, esize, mpos, msize;
+    return H5Tget_class(type) == H5T_FLOAT && H5Tget_size(type) == 2 &&
+           H5Tget_fields(type, &spos, &epos, &esize, &mpos, &msize) >= 0 && esize == 5 && msize == 10 &&
+           (H5Tget_order(type) == H5T_ORDER_LE || H5Tget_order(type) == H5T_ORDER_BE);
+}
+
+hid_t ncztr_array_storage_type(const ncztr_obj *o)
+{
+    hid_t t = ncztr_array_elem_type(o->arr);
+    if (t < 0)
+        NCZ_PUSH(NCZ_E_INTERNAL, "dataset \"%s\": no HDF5 type for dtype %s", o->name, o->arr->za.dtype.zarr);
+    return t;
+}
+
+herr_t ncztr_array_fill_from_dcpl(hid_t dcpl, const ncztr_dtype *dt, bool vlen, hid_t stype, ncztr_zarray *za,
+                                  bool *never, const char *name)
+{
+    herr_t ret = SUCCEED;
+    H5D_fill_time_t ft = H5D_FILL_TIME_IFSET;
+    H5D_fill_value_t st = H5D_FILL_VALUE_DEFAULT;
+    if (H5Pget_fill_time(dcpl, &ft) < 0 || H5Pfill_value_defined(dcpl, &st) < 0)
+        NCZ_GOTO(FAIL, NCZ_E_HDF5, "dataset \"%s\": cannot read fill settings from the creation plist", name);
+    za->fill = calloc(1, dt->size);
+    NCZ_CHECK_ALLOC(za->fill, FAIL);
+    *never = ft == H5D_FILL_TIME_NEVER;
+    if (*never) {
+        za->has_fill = 0;
+        NCZ_GOTO_QUIET(SUCCEED);
+    }
+    za->has_fill = 1;
+    if (st != H5D_FILL_VALUE_USER_DEFINED)
+        NCZ_GOTO_QUIET(SUCCEED); /* HDF5's default fill is zero */
+    if (vlen) {
+        char *s = NULL;
+        hid_t vt = ncztr_vlen_string_type(H5T_CSET_ASCII);
+        if (vt < 0 || H5Pget_fill_value(dcpl, vt, &s) < 0) {
+            if (vt >= 0)
+                H5Tclose(vt);
+            NCZ_GOTO(FAIL, NCZ_E_HDF5, "dataset \"%s\": cannot read the string fill value", name);
+        }
+        H5Tclose(vt);
+        if (s) {
+            size_t l = strlen(s);
+            if (l > dt->size) {
+                free(s);
+                NCZ_GOTO(FAIL, NCZ_E_ARGS, "dataset \"%s\": fill value string is longer than %zu bytes", name,
+                         dt->size);
+            }
+            memcpy(za->fill, s, l);
+            free(s);
+        }
+    } else if (H5Pget_fill_value(dcpl, stype, za->fill) < 0) {
+        NCZ_GOTO(FAIL, NCZ_E_HDF5, "dataset \"%s\": cannot convert the fill value to the dataset type", name);
+    }
+done:
+    return ret;
+}
+
+/* The fill value of a variable-length text array: a non-empty string given in dcpl. */
+herr_t ncztr_array_text_fill_from_dcpl(hid_t dcpl, hid_t type, ncztr_zarray *za, const char *name)
+{
+    H5D_fill_value_t st = H5D_FILL_VALUE_DEFAULT;
+    if (H5Pfill_value_defined(dcpl, &st) < 0)
+        return NCZ_PUSH(NCZ_E_HDF5, "dataset \"%s\": cannot read fill settings from the creation plist",
+                        name);
+    if (st != H5D_FILL_VALUE_USER_DEFINED)
+        return SUCCEED;
+    char *s = NULL;
+    hid_t vt = H5Tcopy(type); /* the application's character set: HDF5 converts none */
+    herr_t r = vt >= 0 ? H5Pget_fill_value(dcpl, vt, &s) : FAIL;
+    if (vt >= 0)
+        H5Tclose(vt);
+    if (r < 0)
+        return NCZ_PUSH(NCZ_E_HDF5, "dataset \"%s\": cannot read the string fill value", name);
+    if (s && *s && !(za->vlen_fill = strdup(s)))
+        r = NCZ_PUSH(NCZ_E_NOMEM, "out of memory");
+    free(s);
+    return r;
+}
+
+/* A variable-length sequence type of numbers as an object dtype with the "vlen-array"
+ * filter. Sequences of anything else (strings, compounds, sequences) have no Zarr form. */
+herr_t ncztr_vlen_from_hdf5(hid_t type, const char *name, ncztr_zarray *za)
+{
+    herr_t ret = SUCCEED;
+    hid_t base = H5Tget_super(type);
+    H5T_class_t bc = base >= 0 ? H5Tget_class(base) : H5T_NO_CLASS;
+    json_t *f = NULL, *fl = NULL;
+    if (bc != H5T_INTEGER && bc != H5T_FLOAT)
+        NCZ_GOTO(FAIL, NCZ_E_NOTREPR,
+                 "dataset \"%s\": variable-length sequences of anything but numbers are not representable "
+                 "in NCZarr",
+                 name);
+    if (ncztr_is_half_float(base) || ncztr_dtype_from_hdf5(base, 0, name, &za->vlen_base) < 0)
+        NCZ_GOTO(FAIL, NCZ_E_NOTREPR,
+                 "dataset \"%s\": the numbers of its variable-length sequences have no Zarr dtype", name);
+    if (!(f = json_object()) || !(fl = json_array()) ||
+        json_object_set_new(f, "id", json_string("vlen-array")) ||
+        json_object_set_new(f, "dtype", json_string(za->vlen_base.zarr)) || json_array_append(fl, f))
+        NCZ_GOTO(FAIL, NCZ_E_NOMEM, "out of memory");
+    za->filters = fl;
+    fl = NULL;
+    za->vlen_kind = 'a';
+    za->dtype.tclass = NCZTR_T_VLEN;
+    za->dtype.size = sizeof(hvl_t);
+    snprintf(za->dtype.zarr, sizeof za->dtype.zarr, "|O");
+done:
+    json_decref(f);
+    json_decref(fl);
+    if (base >= 0)
+        H5Tclose(base);
+    return ret;
+}
