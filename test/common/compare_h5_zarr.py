@@ -122,6 +122,8 @@ def json_text_of(hv, zv):
 
 
 def open_store(store, storage_options):
+    if store.endswith(".zip"):  # zarr-python's layout (the connector's zip-root option)
+        return zarr.open_group(zarr.storage.ZipStore(store, mode="r"), mode="r")
     if storage_options:
         return zarr.open_group(store, mode="r", storage_options=storage_options)
     return zarr.open_group(store, mode="r")

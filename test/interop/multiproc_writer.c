@@ -12,7 +12,9 @@
  *   multiproc_writer verify-a STORE NPROC        the same, of array "a" only
  * Chunks are rows of 512 elements: "a" int32, "b" float64 compressed with deflate. Each
  * writer selects its rows with one strided hyperslab, so one H5Dwrite touches NCHUNK
- * chunks. */
+ * chunks. With MULTIPROC_BLOCKS=1 in the environment a writer's rows are one block instead,
+ * rows RANK*NCHUNK to (RANK+1)*NCHUNK-1: shard-aligned when a shard holds a divisor of NCHUNK
+ * rows (Zarr v3 with shards=N). */
 #include "connector_check.h"
 
 #include <hdf5.h>
@@ -60,7 +62,20 @@ static int create(const char *store, hsize_t nproc, hsize_t nchunk)
     return 0;
 }
 
-/* The rows of one rank: RANK, RANK+NPROC, ... as a strided selection of the file space. */
+static int blocks(void)
+{
+    const char *b = getenv("MULTIPROC_BLOCKS");
+    return b && !strcmp(b, "1");
+}
+
+/* The row of the file that row r of rank's selection is. */
+static hsize_t row_of(hsize_t r, hsize_t rank, hsize_t nproc, hsize_t nrows)
+{
+    return blocks() ? rank * nrows + r : rank + r * nproc;
+}
+
+/* The rows of one rank: RANK, RANK+NPROC, ... as a strided selection of the file space
+ * (a block of rows with MULTIPROC_BLOCKS=1). */
 static hid_t rank_rows(hid_t d, hsize_t rank, hsize_t nproc, hsize_t *nrows)
 {
     hid_t fs = H5Dget_space(d);
@@ -68,6 +83,12 @@ static hid_t rank_rows(hid_t d, hsize_t rank, hsize_t nproc, hsize_t *nrows)
     H5Sget_simple_extent_dims(fs, dims, NULL);
     *nrows = dims[0] / nproc;
     hsize_t start[2] = {rank, 0}, stride[2] = {nproc, 1}, count[2] = {*nrows, 1}, block[2] = {1, COLS};
+    if (blocks()) {
+        start[0] = rank * *nrows;
+        stride[0] = 1;
+        count[0] = 1;
+        block[0] = *nrows;
+    }
     if (H5Sselect_hyperslab(fs, H5S_SELECT_SET, start, stride, count, block) < 0) {
         H5Sclose(fs);
         return H5I_INVALID_HID;
@@ -109,7 +130,7 @@ static int write_rank(const char *store, hsize_t rank, hsize_t nproc, int pausin
         } else {
             for (hsize_t r = 0; r < nrows; r++)
                 for (hsize_t c = 0; c < COLS; c++)
-                    buf[r * COLS + c] = value(rank + r * nproc, c, which);
+                    buf[r * COLS + c] = value(row_of(r, rank, nproc, nrows), c, which);
             hsize_t n = nrows * COLS;
             hid_t ms = H5Screate_simple(1, &n, NULL);
             if (H5Dwrite(d, H5T_NATIVE_DOUBLE, ms, fs, H5P_DEFAULT, buf) < 0)

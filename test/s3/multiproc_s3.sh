@@ -4,7 +4,8 @@
 # complete and consistent (every value right through the connector and in zarr-python 3
 # over s3fs, netCDF-C's S3 client reads it), and no metadata object was rewritten: each is
 # marked beforehand with user metadata (a server-side copy onto itself), which a PUT would
-# drop. With and without consolidated metadata.
+# drop. With and without consolidated metadata. Then the same in Zarr v3 shards, each
+# process writing whole shards.
 set -euo pipefail
 : "${NCZ_S3_ENV:?}" "${NCZARR_BUILD:?}" "${NCZARR_PREFIX:?}" "${NCZARR_ZARR3_PYTHON:?}"
 # the server's settings and the AWS variables
@@ -58,4 +59,28 @@ PY
     { cat "$tmp/nc.txt"; echo "FAIL: ${opt:-default}: netCDF-C's ncdump on S3"; exit 1; }
   echo "${opt:-default}: $nproc writers x $nchunk chunks x 2 arrays on S3: ok"
 done
+# Zarr v3 in shards of 4 chunks, each process writing a shard-aligned block of rows: every
+# shard object is written once, by its one writer; the store is complete for zarr-python 3
+key=mp-v3
+url="$NCZ_S3_ENDPOINT/$bucket/$key#mode=nczarr,s3"
+HDF5_VOL_CONNECTOR="nczarr v3 shards=4" "$w" create "$url" $nproc 16
+MULTIPROC_BLOCKS=1 "$w" writers "$url" $nproc || { echo "FAIL: v3: a writer failed (above)"; exit 1; }
+MULTIPROC_BLOCKS=1 "$w" verify "$url" $nproc || { echo "FAIL: v3: values through the connector"; exit 1; }
+py "$key" check $nproc <<'PY' || { echo "FAIL: v3: the sharded store on S3"; exit 1; }
+import os, sys
+import numpy as np
+import s3fs, zarr
+endpoint, bucket, key, what, nproc = sys.argv[1:6]
+fs = s3fs.S3FileSystem(key=os.environ["AWS_ACCESS_KEY_ID"], secret=os.environ["AWS_SECRET_ACCESS_KEY"],
+                       client_kwargs={"endpoint_url": endpoint, "region_name": os.environ["AWS_REGION"]})
+shards = [p for p in fs.find(f"{bucket}/{key}") if "/c/" in p]
+assert len(shards) == 2 * int(nproc) * 16 // 4, f"{len(shards)} shard objects"
+g = zarr.open_group(fs.get_mapper(f"{bucket}/{key}"), mode="r", zarr_format=3)
+rows, cols = g["a"].shape
+r = np.arange(rows)[:, None]
+c = np.arange(cols)[None, :]
+assert (g["a"][:] == r * 1000 + c).all(), "a differs"
+assert (g["b"][:] == r + c / 1024.0).all(), "b differs"
+print(f"v3: {len(shards)} shard objects, zarr-python 3: {rows} x {cols}, shards {g['a'].shards} ok")
+PY
 echo "multiproc_s3: ok"

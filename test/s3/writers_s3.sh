@@ -12,6 +12,7 @@
 #     hard-link cycles), so for them ncdump of the store on S3 must succeed and be ncdump
 #     of the same program's store in a local directory (judged against the native file by
 #     test/interop's own scripts).
+# Then Zarr v3 into the bucket, judged by zarr-python 3 over s3fs, xarray and h5dump.
 set -euo pipefail
 : "${NCZ_S3_ENV:?}" "${NCZARR_BUILD:?}" "${NCZARR_PREFIX:?}" "${NCZARR_ZARR3_PYTHON:?}"
 here=$(cd "$(dirname "$0")" && pwd)
@@ -95,5 +96,32 @@ else
   echo "FAIL: codecs: writing"
   status=1
 fi
+# Zarr v3 straight into the bucket ("nczarr v3", and in shards): zarr-python 3 over s3fs
+# reads the native file's values, xarray opens every group with its dimension names, h5dump
+# through the connector shows the native file's data
+for c in "plain|$t/interop_writer|v3" "plain|$t/interop_writer|v3 shards=4" "codecs|$t/interop_codecs_writer RAW|v3 shards=4"; do
+  IFS='|' read -r n prog opts <<<"$c"
+  read -r -a cmd <<<"$prog"
+  args=("${cmd[@]:1}")
+  args=("${args[@]/RAW/$tmp/raw3}")
+  mkdir -p "$tmp/raw3"
+  key="$n-${opts// /-}"
+  key=${key//=/}
+  what="$n ($opts) on S3"
+  echo "-- $what"
+  [ -f "$tmp/$n.h5" ] || nc_native "${cmd[0]}" "$tmp/$n.h5" "${args[@]}" >/dev/null 2>&1 ||
+    { echo "FAIL: $what: the native run"; status=1; continue; }
+  if ! HDF5_VOL_CONNECTOR="nczarr $opts" "${cmd[0]}" "$(s3 "$key")" "${args[@]}" >"$tmp/v3.log" 2>&1; then
+    cat "$tmp/v3.log"
+    echo "FAIL: $what: writing"
+    status=1
+    continue
+  fi
+  compare_values "$tmp/$n.h5" "s3://$bucket/$key" "$what" --python "$NCZARR_ZARR3_PYTHON" \
+    --storage-options "$(s3_storage_options)" || status=1
+  nc_native "$NCZARR_ZARR3_PYTHON" "$here/../interop/v3_xarray.py" "s3://$bucket/$key" \
+    --storage-options "$(s3_storage_options)" || { echo "FAIL: $what: xarray"; status=1; }
+  compare_h5dump_data "$tmp/$n.h5" "$(s3 "$key")" "$what" || status=1
+done
 [ "$status" -eq 0 ] || { echo "FAIL: writers_s3"; exit 1; }
 echo "writers_s3: ok"

@@ -47,6 +47,9 @@ json_t *ncztr_v2_group_json(void);
  * NULL) its attributes, from which xarray's _ARRAY_DIMENSIONS becomes "dimension_names".
  * NULL after pushing (a dtype v3 has no data type for: NCZ_E_NOTREPR). */
 json_t *ncztr_zarr3_node_json(const char *key, const ncztr_zarray *za, json_t *attrs);
+/* Whether za has a Zarr v3 data type (pushes NCZ_E_NOTREPR naming key when not): checked
+ * when a dataset is created, not when the store is written. */
+herr_t ncztr_zarr3_check_dtype(const char *key, const ncztr_zarray *za);
 /* The key of a node's metadata objects, for writers: v2 ".zgroup"/".zarray" and ".zattrs",
  * v3 "zarr.json" (the attributes are in it: v3 has no attributes key). */
 const char *ncztr_meta_name(ncztr_zfmt f, bool group);

@@ -21,6 +21,89 @@ static const struct {
     {"uint64", "Eu8"}, {"float16", "Ef2"}, {"float32", "Ef4"}, {"float64", "Ef8"},
 };
 
+/* A v3 "structured" data type's fields ([[name, type], ...], type a data type name or a
+ * null_terminated_bytes object) as numpy's v2 field list ([[name, "<i4"], ...]), fields in
+ * byte order endian. NULL after pushing. */
+static json_t *fields_to_v2(const char *key, const json_t *fields, char endian)
+{
+    json_t *list = json_array();
+    if (!json_is_array(fields) || json_array_size(fields) == 0) {
+        json_decref(list);
+        NCZ_PUSH(NCZ_E_FORMAT, "%s: data type \"structured\" needs a non-empty list of \"fields\"", key);
+        return NULL;
+    }
+    for (size_t i = 0; list && i < json_array_size(fields); i++) {
+        const json_t *f = json_array_get(fields, i);
+        const char *name = json_string_value(json_array_get(f, 0));
+        const json_t *t = json_array_get(f, 1);
+        const char *tn =
+            json_is_object(t) ? json_string_value(json_object_get(t, "name")) : json_string_value(t);
+        char np[32] = "";
+        for (size_t k = 0; tn && k < sizeof dtypes / sizeof *dtypes && !np[0]; k++)
+            if (!strcmp(tn, dtypes[k].v3)) {
+                snprintf(np, sizeof np, "%s", dtypes[k].np);
+                if (np[0] == 'E')
+                    np[0] = endian;
+            }
+        json_int_t lb =
+            json_integer_value(json_object_get(json_object_get(t, "configuration"), "length_bytes"));
+        if (tn && !strcmp(tn, "null_terminated_bytes") && lb > 0 && lb <= (1 << 26))
+            snprintf(np, sizeof np, "|S%lld", (long long)lb);
+        if (!json_is_array(f) || json_array_size(f) != 2 || !name || !np[0]) {
+            NCZ_PUSH(
+                NCZ_E_UNSUPPORTED,
+                "%s: field %zu of data type \"structured\" is not supported (fields of numbers, bool and "
+                "null_terminated_bytes are)",
+                key, i);
+            json_decref(list);
+            return NULL;
+        }
+        if (json_array_append_new(list, json_pack("[s,s]", name, np)) < 0) {
+            json_decref(list);
+            list = NULL;
+        }
+    }
+    if (!list)
+        NCZ_PUSH(NCZ_E_NOMEM, "out of memory reading %s", key);
+    return list;
+}
+
+/* The v3 fields of numpy's v2 field list: NULL (pushed) when a field has no v3 form
+ * (nested structures, shaped fields, big-endian numbers: v3 has one byte order). */
+static json_t *fields_to_v3(const char *key, const json_t *list)
+{
+    json_t *out = json_array();
+    for (size_t i = 0; out && i < json_array_size(list); i++) {
+        const json_t *f = json_array_get(list, i);
+        const char *name = json_string_value(json_array_get(f, 0)),
+                   *np = json_string_value(json_array_get(f, 1));
+        json_t *t = NULL;
+        if (name && np && json_array_size(f) == 2 && np[0] != '>') {
+            if (np[1] == 'S' && np[2])
+                t = json_pack("{s:s, s:{s:I}}", "name", "null_terminated_bytes", "configuration",
+                              "length_bytes", (json_int_t)strtoll(np + 2, NULL, 10));
+            for (size_t k = 0; !t && k < sizeof dtypes / sizeof *dtypes; k++)
+                if (!strcmp(np + 1, dtypes[k].np + 1))
+                    t = json_string(dtypes[k].v3);
+        }
+        if (!t) {
+            NCZ_PUSH(NCZ_E_NOTREPR,
+                     "%s: member %zu of the compound type has no Zarr v3 \"structured\" field (numbers in "
+                     "little-endian order, bool and fixed strings have)",
+                     key, i);
+            json_decref(out);
+            return NULL;
+        }
+        if (json_array_append_new(out, json_pack("[s,o]", name, t)) < 0) {
+            json_decref(out);
+            out = NULL;
+        }
+    }
+    if (!out)
+        NCZ_PUSH(NCZ_E_NOMEM, "out of memory");
+    return out;
+}
+
 /* The "endian" of the array->bytes codec of a codec list: the "bytes" codec's, or that of
  * the codecs inside a shard. 0 little, 1 big (a 1-byte type may leave it out: little). */
 static int endian_of(const json_t *codecs)
@@ -182,6 +265,19 @@ herr_t ncztr_zarr3_array_from_json(const char *key, json_t *root, ncztr_zarray *
         if (u ? ncztr_zarray_set_utf32(key, endian, (size_t)n / 4, &za) < 0
               : ncztr_dtype_parse(sdt, key, &za.dtype) < 0)
             NCZ_GOTO_QUIET(FAIL);
+    } else if (!strcmp(dt, "structured")) {
+        json_t *list =
+            fields_to_v2(key, json_object_get(json_object_get(j, "configuration"), "fields"), endian);
+        hid_t st = list ? ncztr_struct_to_hdf5(list, key) : H5I_INVALID_HID;
+        if (st < 0) {
+            json_decref(list);
+            NCZ_GOTO_QUIET(FAIL);
+        }
+        za.dtype.tclass = NCZTR_T_STRUCT;
+        za.dtype.size = H5Tget_size(st);
+        H5Tclose(st);
+        snprintf(za.dtype.zarr, sizeof za.dtype.zarr, "|V%zu", za.dtype.size);
+        za.structured = list;
     } else if (!strcmp(dt, "string") || !strcmp(dt, "variable_length_bytes")) {
         /* elements of variable length: their array->bytes codec ("vlen-utf8", "vlen-bytes")
          * is checked when the chain is built */
@@ -276,6 +372,11 @@ static json_t *v3_data_type(const char *key, const ncztr_zarray *za)
 {
     const ncztr_dtype *dt = &za->dtype;
     char name[32] = "";
+    if (dt->tclass == NCZTR_T_STRUCT && !za->complex) {
+        json_t *fields = fields_to_v3(key, za->structured);
+        return fields ? json_pack("{s:s, s:{s:o}}", "name", "structured", "configuration", "fields", fields)
+                      : NULL;
+    }
     if (za->utf32 || dt->tclass == NCZTR_T_STRING || dt->tclass == NCZTR_T_CHAR)
         return json_pack("{s:s, s:{s:I}}", "name", za->utf32 ? "fixed_length_utf32" : "null_terminated_bytes",
                          "configuration", "length_bytes", (json_int_t)dt->size);
@@ -301,12 +402,30 @@ static json_t *v3_data_type(const char *key, const ncztr_zarray *za)
     return json_string(name);
 }
 
+herr_t ncztr_zarr3_check_dtype(const char *key, const ncztr_zarray *za)
+{
+    json_t *j = v3_data_type(key, za);
+    if (!j)
+        return FAIL;
+    json_decref(j);
+    return SUCCEED;
+}
+
 /* The fill value as v3 writes it. */
 static json_t *v3_fill(const ncztr_zarray *za)
 {
     if (za->dtype.tclass == NCZTR_T_VLEN)
         return json_string(za->vlen_fill ? za->vlen_fill : "");
     if (za->utf32)
+        return json_string("");
+    if (!za->has_fill && za->dtype.tclass == NCZTR_T_STRUCT && !za->complex) {
+        /* v3 requires one: zero bytes, in the Base64 structured types are written in */
+        unsigned char *z = calloc(1, za->dtype.size);
+        json_t *f = z ? ncztr_fill_to_json(&za->dtype, z) : NULL;
+        free(z);
+        return f;
+    }
+    if (!za->has_fill && (za->dtype.tclass == NCZTR_T_STRING || za->dtype.tclass == NCZTR_T_CHAR))
         return json_string("");
     if (!za->has_fill)
         return json_integer(0); /* v3 requires one: the zero of the type */

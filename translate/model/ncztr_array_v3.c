@@ -1,6 +1,7 @@
 /* Arrays of Zarr v3 stores: what a new array becomes when its store is v3. */
 #include "ncztr_array_internal.h"
 #include "ncztr_codecs.h"
+#include "ncztr_format.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -11,13 +12,14 @@
 herr_t ncztr_array_to_v3(const ncztr_file *f, ncztr_array *a, const char *name)
 {
     ncztr_zarray *za = &a->za;
-    if ((za->dtype.tclass == NCZTR_T_VLEN && za->vlen_kind == 'a') ||
-        (za->dtype.tclass == NCZTR_T_STRUCT && !za->complex))
+    if (za->dtype.tclass == NCZTR_T_VLEN && za->vlen_kind == 'a')
         return NCZ_PUSH(
             NCZ_E_NOTREPR,
-            "dataset \"%s\": its type (dtype \"%s\") is not written to Zarr v3 stores yet (numbers, "
-            "bool, complex and strings are)",
-            name, za->dtype.zarr);
+            "dataset \"%s\": variable-length sequences of numbers have no Zarr v3 data type (numbers, "
+            "bool, complex, strings and compounds of numbers and strings have)",
+            name);
+    if (ncztr_zarr3_check_dtype(name, za) < 0)
+        return FAIL;
     uint64_t inner[NCZTR_MAX_RANK];
     bool shard = f->opts.shards > 1;
     for (int k = 0; shard && k < za->rank; k++) {
