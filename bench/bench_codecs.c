@@ -116,7 +116,7 @@ static void spawn(const bench_cfg *cfg, const char *log, bench_peer peer, bench_
             _exit(1);
         }
         if (peer == PEER_ZARR3) {
-            char store[4300], rows[32], cols[32], cr[32], cc[32], sr[32], ns[32], zl[32];
+            char store[4300], rows[32], cols[32], cr[32], cc[32], sr[32], ns[32], zl[32], zf[8], sh[16];
             bench_store_path(cfg, peer, store, sizeof store);
             snprintf(rows, sizeof rows, "%zu", cfg->rows);
             snprintf(cols, sizeof cols, "%zu", cfg->cols);
@@ -125,6 +125,8 @@ static void spawn(const bench_cfg *cfg, const char *log, bench_peer peer, bench_
             snprintf(sr, sizeof sr, "%zu", cfg->slab_rows);
             snprintf(ns, sizeof ns, "%zu", cfg->nslabs);
             snprintf(zl, sizeof zl, "%d", cfg->zstd_level);
+            snprintf(zf, sizeof zf, "%d", cfg->zarr_format);
+            snprintf(sh, sizeof sh, "%d", cfg->shards);
             char *argv[] = {(char *)cfg->python,
                             (char *)cfg->script,
                             "--store",
@@ -149,6 +151,10 @@ static void spawn(const bench_cfg *cfg, const char *log, bench_peer peer, bench_
                             (char *)cfg->src_path,
                             "--zstd-level",
                             zl,
+                            "--zarr-format",
+                            zf,
+                            "--shards",
+                            sh,
                             NULL};
             if (dup2(fd[1], 1) >= 0) {
                 close(fd[1]);
@@ -270,6 +276,7 @@ static void usage(void)
             "usage: bench_codecs [--dir DIR] [--mib N] [--runs K] [--cases raw,deflate,blosc,zstd]\n"
             "         [--peers nczarr,native,netcdf,zarr3] [--workers 1,2,4,8,16] [--zstd-level L]\n"
             "         [--python PATH] [--connector-dir DIR] [--filter-dir DIR] [--timeout S]\n"
+            "         [--zarr-format 2|3] [--shards N]\n"
             "  --dir          where the stores go (default /dev/shm: memory; a disk directory\n"
             "                 measures the page cache, which cannot be dropped)\n"
             "  --mib          array size in MiB, rounded down to 16 MiB (default 1024)\n"
@@ -280,7 +287,11 @@ static void usage(void)
             "  --connector-dir  HDF5_PLUGIN_PATH for the connector (default $HDF5_PLUGIN_PATH, else\n"
             "                 the build's connector directory)\n"
             "  --filter-dir   HDF5 filter plugins for blosc and zstd (default netCDF-C's lib/plugin)\n"
-            "  --timeout      seconds per child process (default 600)\n");
+            "  --timeout      seconds per child process (default 600)\n"
+            "  --zarr-format  3: the connector (\"nczarr v3\") and zarr-python 3 write Zarr v3;\n"
+            "                 native HDF5 and netCDF-C, which do not, are left out (default 2)\n"
+            "  --shards       Zarr v3: shards of N x N chunks, for both (\"shards=N\"; zarr-python's\n"
+            "                 shards=(N*chunk rows, N*chunk cols))\n");
 }
 
 int main(int argc, char **argv)
@@ -300,6 +311,7 @@ int main(int argc, char **argv)
                                                                              : BENCH_CONNECTOR_DIR;
     cfg.filter_dir = BENCH_FILTER_DIR;
     cfg.zstd_level = 1;
+    cfg.zarr_format = 2;
     for (int i = 1; i < argc; i++) {
         const char *o = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
         int bad = 0;
@@ -330,6 +342,10 @@ int main(int argc, char **argv)
             cfg.filter_dir = v;
         else if (!strcmp(o, "--timeout"))
             bad = (timeout_s = atoi(v)) < 1;
+        else if (!strcmp(o, "--zarr-format"))
+            bad = (cfg.zarr_format = atoi(v)) != 2 && cfg.zarr_format != 3;
+        else if (!strcmp(o, "--shards"))
+            bad = (cfg.shards = atoi(v)) < 1 || cfg.shards > 64;
         else
             bad = 1;
         if (bad) {
@@ -376,6 +392,10 @@ int main(int argc, char **argv)
         report_skip_peer(&rep, PEER_NETCDF, "bench_codecs was built without netCDF-C");
     if (access(cfg.python, X_OK) != 0)
         report_skip_peer(&rep, PEER_ZARR3, "no Python at --python / BENCH_PYTHON");
+    if (cfg.zarr_format == 3) {
+        report_skip_peer(&rep, PEER_NATIVE, "--zarr-format 3: native HDF5 writes no Zarr");
+        report_skip_peer(&rep, PEER_NETCDF, "--zarr-format 3: netCDF-C 4.10.1 writes no Zarr v3");
+    }
     struct statfs sfs;
     int tmpfs = statfs(cfg.dir, &sfs) == 0 && sfs.f_type == 0x01021994;
     report_header(&rep, runs, tmpfs, nworkers ? workers : NULL, nworkers);

@@ -22,6 +22,8 @@ typedef struct {
     const char *conn_dir;   /* where HDF5 finds the connector */
     const char *python;     /* zarr-python 3's interpreter */
     const char *script;     /* bench_zarr3.py */
+    int zarr_format;        /* 2 (default) or 3: what the connector and zarr-python 3 write */
+    int shards;             /* Zarr v3: shards of shards x shards chunks (0: none) */
 } bench_cfg;
 
 /* Runs one phase (0 write, 1 read) of one C peer in the calling process, which must be a

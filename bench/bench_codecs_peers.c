@@ -58,12 +58,17 @@ static void hdf5_message(const char *what, char *msg, size_t size);
 /* The one place that says how the connector is asked for a worker count: the info string
  * `workers=N` on its FAPL and, for builds that read it, NCZARR_WORKERS (set before the
  * first HDF5 call, which loads the connector). workers <= 0: the connector's default. */
-static hid_t connector_fapl(int workers, char *msg, size_t msg_size)
+static hid_t connector_fapl(const bench_cfg *cfg, int workers, char *msg, size_t msg_size)
 {
-    char num[32], opts[64] = "", what[128];
+    char num[32], opts[96] = "", what[160];
+    size_t n = 0;
+    if (cfg->zarr_format == 3)
+        n += (size_t)snprintf(opts + n, sizeof opts - n, "v3 ");
+    if (cfg->shards > 0)
+        n += (size_t)snprintf(opts + n, sizeof opts - n, "shards=%d ", cfg->shards);
     if (workers > 0) {
         snprintf(num, sizeof num, "%d", workers);
-        snprintf(opts, sizeof opts, "workers=%d", workers);
+        snprintf(opts + n, sizeof opts - n, "workers=%d", workers);
         if (setenv("NCZARR_WORKERS", num, 1) != 0) {
             snprintf(msg, msg_size, "cannot set NCZARR_WORKERS");
             return H5I_INVALID_HID;
@@ -148,7 +153,7 @@ static int run_hdf5(const bench_cfg *cfg, bench_peer peer, bench_case c, int pha
     H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
     hid_t fapl = H5I_INVALID_HID;
     if (peer == PEER_NCZARR)
-        fapl = connector_fapl(workers, msg, msg_size);
+        fapl = connector_fapl(cfg, workers, msg, msg_size);
     else if ((fapl = H5Pcreate(H5P_FILE_ACCESS)) >= 0 && H5Pset_vol(fapl, H5VL_NATIVE, NULL) < 0) {
         H5Pclose(fapl);
         fapl = H5I_INVALID_HID;

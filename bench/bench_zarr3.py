@@ -1,4 +1,5 @@
-"""zarr-python 3 as a peer of bench_codecs: writes or reads one Zarr format 2 array with the
+"""zarr-python 3 as a peer of bench_codecs: writes or reads one Zarr array (format 2, or 3
+with --zarr-format 3, in shards of N x N chunks with --shards N) with the
 same shape, chunks, rows per call and codecs as the C peers, and prints one line on stdout:
 "ok <seconds>" or "failed <message>". bench_codecs runs it once per run and phase, in a
 process of its own, and measures that process's peak RSS.
@@ -29,6 +30,20 @@ def codecs(case, zstd_level):
     raise ValueError("unknown case " + case)
 
 
+def codecs3(case, zstd_level):
+    """The v3 codecs of a case (the connector's spelling: zstd as v3's "zstd", the others
+    as numcodecs codecs)."""
+    from zarr.codecs import BloscCodec, ZstdCodec
+
+    if case == "raw":
+        return None
+    if case == "zstd":
+        return ZstdCodec(level=zstd_level, checksum=False)
+    if case == "blosc":
+        return BloscCodec(cname="lz4", clevel=5, shuffle="shuffle")
+    raise ValueError("case %s is not benchmarked in Zarr v3" % case)
+
+
 def main():
     p = argparse.ArgumentParser()
     p.add_argument("--store", required=True)
@@ -42,6 +57,8 @@ def main():
     p.add_argument("--nslabs", type=int, required=True)
     p.add_argument("--src", required=True)
     p.add_argument("--zstd-level", type=int, default=1)
+    p.add_argument("--zarr-format", type=int, default=2)
+    p.add_argument("--shards", type=int, default=0)
     a = p.parse_args()
     try:
         warnings.simplefilter("ignore")
@@ -53,17 +70,23 @@ def main():
         verify = 0.0
         t0 = time.perf_counter()
         if a.phase == "write":
-            compressor, filters = codecs(a.case, a.zstd_level)
+            if a.zarr_format == 3:
+                filters, compressor = None, codecs3(a.case, a.zstd_level)
+                extra = {"shards": (a.chunk_rows * a.shards, a.chunk_cols * a.shards)} if a.shards else {}
+            else:
+                compressor, filters = codecs(a.case, a.zstd_level)
+                extra = {}
             z = zarr.create_array(
                 store=a.store,
                 shape=(a.rows, a.cols),
                 chunks=(a.chunk_rows, a.chunk_cols),
                 dtype="<f4",
-                zarr_format=2,
+                zarr_format=a.zarr_format,
                 compressors=compressor,
                 filters=filters,
-                fill_value=None,
+                fill_value=None if a.zarr_format == 2 else 0,
                 overwrite=True,
+                **extra,
             )
             for k in range(nblocks):
                 z[k * a.slab_rows : (k + 1) * a.slab_rows, :] = src[k % a.nslabs]

@@ -6,6 +6,9 @@
 #     ncztr_* symbol that only a higher one defines.
 #  3. vol_connector/ includes no *_internal.h header of translate/.
 #  4. No C file of translate/ or zmap/ is over 800 lines (files are split by concern).
+#  5. The formats' key names and markers (.zgroup, .zarray, .zattrs, .zmetadata, zarr.json,
+#     zarr_format) appear in string literals only in translate/format/, the seam between
+#     the formats and everything else (comments may name them).
 # Usage: check_layers.sh SOURCE_DIR [LIB_base LIB_types ... LIB_store]
 src=$1
 shift
@@ -66,6 +69,17 @@ for f in "$src"/translate/*/*.[ch] "$src"/zmap/*.[ch]; do
     fi
 done
 
+for f in "$src"/translate/*/*.[ch] "$src"/zmap/*.[ch] "$src"/vol_connector/*.[ch]; do
+    case $f in "$src"/translate/format/*) continue ;; esac
+    # the code without its comments, then its string literals
+    if gcc -fpreprocessed -dD -E -P "$f" 2>/dev/null | grep -o '"[^"]*"' |
+        grep -E '\.zgroup|\.zarray|\.zattrs|\.zmetadata|zarr\.json|zarr_format' >"${TMPDIR:-/tmp}/layers.$$"; then
+        sed "s|^|${f#$src/}: a format's key outside translate/format/: |" "${TMPDIR:-/tmp}/layers.$$"
+        status=1
+    fi
+    rm -f "${TMPDIR:-/tmp}/layers.$$"
+done
+
 if [ $# -gt 0 ]; then
     tmp=$(mktemp)
     i=0
@@ -86,5 +100,5 @@ if [ $# -gt 0 ]; then
     done
     rm -f "$tmp"
 fi
-[ $status -eq 0 ] && echo "translate/ layers: calls go down only; no file over 800 lines"
+[ $status -eq 0 ] && echo "translate/ layers: calls go down only; no file over 800 lines; format keys only in translate/format/"
 exit $status

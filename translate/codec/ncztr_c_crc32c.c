@@ -30,32 +30,13 @@ uint32_t ncztr_crc32c(const void *data, size_t n)
     return c ^ 0xFFFFFFFFu;
 }
 
-static int parse(const json_t *j, bool v3, const ncztr_cctx *cx, void **state, char *msg, size_t msglen)
-{
-    (void)j;
-    (void)v3;
-    (void)cx;
-    (void)msg;
-    (void)msglen;
-    *state = NULL;
-    return 1;
-}
-
 static int encode(const void *state, const ncztr_cctx *cx, const void *in, size_t inlen, void **out,
                   size_t *outlen, ncztr_cerr *e)
 {
     (void)state;
     (void)cx;
-    unsigned char *t = malloc(inlen + 4);
-    if (!t)
-        return NCZTR_CODEC_FAIL(e, "crc32c: out of memory");
-    memcpy(t, in, inlen);
-    uint32_t c = ncztr_crc32c(in, inlen);
-    for (int k = 0; k < 4; k++)
-        t[inlen + k] = (unsigned char)(c >> (8 * k));
-    *out = t;
-    *outlen = inlen + 4;
-    return 0;
+    /* a little-endian footer */
+    return ncztr_sum_append("crc32c", ncztr_crc32c(in, inlen), in, inlen, out, outlen, e);
 }
 
 static int decode(const void *state, const ncztr_cctx *cx, const void *in, size_t n, void *out, size_t cap,
@@ -67,8 +48,7 @@ static int decode(const void *state, const ncztr_cctx *cx, const void *in, size_
     (void)cap;
     if (n < 4)
         return NCZTR_CODEC_FAIL(e, "crc32c: %zu bytes cannot hold the 4-byte checksum", n);
-    const unsigned char *f = (const unsigned char *)in + n - 4;
-    uint32_t stored = (uint32_t)f[0] | (uint32_t)f[1] << 8 | (uint32_t)f[2] << 16 | (uint32_t)f[3] << 24;
+    uint32_t stored = ncztr_sum_stored(in, n);
     uint32_t c = ncztr_crc32c(in, n - 4);
     if (stored != c)
         return NCZTR_CODEC_FAIL(e,
@@ -82,7 +62,7 @@ static int decode(const void *state, const ncztr_cctx *cx, const void *in, size_
 const ncztr_codec_class ncztr_codec_crc32c = {
     .v3name = "crc32c",
     .kind = NCZTR_CK_B2B,
-    .parse = parse,
+    .parse = ncztr_codec_parse_none,
     .encode = encode,
     .decode = decode,
 };

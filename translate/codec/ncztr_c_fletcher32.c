@@ -34,33 +34,13 @@ uint32_t ncztr_fletcher32(const void *data, size_t n)
     return (b << 16) | a;
 }
 
-static int parse(const json_t *j, bool v3, const ncztr_cctx *cx, void **state, char *msg, size_t msglen)
-{
-    (void)j;
-    (void)v3;
-    (void)cx;
-    (void)msg;
-    (void)msglen;
-    *state = NULL;
-    return 1;
-}
-
 static int encode(const void *state, const ncztr_cctx *cx, const void *in, size_t inlen, void **out,
                   size_t *outlen, ncztr_cerr *e)
 {
     (void)state;
     (void)cx;
-    unsigned char *t = malloc(inlen + 4);
-    if (!t)
-        return NCZTR_CODEC_FAIL(e, "fletcher32: out of memory");
-    memcpy(t, in, inlen);
-    uint32_t sum = ncztr_fletcher32(in, inlen);
     /* a little-endian footer, as HDF5 writes it */
-    for (int k = 0; k < 4; k++)
-        t[inlen + k] = (unsigned char)(sum >> (8 * k));
-    *out = t;
-    *outlen = inlen + 4;
-    return 0;
+    return ncztr_sum_append("fletcher32", ncztr_fletcher32(in, inlen), in, inlen, out, outlen, e);
 }
 
 static int decode(const void *state, const ncztr_cctx *cx, const void *in, size_t n, void *out, size_t cap,
@@ -72,8 +52,7 @@ static int decode(const void *state, const ncztr_cctx *cx, const void *in, size_
     (void)cap;
     if (n < 4)
         return NCZTR_CODEC_FAIL(e, "fletcher32: %zu bytes cannot hold the 4-byte checksum", n);
-    const unsigned char *f = (const unsigned char *)in + n - 4;
-    uint32_t stored = (uint32_t)f[0] | (uint32_t)f[1] << 8 | (uint32_t)f[2] << 16 | (uint32_t)f[3] << 24;
+    uint32_t stored = ncztr_sum_stored(in, n);
     uint32_t sum = ncztr_fletcher32(in, n - 4);
     /* HDF5 also accepts the checksum of releases before 1.6.3, bytes swapped in each half */
     uint32_t old = ((sum & 0x00ff00ffu) << 8) | ((sum >> 8) & 0x00ff00ffu);
@@ -111,7 +90,7 @@ const ncztr_codec_class ncztr_codec_fletcher32 = {
     .v2id = "fletcher32",
     .kind = NCZTR_CK_B2B,
     .filter = H5Z_FILTER_FLETCHER32,
-    .parse = parse,
+    .parse = ncztr_codec_parse_none,
     .encode = encode,
     .decode = decode,
     .to_filt = to_filt,

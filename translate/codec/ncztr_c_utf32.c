@@ -10,17 +10,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-static int parse(const json_t *j, bool v3, const ncztr_cctx *cx, void **state, char *msg, size_t msglen)
-{
-    (void)j;
-    (void)v3;
-    (void)msg;
-    (void)msglen;
-    (void)cx;
-    *state = NULL;
-    return 1;
-}
-
 static uint32_t get32(const unsigned char *p, bool big)
 {
     return big ? (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3]
@@ -140,7 +129,7 @@ static int decode(const void *state, const ncztr_cctx *cx, const void *in, size_
 
 const ncztr_codec_class ncztr_codec_utf32 = {
     .kind = NCZTR_CK_A2A,
-    .parse = parse,
+    .parse = ncztr_codec_parse_none,
     .encode = encode,
     .decode = decode,
 };

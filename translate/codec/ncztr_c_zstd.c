@@ -1,45 +1,75 @@
-/* zstd (numcodecs "zstd", Zarr v3 "zstd"): standard zstd frames, run by the HDF5 zstd
- * filter plugin 32015 (netCDF-C installs one). "checksum" has no place in the HDF5 filter:
- * zstd checks a frame's checksum when decoding anyway. */
+/* zstd (numcodecs "zstd", Zarr v3 "zstd"): standard zstd frames, through libzstd (it was
+ * run by the HDF5 zstd filter plugin 32015 before: calling libzstd itself saves the two
+ * chunk copies the plugin interface makes, and gives the frame checksum Zarr v3's
+ * "checksum" asks for). HDF5 programs see it as filter 32015 with the level as its one
+ * parameter, as netCDF-C's plugin has it. Decoding checks a frame's checksum when it has
+ * one. Pure computation, thread-safe. */
 #include "ncztr_codec_internal.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <zstd.h>
+
+typedef struct zstd_state {
+    int level;
+    bool checksum;
+} zstd_state;
 
 static int parse(const json_t *j, bool v3, const ncztr_cctx *cx, void **state, char *msg, size_t msglen)
 {
     (void)v3;
     (void)cx;
-    long long v;
-    if (ncztr_codec_int(j, "level", 0, -131072, 22, &v, msg, msglen) < 0)
+    long long v, ck;
+    if (ncztr_codec_int(j, "level", 0, ZSTD_minCLevel(), ZSTD_maxCLevel(), &v, msg, msglen) < 0 ||
+        ncztr_codec_int(j, "checksum", 0, 0, 1, &ck, msg, msglen) < 0)
         return -1;
-    ncztr_plugged *p = calloc(1, sizeof *p);
-    if (!p) {
+    zstd_state *s = malloc(sizeof *s);
+    if (!s) {
         NCZTR_CODEC_MSG("out of memory");
         return -1;
     }
-    p->f.id = NCZTR_FILTER_ZSTD;
-    p->f.flags = H5Z_FLAG_MANDATORY;
-    p->f.ncd = 1;
-    p->f.cd[0] = (unsigned)(int)v;
-    *state = p;
-    return ncztr_plugged_find(p, "zstd", msg, msglen);
+    s->level = (int)v;
+    s->checksum = ck != 0;
+    *state = s;
+    return 1;
 }
 
 static int encode(const void *state, const ncztr_cctx *cx, const void *in, size_t inlen, void **out,
                   size_t *outlen, ncztr_cerr *e)
 {
     (void)cx;
-    return ncztr_plugged_encode(state, in, inlen, out, outlen, e);
+    const zstd_state *s = state;
+    size_t cap = ZSTD_compressBound(inlen);
+    void *buf = malloc(cap ? cap : 1);
+    ZSTD_CCtx *c = ZSTD_createCCtx();
+    size_t r = !buf || !c ? 0
+               : ZSTD_isError(ZSTD_CCtx_setParameter(c, ZSTD_c_compressionLevel, s->level)) ||
+                       ZSTD_isError(ZSTD_CCtx_setParameter(c, ZSTD_c_checksumFlag, s->checksum))
+                   ? (size_t)-1
+                   : ZSTD_compress2(c, buf, cap, in, inlen);
+    ZSTD_freeCCtx(c);
+    if (!buf || !c || ZSTD_isError(r)) {
+        free(buf);
+        return NCZTR_CODEC_FAIL(e, "zstd: %s", !buf || !c ? "out of memory" : ZSTD_getErrorName(r));
+    }
+    *out = buf;
+    *outlen = r;
+    return 0;
 }
 
 static int decode(const void *state, const ncztr_cctx *cx, const void *in, size_t inlen, void *out,
-                  size_t cap, ncztr_dres *r, ncztr_cerr *e)
+                  size_t cap, ncztr_dres *res, ncztr_cerr *e)
 {
+    (void)state;
     (void)cx;
-    (void)out;
-    return ncztr_plugged_decode(state, in, inlen, cap, r, e);
+    size_t r = ZSTD_decompress(out, cap, in, inlen);
+    if (ZSTD_isError(r))
+        return NCZTR_CODEC_FAIL(e, "zstd: %s (a stored chunk of %zu bytes, at most %zu expected out)",
+                                ZSTD_getErrorName(r), inlen, cap);
+    res->where = NCZTR_D_OUT;
+    res->outlen = r;
+    return 0;
 }
 
 static int to_filt(const void *state, const ncztr_cctx *cx, ncztr_filt *f, char *msg, size_t msglen)
@@ -47,7 +77,11 @@ static int to_filt(const void *state, const ncztr_cctx *cx, ncztr_filt *f, char 
     (void)cx;
     (void)msg;
     (void)msglen;
-    *f = ((const ncztr_plugged *)state)->f;
+    memset(f, 0, sizeof *f);
+    f->id = NCZTR_FILTER_ZSTD;
+    f->flags = H5Z_FLAG_MANDATORY;
+    f->ncd = 1;
+    f->cd[0] = (unsigned)((const zstd_state *)state)->level;
     return 1;
 }
 

@@ -170,6 +170,15 @@ uint32_t ncztr_fletcher32(const void *data, size_t n);
 /* CRC-32C (Castagnoli) of n bytes, as Zarr v3's crc32c codec appends it. */
 uint32_t ncztr_crc32c(const void *data, size_t n);
 
+/* The parse of a codec without parameters (checksums, utf32): always usable, no state. */
+int ncztr_codec_parse_none(const json_t *j, bool v3, const ncztr_cctx *cx, void **state, char *msg,
+                           size_t msglen);
+/* Checksum codecs (crc32c, fletcher32): the bytes with sum appended as 4 bytes little-endian
+ * (*out malloc'ed), and the sum a stored chunk of n >= 4 bytes ends with. */
+int ncztr_sum_append(const char *name, uint32_t sum, const void *in, size_t inlen, void **out, size_t *outlen,
+                     ncztr_cerr *e);
+uint32_t ncztr_sum_stored(const void *in, size_t n);
+
 /* The chain of the codecs inside a shard (ncztr_chain.c): built from a v3 codec list for
  * the inner chunk cx. */
 herr_t ncztr_chain_build_v3(const json_t *codecs, const ncztr_cctx *cx, ncztr_chain **out);

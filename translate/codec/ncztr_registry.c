@@ -268,3 +268,35 @@ json_t *ncztr_codecs_to_v3(const json_t *filters, const json_t *compressor, bool
     }
     return list;
 }
+
+int ncztr_codec_parse_none(const json_t *j, bool v3, const ncztr_cctx *cx, void **state, char *msg,
+                           size_t msglen)
+{
+    (void)j;
+    (void)v3;
+    (void)cx;
+    (void)msg;
+    (void)msglen;
+    *state = NULL;
+    return 1;
+}
+
+int ncztr_sum_append(const char *name, uint32_t sum, const void *in, size_t inlen, void **out, size_t *outlen,
+                     ncztr_cerr *e)
+{
+    unsigned char *t = malloc(inlen + 4);
+    if (!t)
+        return NCZTR_CODEC_FAIL(e, "%s: out of memory", name);
+    memcpy(t, in, inlen);
+    for (int k = 0; k < 4; k++)
+        t[inlen + k] = (unsigned char)(sum >> (8 * k));
+    *out = t;
+    *outlen = inlen + 4;
+    return 0;
+}
+
+uint32_t ncztr_sum_stored(const void *in, size_t n)
+{
+    const unsigned char *f = (const unsigned char *)in + n - 4;
+    return (uint32_t)f[0] | (uint32_t)f[1] << 8 | (uint32_t)f[2] << 16 | (uint32_t)f[3] << 24;
+}

@@ -224,6 +224,20 @@ char *ncztr_cons_text(ncztr_zfmt f, const char *root_text, size_t n, char *const
     return out;
 }
 
+herr_t ncztr_v2_group_check(const char *key, const json_t *js)
+{
+    json_t *fmt = json_object_get(js, "zarr_format");
+    if (!json_is_integer(fmt) || json_integer_value(fmt) != 2)
+        return NCZ_PUSH(NCZ_E_UNSUPPORTED, "%s: only Zarr format 2 is supported there (zarr_format %s)", key,
+                        fmt && json_is_integer(fmt) ? "is not 2" : "missing");
+    return SUCCEED;
+}
+
+size_t ncztr_meta_key_extra(void)
+{
+    return strlen("/zarr.json") > strlen("/.zattrs") ? strlen("/zarr.json") : strlen("/.zattrs");
+}
+
 json_t *ncztr_v2_group_json(void)
 {
     return json_pack("{s:i}", "zarr_format", 2);

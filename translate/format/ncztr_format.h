@@ -41,6 +41,11 @@ herr_t ncztr_array_meta_parse(ncztr_zfmt f, const char *mkey, json_t *meta, nczt
 /* Zarr v3's reader of an array's zarr.json (ncztr_zarr3.c). */
 herr_t ncztr_zarr3_array_from_json(const char *key, json_t *root, ncztr_zarray *out);
 
+/* A v2 group's metadata (.zgroup, js): its "zarr_format" must be 2; key names it in the
+ * message (pushed). */
+herr_t ncztr_v2_group_check(const char *key, const json_t *js);
+/* The longest key a node's metadata adds below the node's own key ("/zarr.json"). */
+size_t ncztr_meta_key_extra(void);
 /* A v2 group's metadata object, {"zarr_format": 2} (NULL when out of memory). */
 json_t *ncztr_v2_group_json(void);
 /* The zarr.json of a node (Zarr v3): a group (za NULL) or an array; attrs (stolen, may be

@@ -1,6 +1,7 @@
 /* Arrays: creation from HDF5 type/space/dcpl, setup of loaded arrays, and the HDF5 view
  * of an array (dataspace, type, creation plist, extent changes, storage size). */
 #include "ncztr_array_internal.h"
+#include "ncztr_format.h"
 
 #include <inttypes.h>
 #include <stdio.h>
@@ -12,6 +13,22 @@
  * access read everything, so split into chunks of at most this many bytes. */
 #define NCZTR_AUTO_CHUNK_BYTES    (8u << 20)
 #define NCZTR_DEFAULT_CACHE_BYTES (16u << 20)
+#define NCZTR_MAX_DEFAULT_CACHE   ((size_t)256 << 20)
+#define HDF5_DEFAULT_CACHE_BYTES  ((size_t)1 << 20) /* H5Pset_cache's default rdcc_nbytes */
+
+/* An array's chunk cache unless the application sets one: 16 MiB, or room for four chunks
+ * (up to 256 MiB) when they are larger, so that writes covering part of big chunks or
+ * shards (rows of a 16 MiB shard, say, one call after another) complete them in memory
+ * instead of storing, reading back and decoding each one again. */
+static size_t default_cache_bytes(const ncztr_zarray *za)
+{
+    size_t bytes = za->dtype.size;
+    for (int k = 0; k < za->rank && bytes < NCZTR_MAX_DEFAULT_CACHE; k++)
+        bytes =
+            za->chunks[k] > NCZTR_MAX_DEFAULT_CACHE ? NCZTR_MAX_DEFAULT_CACHE : bytes * (size_t)za->chunks[k];
+    size_t four = bytes > NCZTR_MAX_DEFAULT_CACHE / 4 ? NCZTR_MAX_DEFAULT_CACHE : 4 * bytes;
+    return four > NCZTR_DEFAULT_CACHE_BYTES ? four : NCZTR_DEFAULT_CACHE_BYTES;
+}
 
 void ncztr_array_free(ncztr_array *a)
 {
@@ -79,11 +96,12 @@ static void auto_chunks(int rank, const uint64_t *shape, size_t esize, uint64_t 
     }
 }
 
-/* The longest key suffix an array of this rank adds below its own key: "/.zattrs" or a
- * chunk key of up to 32 indices of 20 digits. */
+/* The longest key suffix an array of this rank adds below its own key: its metadata, or a
+ * chunk key of up to 32 indices of 20 digits (Zarr v3's "/c" before them). */
 size_t ncztr_array_key_extra(int rank)
 {
-    return rank > 0 ? 1 + 21 * (size_t)rank : 8;
+    size_t chunk = 3 + 21 * (size_t)rank, meta = ncztr_meta_key_extra();
+    return chunk > meta ? chunk : meta;
 }
 
 /* The array of a new dataset from its HDF5 type, dataspace and creation plist; name is for
@@ -259,8 +277,11 @@ static herr_t build_array(ncztr_file *f, const char *name, hid_t type, hid_t spa
         NCZ_GOTO_QUIET(FAIL);
     size_t nslots = 0, nbytes = 0;
     double w0 = 0;
-    a->cache_bytes = NCZTR_DEFAULT_CACHE_BYTES;
-    if (dapl >= 0 && dapl != H5P_DEFAULT && H5Pget_chunk_cache(dapl, &nslots, &nbytes, &w0) >= 0 && nbytes)
+    a->cache_bytes = default_cache_bytes(za);
+    /* A dapl without a cache size of its own reports the file access default (1 MiB): only
+     * another size is the application's choice. */
+    if (dapl >= 0 && dapl != H5P_DEFAULT && H5Pget_chunk_cache(dapl, &nslots, &nbytes, &w0) >= 0 && nbytes &&
+        nbytes != HDF5_DEFAULT_CACHE_BYTES)
         a->cache_bytes = nbytes;
     *out = a;
     a = NULL;
@@ -563,7 +584,7 @@ herr_t ncztr_array_setup_loaded(ncztr_obj *o, json_t *nca, json_t *zattrs, const
     }
     if (!za->has_fill && za->dtype.tclass != NCZTR_T_VLEN)
         a->fill_never = true;
-    a->cache_bytes = NCZTR_DEFAULT_CACHE_BYTES;
+    a->cache_bytes = default_cache_bytes(za);
 done:
     return ret;
 }

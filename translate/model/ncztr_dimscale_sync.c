@@ -18,24 +18,30 @@ static herr_t make_dimonly(ncztr_obj *g, const ncztr_dim *d)
 {
     herr_t ret = SUCCEED;
     char *fqn = ncztr_ds_dim_fqn(g, d->name);
-    json_t *za = NULL, *nca = NULL;
+    json_t *nca = NULL;
     ncztr_obj *c = NULL;
     if (!fqn)
         return FAIL;
-    uint64_t chunk = d->unlimited || d->size == 0 ? 1 : d->size;
-    za = json_pack("{s:i, s:[I], s:s, s:[I], s:f, s:s, s:n, s:n}", "zarr_format", 2, "shape",
-                   (json_int_t)d->size, "dtype", ">f4", "chunks", (json_int_t)chunk, "fill_value", 0.0,
-                   "order", "C", "compressor", "filters");
     nca = json_pack("{s:[s]}", "dimension_references", fqn);
-    NCZ_CHECK_ALLOC(za && nca, FAIL);
+    NCZ_CHECK_ALLOC(nca, FAIL);
     c = ncztr_obj_new(g->file, NCZTR_ARRAY, d->name);
     if (!c)
         NCZ_GOTO_QUIET(FAIL);
     c->arr = calloc(1, sizeof *c->arr);
     NCZ_CHECK_ALLOC(c->arr, FAIL);
     c->arr->type = c->arr->dcpl = H5I_INVALID_HID;
-    if (ncztr_zarray_from_json(d->name, za, &c->arr->za) < 0 ||
-        ncztr_array_setup_loaded(c, nca, NULL, d->name, d->name) < 0)
+    ncztr_zarray *za = &c->arr->za;
+    za->rank = 1;
+    za->shape[0] = d->size;
+    za->chunks[0] = d->unlimited || d->size == 0 ? 1 : d->size;
+    za->order = 'C';
+    za->dimsep = '.';
+    za->has_fill = 1;
+    if (ncztr_dtype_parse(">f4", d->name, &za->dtype) < 0)
+        NCZ_GOTO_QUIET(FAIL);
+    za->fill = calloc(1, za->dtype.size);
+    NCZ_CHECK_ALLOC(za->fill, FAIL);
+    if (ncztr_array_setup_loaded(c, nca, NULL, d->name, d->name) < 0)
         NCZ_GOTO_QUIET(FAIL);
     c->arr->dimonly = true;
     if (ncztr_obj_attach(g, c) < 0)
@@ -43,7 +49,6 @@ static herr_t make_dimonly(ncztr_obj *g, const ncztr_dim *d)
     c = NULL;
 done:
     ncztr_obj_unref(c);
-    json_decref(za);
     json_decref(nca);
     free(fqn);
     return ret;

@@ -1,5 +1,6 @@
 /* Tree and attribute operations of the in-memory model (no store I/O except unlink/move,
  * which change keys). */
+#include "ncztr_format.h"
 #include "ncztr_model_internal.h"
 
 #include <stdlib.h>
@@ -300,7 +301,7 @@ herr_t ncztr_group_create(ncztr_obj *parent, const char *name, ncztr_obj **out)
 {
     if (parent->file->readonly)
         return NCZ_PUSH(NCZ_E_ARGS, "cannot create group \"%s\": the store is open read-only", name);
-    if (ncztr_check_name(name, "group") < 0 || ncztr_check_key_room(parent, name, strlen("/.zattrs")) < 0)
+    if (ncztr_check_name(name, "group") < 0 || ncztr_check_key_room(parent, name, ncztr_meta_key_extra()) < 0)
         return FAIL;
     ncztr_obj *g = ncztr_obj_new(parent->file, NCZTR_GROUP, name);
     if (!g)
@@ -414,7 +415,7 @@ herr_t ncztr_link_anon(ncztr_obj *o, ncztr_obj *parent, const char *name)
         return NCZ_PUSH(NCZ_E_ARGS, "cannot link \"%s\": the store is open read-only", name);
     if (parent->kind != NCZTR_GROUP || ncztr_obj_unlinked(parent))
         return NCZ_PUSH(NCZ_E_ARGS, "cannot link \"%s\": the location is not a linked group", name);
-    size_t extra = o->kind == NCZTR_ARRAY ? ncztr_array_key_extra(o->arr->za.rank) : strlen("/.zattrs");
+    size_t extra = o->kind == NCZTR_ARRAY ? ncztr_array_key_extra(o->arr->za.rank) : ncztr_meta_key_extra();
     if (ncztr_check_name(name, "link") < 0 || ncztr_check_key_room(parent, name, extra) < 0)
         return FAIL;
     if (ncztr_child(parent, name))

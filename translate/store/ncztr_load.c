@@ -667,10 +667,8 @@ herr_t ncztr_load_tree(ncztr_file *f)
         NCZ_GOTO(FAIL, NCZ_E_FORMAT, "%s", errs[NCZTR_ROOT_ZATTRS]);
     json_t *zg = js[NCZTR_ROOT_ZGROUP], *za = js[NCZTR_ROOT_ZARRAY], *zat = js[NCZTR_ROOT_ZATTRS];
     if (zg) {
-        json_t *fmt = json_object_get(zg, "zarr_format");
-        if (L.fmt == NCZTR_ZARR2 && (!json_is_integer(fmt) || json_integer_value(fmt) != 2))
-            NCZ_GOTO(FAIL, NCZ_E_UNSUPPORTED, "%s: only Zarr format 2 is supported there (zarr_format %s)",
-                     keys[NCZTR_ROOT_ZGROUP], fmt && json_is_integer(fmt) ? "is not 2" : "missing");
+        if (L.fmt == NCZTR_ZARR2 && ncztr_v2_group_check(keys[NCZTR_ROOT_ZGROUP], zg) < 0)
+            NCZ_GOTO_QUIET(FAIL);
         if (zat && json_object_get(zat, "_nczarr_superblock"))
             f->superblock = true;
         if (load_group(&L, f->root, zat, "", false) < 0)

@@ -507,7 +507,7 @@ static herr_t build_zattrs(const ncztr_obj *o, json_t **out)
         jset(&ok, j, "_nczarr_attr", at);
     }
     if (!ok)
-        NCZ_GOTO(FAIL, NCZ_E_NOMEM, "out of memory building the .zattrs of \"%s\"", o->name);
+        NCZ_GOTO(FAIL, NCZ_E_NOMEM, "out of memory building the attributes of \"%s\"", o->name);
     *out = j;
     j = NULL;
 done:
@@ -564,7 +564,7 @@ static herr_t cons_add(saver *S, char *k, const char *text, char *own)
 nomem:
     free(k);
     free(own);
-    return NCZ_PUSH(NCZ_E_NOMEM, "out of memory building .zmetadata");
+    return NCZ_PUSH(NCZ_E_NOMEM, "out of memory building the consolidated metadata");
 }
 
 /* key/name with its JSON text (taken over): written when write, kept for .zmetadata when
