@@ -255,6 +255,17 @@ def damage(d):
     case("text_truncated", "text/vlen", "c/0/0", truncate_text)
     case("text_codec", "text/vlen", "vlen-utf8",
          lambda p: edit(p, "text/vlen", lambda m: m.update(codecs=[{"name": "bytes", "configuration": {"endian": "little"}}])))
+    def overlap_index(p):
+        f = shard_file(p)
+        data = bytearray(open(f, "rb").read())
+        idx = len(data) - 4 - 4 * 16  # the first (offset, length): a range running into the index
+        data[idx:idx + 8] = (idx - 8).to_bytes(8, "little")
+        data[idx + 8:idx + 16] = (32).to_bytes(8, "little")
+        body = bytes(data[len(data) - 4 - 4 * 16: len(data) - 4])
+        data[-4:] = crc32c(body).to_bytes(4, "little")
+        open(f, "wb").write(data)
+
+    case("shard_index_overlap", "shards/s1", "index is corrupt", overlap_index)
     case("shard_truncated", "shards/s1", "c/0", truncate)
     case("shard_crc", "shards/s1", "crc32c", flip_index)
     case("shard_past_end", "shards/s1", "index is corrupt", past_end)

@@ -221,9 +221,15 @@ int ncztr_chain_decode(const ncztr_chain *c, const void *in, size_t inlen, void 
     size_t n = inlen, cap = decode_bound(outlen);
     bool in_out = false; /* src is out */
     int r = 0;
-    for (size_t i = c->nst; i-- > 0 && r == 0;) {
+    /* "bytes" at the bottom of the chain changes nothing (its size check is the last check
+     * below): the stage above it decodes straight into out, saving a chunk-sized buffer and
+     * a copy */
+    size_t bottom = 0;
+    while (bottom + 1 < c->nst && c->st[bottom].cls == &ncztr_codec_bytes)
+        bottom++;
+    for (size_t i = c->nst; i-- > bottom && r == 0;) {
         const ncztr_stage *s = &c->st[i];
-        bool last = i == 0;
+        bool last = i == bottom;
         if (n > (c->vlen ? VLEN_MAX_BYTES : cap)) {
             r = NCZTR_CODEC_FAIL(e, "a stored chunk of %zu bytes is larger than any encoding of %zu bytes", n,
                                  c->vlen ? VLEN_MAX_BYTES : outlen);
