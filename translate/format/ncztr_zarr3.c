@@ -328,30 +328,15 @@ herr_t ncztr_zarr3_array_from_json(const char *key, json_t *root, ncztr_zarray *
     j = json_object_get(root, "fill_value");
     if (!j)
         NCZ_GOTO(FAIL, NCZ_E_FORMAT, "%s: missing \"fill_value\"", key);
-    if (za.dtype.tclass == NCZTR_T_VLEN) {
-        if (ncztr_zarray_vlen_fill(key, j, &za) < 0)
-            NCZ_GOTO_QUIET(FAIL);
-    } else if (za.utf32) {
-        if (ncztr_zarray_utf32_fill(key, j, &za) < 0)
-            NCZ_GOTO_QUIET(FAIL);
-    } else if (!json_is_null(j)) {
-        char what[600];
-        snprintf(what, sizeof what, "%s: \"fill_value\"", key);
+    const char *hex = json_string_value(j);
+    if (hex && za.dtype.tclass == NCZTR_T_FLOAT && !za.complex && !strncmp(hex, "0x", 2)) {
         if (!(za.fill = malloc(za.dtype.size)))
             NCZ_GOTO(FAIL, NCZ_E_NOMEM, "out of memory reading %s", key);
-        const char *s = json_string_value(j);
-        if (za.complex || za.time_kind) {
-            free(za.fill);
-            za.fill = NULL;
-            if (ncztr_zarray_special_fill(key, j, &za) < 0)
-                NCZ_GOTO_QUIET(FAIL);
-        } else if (s && za.dtype.tclass == NCZTR_T_FLOAT && !strncmp(s, "0x", 2)) {
-            if (hex_fill(key, s, &za.dtype, za.fill) < 0)
-                NCZ_GOTO_QUIET(FAIL);
-            za.has_fill = 1;
-        } else if (ncztr_fill_from_json(&za.dtype, j, what, za.fill, &za.has_fill) < 0) {
+        if (hex_fill(key, hex, &za.dtype, za.fill) < 0)
             NCZ_GOTO_QUIET(FAIL);
-        }
+        za.has_fill = 1;
+    } else if (ncztr_zarray_parse_fill(key, j, &za) < 0) {
+        NCZ_GOTO_QUIET(FAIL);
     }
     if (!za.has_fill) {
         free(za.fill);

@@ -133,7 +133,6 @@ herr_t ncztr_zarray_from_json(const char *key, json_t *root, ncztr_zarray *out)
     json_t *j;
     ncztr_zarray za;
     int rank, crank;
-    char what[512];
 
     memset(&za, 0, sizeof za);
     if (!key)
@@ -227,25 +226,8 @@ herr_t ncztr_zarray_from_json(const char *key, json_t *root, ncztr_zarray *out)
     }
 
     /* Zarr v2 requires fill_value; an absent one is read as null (no fill). */
-    j = json_object_get(root, "fill_value");
-    if (za.dtype.tclass == NCZTR_T_VLEN) {
-        if (ncztr_zarray_vlen_fill(key, j, &za) < 0)
-            NCZ_GOTO_QUIET(FAIL);
-    } else if (za.utf32) {
-        if (ncztr_zarray_utf32_fill(key, j, &za) < 0)
-            NCZ_GOTO_QUIET(FAIL);
-    } else if (j && !json_is_null(j)) {
-        snprintf(what, sizeof what, "%s: \"fill_value\"", key);
-        if (za.complex || za.time_kind) {
-            if (ncztr_zarray_special_fill(key, j, &za) < 0)
-                NCZ_GOTO_QUIET(FAIL);
-        } else {
-            if (!(za.fill = malloc(za.dtype.size)))
-                NCZ_GOTO(FAIL, NCZ_E_NOMEM, "out of memory reading %s", key);
-            if (ncztr_fill_from_json(&za.dtype, j, what, za.fill, &za.has_fill) < 0)
-                NCZ_GOTO_QUIET(FAIL);
-        }
-    }
+    if (ncztr_zarray_parse_fill(key, json_object_get(root, "fill_value"), &za) < 0)
+        NCZ_GOTO_QUIET(FAIL);
 
     /* "order": absent is read as "C" (lenient), anything else but "C"/"F" is an error. */
     za.order = 'C';
@@ -455,6 +437,23 @@ herr_t ncztr_zarray_utf32_fill(const char *key, const json_t *j, ncztr_zarray *z
         return NCZ_PUSH(NCZ_E_NOMEM, "out of memory reading %s", key);
     za->has_fill = 1;
     return SUCCEED;
+}
+
+herr_t ncztr_zarray_parse_fill(const char *key, json_t *j, ncztr_zarray *za)
+{
+    char what[600];
+    if (za->dtype.tclass == NCZTR_T_VLEN)
+        return ncztr_zarray_vlen_fill(key, j, za);
+    if (za->utf32)
+        return ncztr_zarray_utf32_fill(key, j, za);
+    if (!j || json_is_null(j))
+        return SUCCEED;
+    if (za->complex || za->time_kind)
+        return ncztr_zarray_special_fill(key, j, za);
+    snprintf(what, sizeof what, "%s: \"fill_value\"", key);
+    if (!(za->fill = malloc(za->dtype.size)))
+        return NCZ_PUSH(NCZ_E_NOMEM, "out of memory reading %s", key);
+    return ncztr_fill_from_json(&za->dtype, j, what, za->fill, &za->has_fill);
 }
 
 herr_t ncztr_zarray_set_complex(const char *key, char endian, size_t esz, ncztr_zarray *za)

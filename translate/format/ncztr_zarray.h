@@ -66,6 +66,10 @@ herr_t ncztr_zarray_set_time(const char *key, char endian, char kind, const char
  * value must be empty (null, 0 or ""). */
 herr_t ncztr_zarray_set_utf32(const char *key, char endian, size_t nchars, ncztr_zarray *za);
 herr_t ncztr_zarray_utf32_fill(const char *key, const json_t *fill, ncztr_zarray *za);
+/* A "fill_value" (j, NULL when absent) of the data type za holds, by its kind: numbers,
+ * strings, complex, time, text of variable or fixed width (hex bit patterns are v3's, read
+ * by the v3 reader itself). */
+herr_t ncztr_zarray_parse_fill(const char *key, json_t *j, ncztr_zarray *za);
 /* Object arrays: kind 'u' (vlen-utf8), 'b' (vlen-bytes) or 'a' (vlen-array, whose codec
  * (v2's object, v3's configuration) names the numbers' "dtype"); and their fill value. */
 herr_t ncztr_zarray_set_vlen(const char *key, char kind, const json_t *codec, ncztr_zarray *za);
