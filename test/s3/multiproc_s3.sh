@@ -5,7 +5,7 @@
 # over s3fs, netCDF-C's S3 client reads it), and no metadata object was rewritten: each is
 # marked beforehand with user metadata (a server-side copy onto itself), which a PUT would
 # drop. With and without consolidated metadata. Then the same in Zarr v3 shards, each
-# process writing whole shards.
+# process writing whole shards: one PUT per shard (the gateway's request log).
 set -euo pipefail
 : "${NCZ_S3_ENV:?}" "${NCZARR_BUILD:?}" "${NCZARR_PREFIX:?}" "${NCZARR_ZARR3_PYTHON:?}"
 # the server's settings and the AWS variables
@@ -66,6 +66,18 @@ url="$NCZ_S3_ENDPOINT/$bucket/$key#mode=nczarr,s3"
 HDF5_VOL_CONNECTOR="nczarr v3 shards=4" "$w" create "$url" $nproc 16
 MULTIPROC_BLOCKS=1 "$w" writers "$url" $nproc || { echo "FAIL: v3: a writer failed (above)"; exit 1; }
 MULTIPROC_BLOCKS=1 "$w" verify "$url" $nproc || { echo "FAIL: v3: values through the connector"; exit 1; }
+# one PUT per shard: the gateway's request log (written by a thread of its own: a marker
+# request, then read until the marker is in it)
+rgwlog=$NCZ_S3_ROOT/log/client.rgw.log
+[ -f "$rgwlog" ] || { echo "FAIL: v3: no gateway log $rgwlog"; exit 1; }
+marker="$bucket/marker-$$"
+s3_status GET "$marker" >/dev/null
+for _ in $(seq 200); do grep -q "GET /$marker " "$rgwlog" && break; sleep 0.1; done
+grep -q "GET /$marker " "$rgwlog" || { echo "FAIL: v3: the marker request never reached the gateway's log"; exit 1; }
+puts=$(awk -v p="\"PUT /$bucket/$key/" 'index($0, p) && $0 ~ "/[ab]/c/" { n++ } END { print n + 0 }' "$rgwlog")
+shards=$((2 * nproc * 16 / 4))
+[ "$puts" -eq "$shards" ] || { echo "FAIL: v3: $puts shard PUTs for $shards shards (one PUT per shard wanted)"; exit 1; }
+echo "v3: $puts PUTs for $shards shards (gateway log)"
 py "$key" check $nproc <<'PY' || { echo "FAIL: v3: the sharded store on S3"; exit 1; }
 import os, sys
 import numpy as np
