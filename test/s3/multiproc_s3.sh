@@ -74,7 +74,8 @@ marker="$bucket/marker-$$"
 s3_status GET "$marker" >/dev/null
 for _ in $(seq 200); do grep -q "GET /$marker " "$rgwlog" && break; sleep 0.1; done
 grep -q "GET /$marker " "$rgwlog" || { echo "FAIL: v3: the marker request never reached the gateway's log"; exit 1; }
-puts=$(awk -v p="\"PUT /$bucket/$key/" 'index($0, p) && $0 ~ "/[ab]/c/" { n++ } END { print n + 0 }' "$rgwlog")
+# (awk and curl without the sanitizer builds' preloaded runtimes: they fail or hang under them)
+puts=$(env LD_PRELOAD= awk -v p="\"PUT /$bucket/$key/" 'index($0, p) && $0 ~ "/[ab]/c/" { n++ } END { print n + 0 }' "$rgwlog")
 shards=$((2 * nproc * 16 / 4))
 [ "$puts" -eq "$shards" ] || { echo "FAIL: v3: $puts shard PUTs for $shards shards (one PUT per shard wanted)"; exit 1; }
 echo "v3: $puts PUTs for $shards shards (gateway log)"
