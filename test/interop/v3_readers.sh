@@ -31,19 +31,19 @@ nread=0
 check_arrays() {
   local store=$1 n path dtype shape st
   while read -r n path dtype shape st; do
-  if [ "$dtype" = text ] || [ "${dtype:1:1}" = V ]; then
-    # h5dump shows text and records, no binary (natively too): it must dump them; the values
-    # are the C reader's
-    if ! "$NCZARR_PREFIX/bin/h5dump" -d "/$path" "$store" >"$tmp/h5dump.txt" 2>"$tmp/err" ||
-      ! grep -q "DATA {" "$tmp/h5dump.txt"; then
-      sed 's/^/    | /' "$tmp/err" | head -n 20
-      echo "FAIL: $path: h5dump cannot read it"
-      status=1
-    fi
-  elif [ "${dtype:1:1}" = c ]; then
-    # h5dump writes no binary output of a compound (natively too): its text, number by number
-    if ! "$NCZARR_PREFIX/bin/h5dump" -d "/$path" -y -w 0 -m %.17g "$store" >"$tmp/h5dump.txt" 2>"$tmp/err" ||
-      ! env LD_PRELOAD= /usr/bin/python3 - "$tmp/h5dump.txt" "$tmp/raw/$n.bin" "$dtype" <<'PY'; then
+    if [ "$dtype" = text ] || [ "${dtype:1:1}" = V ]; then
+      # h5dump shows text and records, no binary (natively too): it must dump them; the values
+      # are the C reader's
+      if ! "$NCZARR_PREFIX/bin/h5dump" -d "/$path" "$store" >"$tmp/h5dump.txt" 2>"$tmp/err" ||
+        ! grep -q "DATA {" "$tmp/h5dump.txt"; then
+        sed 's/^/    | /' "$tmp/err" | head -n 20
+        echo "FAIL: $path: h5dump cannot read it"
+        status=1
+      fi
+    elif [ "${dtype:1:1}" = c ]; then
+      # h5dump writes no binary output of a compound (natively too): its text, number by number
+      if ! "$NCZARR_PREFIX/bin/h5dump" -d "/$path" -y -w 0 -m %.17g "$store" >"$tmp/h5dump.txt" 2>"$tmp/err" ||
+        ! env LD_PRELOAD= /usr/bin/python3 - "$tmp/h5dump.txt" "$tmp/raw/$n.bin" "$dtype" <<'PY'; then
 import re, sys
 import numpy as np
 text = open(sys.argv[1]).read()
@@ -54,30 +54,30 @@ want = np.fromfile(sys.argv[2], dtype=dt.newbyteorder("<")).view("<f%d" % (dt.it
 if len(got) != want.size or not all(g == float(w) or (g != g and w != w) for g, w in zip(got, want)):
     sys.exit(f"h5dump shows {got}, zarr-python {want.tolist()}")
 PY
+        sed 's/^/    | /' "$tmp/err" | head -n 20
+        echo "FAIL: $path ($dtype $shape): h5dump's values differ from zarr-python's"
+        status=1
+      fi
+    # h5dump's binary output, little-endian
+    elif ! "$NCZARR_PREFIX/bin/h5dump" -d "/$path" -b LE -o "$tmp/h5dump.bin" "$store" >"$tmp/err" 2>&1; then
       sed 's/^/    | /' "$tmp/err" | head -n 20
-      echo "FAIL: $path ($dtype $shape): h5dump's values differ from zarr-python's"
+      echo "FAIL: $path: h5dump cannot read it"
+      status=1
+    elif ! cmp -s "$tmp/raw/$n.bin" "$tmp/h5dump.bin"; then
+      echo "FAIL: $path ($dtype $shape): h5dump's values differ from zarr-python's ($(cmp "$tmp/raw/$n.bin" "$tmp/h5dump.bin" 2>&1 | head -n 1))"
       status=1
     fi
-  # h5dump's binary output, little-endian
-  elif ! "$NCZARR_PREFIX/bin/h5dump" -d "/$path" -b LE -o "$tmp/h5dump.bin" "$store" >"$tmp/err" 2>&1; then
-    sed 's/^/    | /' "$tmp/err" | head -n 20
-    echo "FAIL: $path: h5dump cannot read it"
-    status=1
-  elif ! cmp -s "$tmp/raw/$n.bin" "$tmp/h5dump.bin"; then
-    echo "FAIL: $path ($dtype $shape): h5dump's values differ from zarr-python's ($(cmp "$tmp/raw/$n.bin" "$tmp/h5dump.bin" 2>&1 | head -n 1))"
-    status=1
-  fi
-  # the C reader
-  if ! "$reader" "$store" "/$path" "$tmp/c.bin" >"$tmp/err" 2>&1; then
-    sed 's/^/    | /' "$tmp/err" | head -n 20
-    echo "FAIL: $path: H5Dread fails"
-    status=1
-  elif ! cmp -s "$tmp/raw/$n.bin" "$tmp/c.bin"; then
-    echo "FAIL: $path ($dtype $shape): H5Dread's values differ from zarr-python's"
-    status=1
-  else
-    nread=$((nread + 1))
-  fi
+    # the C reader
+    if ! "$reader" "$store" "/$path" "$tmp/c.bin" >"$tmp/err" 2>&1; then
+      sed 's/^/    | /' "$tmp/err" | head -n 20
+      echo "FAIL: $path: H5Dread fails"
+      status=1
+    elif ! cmp -s "$tmp/raw/$n.bin" "$tmp/c.bin"; then
+      echo "FAIL: $path ($dtype $shape): H5Dread's values differ from zarr-python's"
+      status=1
+    else
+      nread=$((nread + 1))
+    fi
   done <"$2"
 }
 store=$tmp/v3.zarr

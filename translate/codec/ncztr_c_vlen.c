@@ -33,16 +33,14 @@ static void put_le32(unsigned char *p, uint32_t v)
         p[i] = (unsigned char)(v >> (8 * i));
 }
 
-static int parse_common(const char *name, const json_t *j, size_t *bsz, void **state, char *msg,
-                        size_t msglen)
+static int parse_common(const char *name, size_t bsz, void **state, char *msg, size_t msglen)
 {
-    (void)j;
     vlen_state *s = calloc(1, sizeof *s);
     if (!s) {
         NCZTR_CODEC_MSG("out of memory");
         return -1;
     }
-    s->bsz = *bsz;
+    s->bsz = bsz;
     s->name = name;
     *state = s;
     return 1;
@@ -50,18 +48,18 @@ static int parse_common(const char *name, const json_t *j, size_t *bsz, void **s
 
 static int parse_utf8(const json_t *j, bool v3, const ncztr_cctx *cx, void **state, char *msg, size_t msglen)
 {
+    (void)j;
     (void)v3;
     (void)cx;
-    size_t one = 1;
-    return parse_common("vlen-utf8", j, &one, state, msg, msglen);
+    return parse_common("vlen-utf8", 1, state, msg, msglen);
 }
 
 static int parse_bytes(const json_t *j, bool v3, const ncztr_cctx *cx, void **state, char *msg, size_t msglen)
 {
+    (void)j;
     (void)v3;
     (void)cx;
-    size_t one = 1;
-    return parse_common("vlen-bytes", j, &one, state, msg, msglen);
+    return parse_common("vlen-bytes", 1, state, msg, msglen);
 }
 
 /* "dtype": the numbers' numpy type ("<u4"); their size is what a length must divide by. */
@@ -77,7 +75,7 @@ static int parse_array(const json_t *j, bool v3, const ncztr_cctx *cx, void **st
         NCZTR_CODEC_MSG("codec \"vlen-array\": \"dtype\" must name a number type such as \"<u4\"");
         return -1;
     }
-    return parse_common("vlen-array", j, &n, state, msg, msglen);
+    return parse_common("vlen-array", n, state, msg, msglen);
 }
 
 static void free_elems(hvl_t *el, size_t n)
