@@ -1,8 +1,11 @@
 """xarray opens every group of an NCZarr store with the netCDF dimension names.
 Usage: xarray_dims.py NATIVE_H_CDL STORE [--save-values FILE | --same-values FILE]
-(NATIVE_H_CDL: `ncdump -h` of the netCDF-4 file). STORE is Zarr v2 (groups found by their
-.zgroup) or v3 (zarr.json of node_type group: opened with zarr_format=3, dimension names
-from "dimension_names"). --save-values FILE keeps every variable's values (a pickle);
+                     [--storage-options JSON]
+(NATIVE_H_CDL: `ncdump -h` of the netCDF-4 file). STORE is a directory of Zarr v2 (groups
+found by their .zgroup) or v3 (zarr.json of node_type group: opened with zarr_format=3,
+dimension names from "dimension_names"); a v3 store may also be a .zip (zarr-python's
+ZipStore layout) or s3://bucket/key (with --storage-options, for s3fs): their groups are
+found by zarr-python 3. --save-values FILE keeps every variable's values (a pickle);
 --same-values FILE: every variable's values in STORE are those kept from another store of
 the same program, judged by other means, perhaps read by another xarray (text is compared
 as text, whether it reads as str or bytes).
@@ -69,7 +72,23 @@ def store_groups(store):
 
 
 def zarr_format(store):
+    if not os.path.isdir(store):
+        return 3  # a .zip or s3:// store: v3 only
     return 3 if os.path.exists(os.path.join(store, "zarr.json")) else 2
+
+
+def zarr3_groups(store, so):
+    """Every group's path in a v3 store that is not a directory, as zarr-python 3 lists them."""
+    import zarr
+    root = zarr.open_group(store, mode="r", zarr_format=3, **({"storage_options": so} if so else {}))
+    out = set()
+
+    def walk(g, prefix):
+        out.add(prefix.rstrip("/"))
+        for name in sorted(g.group_keys()):
+            walk(g[name], prefix + name + "/")
+    walk(root, "")
+    return out
 
 
 def as_text(v):
@@ -91,18 +110,30 @@ def same_values(label, a, b, var, bad):
 
 
 def main():
-    native_h, store = sys.argv[1], sys.argv[2]
-    mode, vfile = (sys.argv[3], sys.argv[4]) if len(sys.argv) > 4 else (None, None)
+    args = sys.argv[1:]
+    so = None
+    if "--storage-options" in args:
+        i = args.index("--storage-options")
+        so = json.loads(args[i + 1])
+        del args[i:i + 2]
+    native_h, store = args[0], args[1]
+    mode, vfile = (args[2], args[3]) if len(args) > 3 else (None, None)
     kept = {}
     if mode == "--same-values":
         with open(vfile, "rb") as f:
             kept = pickle.load(f)
     fmt = zarr_format(store)
     v3 = {"zarr_format": 3} if fmt == 3 else {}  # (Debian's xarray has no zarr_format)
+    if so:
+        v3["storage_options"] = so
+    label_store = store
+    if store.endswith(".zip"):
+        import zarr
+        store = zarr.storage.ZipStore(store, mode="r")
     with open(native_h, encoding="utf-8") as f:
         want = parse_cdl(f.read())
     bad = []
-    got_groups = store_groups(store)
+    got_groups = store_groups(store) if isinstance(store, str) and os.path.isdir(store) else zarr3_groups(store, so)
     if set(want) != got_groups:
         bad.append(f"groups: native {sorted(want)}, store {sorted(got_groups)}")
     for group, variables in sorted(want.items()):
@@ -146,7 +177,7 @@ def main():
             pickle.dump(kept, f, protocol=4)
     for b in bad:
         print("FAIL: xarray: " + b)
-    print(f"xarray: {store} (Zarr v{fmt}): {len(want)} group(s), {sum(map(len, want.values()))} variable(s)"
+    print(f"xarray: {label_store} (Zarr v{fmt}): {len(want)} group(s), {sum(map(len, want.values()))} variable(s)"
           + (", values equal to the other store's" if mode == "--same-values" else ""))
     return 1 if bad else 0
 

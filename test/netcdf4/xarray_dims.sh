@@ -10,10 +10,16 @@
 # every other store is read as written by default, and its ascii-json twin too.
 # The same programs write Zarr v3 stores ("nczarr v3", and "nczarr v3 shards=4"): xarray of
 # zarr-python 3 opens every group of them with the netCDF dimension names, and finds in
-# every variable the values the v2 store holds.
+# every variable the values the v2 store holds. So do the same programs' v3 stores in a zip
+# ("nczarr v3 shards=4 zip-root") and in a bucket of the S3 test server ("nczarr v3" with
+# s3root: the programs name their output plainly), read over s3fs.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/nc4_lib.sh"
+: "${NCZ_S3_ENV:?}"
+# the server's settings, the AWS variables, s3_storage_options
+. "$here/../s3/s3_common.sh"
+bucket=xarray-dims-$$-$RANDOM
 [ -x /usr/bin/python3 ] || { echo "FAIL: missing /usr/bin/python3"; exit 1; }
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/nczarr-xr.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
@@ -64,21 +70,33 @@ for cdl in "$here"/cdl/*.cdl; do
   # Zarr v3, unsharded and in shards of 4 x 4 x ... chunks: zarr-python 3's xarray opens every
   # group with the netCDF dimension names, and every variable holds the values of the v2
   # store (whose ncdump is the native file's: cdl_compare.sh)
-  for opts in "v3" "v3 shards=4"; do
-    writer "$tmp/$n.v3.zarr"
-    rm -rf "$tmp/$n.v3.zarr"
+  for form in dir shards zip s3; do
+    so=()
+    case $form in
+      dir) opts="v3" out=$tmp/$n.v3.zarr store=$out ;;
+      shards) opts="v3 shards=4" out=$tmp/$n.v3.zarr store=$out ;;
+      zip) opts="v3 shards=4 zip-root" out=$tmp/$n.v3.zip store=$out ;;
+      s3) opts="v3 s3root=$NCZ_S3_HTTPS_ENDPOINT/$bucket/v3" out=$n store=s3://$bucket/v3/$n
+        so=(--storage-options "$(s3_storage_options)") ;;
+    esac
+    writer "$out"
+    [ $form = s3 ] || rm -rf "$out"
     if ! HDF5_VOL_CONNECTOR="nczarr $opts" run_logged "$tmp/write.log" nc_connector "${W[@]}"; then
       echo "FAIL: $n: the writer with \"nczarr $opts\" failed (output above)"
       status=1
       continue
     fi
-    if [ ! -f "$tmp/$n.v3.zarr/zarr.json" ] || find "$tmp/$n.v3.zarr" -name '.z*' | grep -q .; then
-      echo "FAIL: $n: \"nczarr $opts\" did not write a Zarr v3 store"
-      status=1
-      continue
-    fi
-    nc_native "$NCZARR_ZARR3_PYTHON" "$here/xarray_dims.py" "$tmp/$n.h" "$tmp/$n.v3.zarr" \
-      --same-values "$tmp/$n.values" || status=1
+    case $form in
+      dir | shards)
+        if [ ! -f "$out/zarr.json" ] || find "$out" -name '.z*' | grep -q .; then
+          echo "FAIL: $n: \"nczarr $opts\" did not write a Zarr v3 store"
+          status=1
+          continue
+        fi ;;
+      zip) assert_zip_store "$out" "$n ($opts)" || { status=1; continue; } ;;
+    esac
+    nc_native "$NCZARR_ZARR3_PYTHON" "$here/xarray_dims.py" "$tmp/$n.h" "$store" \
+      --same-values "$tmp/$n.values" "${so[@]}" || status=1
   done
 done
 [ "$status" -eq 0 ] || { echo "FAIL: xarray_dims"; exit 1; }

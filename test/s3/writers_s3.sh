@@ -99,7 +99,8 @@ fi
 # Zarr v3 straight into the bucket ("nczarr v3", and in shards): zarr-python 3 over s3fs
 # reads the native file's values, xarray opens every group with its dimension names, h5dump
 # through the connector shows the native file's data
-for c in "plain|$t/interop_writer|v3" "plain|$t/interop_writer|v3 shards=4" "codecs|$t/interop_codecs_writer RAW|v3 shards=4"; do
+for c in "plain|$t/interop_writer|v3" "plain|$t/interop_writer|v3 shards=4" "codecs|$t/interop_codecs_writer RAW|v3 shards=4" \
+  "hardlinks|$t/interop_hardlinks_writer|v3 shards=4" "attrs|$t/interop_attr_fidelity|v3"; do
   IFS='|' read -r n prog opts <<<"$c"
   read -r -a cmd <<<"$prog"
   args=("${cmd[@]:1}")
