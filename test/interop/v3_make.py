@@ -270,6 +270,13 @@ def damage(d):
     case("shard_crc", "shards/s1", "crc32c", flip_index)
     case("shard_past_end", "shards/s1", "index is corrupt", past_end)
     open(os.path.join(d, "bad.txt"), "w").write("\n".join(cases) + "\n")
+    # chunk objects outside the grid: past the last chunk, far past it, not a number; and a
+    # shard past the last one. Not damage to any Zarr reader: they are never read.
+    p = copy("stray")
+    for key, body in (("dims/d1/c/3", b"\xff" * 20), ("dims/d1/c/99", b"\x01" * 7), ("dims/d1/c/x", b"junk"),
+                      ("shards/s1/c/9", open(shard_file(p), "rb").read()[:-3])):
+        open(os.path.join(p, key), "wb").write(body)
+    open(os.path.join(d, "stray.txt"), "w").write("dims/d1\nshards/s1\n")
     print(f"{len(cases)} damaged stores")
 
 

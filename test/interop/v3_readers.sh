@@ -184,5 +184,27 @@ while read -r case path needle; do
   fi
 done <"$tmp/bad.txt"
 
+# chunk objects outside the grid (past the last chunk, not a number, a shard past the last):
+# never read, by zarr-python or the connector: the arrays read with the values of the
+# undamaged store, which zarr-python reads in the stray copy too
+grep -wFf "$tmp/stray.txt" "$tmp/arrays.txt" | awk '$2 == "dims/d1" || $2 == "shards/s1"' >"$tmp/stray_arrays.txt"
+[ "$(wc -l <"$tmp/stray_arrays.txt")" -eq 2 ] || { echo "FAIL: stray: the arrays are not in the corpus"; status=1; }
+before=$nread
+check_arrays "$tmp/bad/stray.zarr" "$tmp/stray_arrays.txt"
+if [ $((nread - before)) -eq 2 ] && nc_native "$NCZARR_ZARR3_PYTHON" - "$tmp" <<'PY'; then
+import sys, zarr
+import numpy as np
+d = sys.argv[1]
+good = zarr.open_group(f"{d}/v3.zarr", mode="r", use_consolidated=False)
+stray = zarr.open_group(f"{d}/bad/stray.zarr", mode="r", use_consolidated=False)
+for p in ("dims/d1", "shards/s1"):
+    assert np.array_equal(good[p][...], stray[p][...], equal_nan=True), p
+PY
+  echo "ok: chunk objects outside the grid are not read (the connector and zarr-python)"
+else
+  echo "FAIL: stray chunk objects outside the grid changed what is read"
+  status=1
+fi
+
 [ "$status" -eq 0 ] || { echo "FAIL: v3_readers"; exit 1; }
 echo "v3_readers: ok"
