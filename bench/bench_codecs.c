@@ -82,8 +82,10 @@ static int size_cb(const char *path, const struct stat *st, int flag, struct FTW
     return 0;
 }
 
-static double store_mib(const char *path)
+static double store_mib(const bench_cfg *cfg, const char *path)
 {
+    if (cfg->s3[0])
+        return -1; /* in the bucket: not measured */
     tree_bytes = 0;
     nftw(path, size_cb, 16, FTW_PHYS);
     return (double)tree_bytes / 1048576.0;
@@ -155,6 +157,8 @@ static void spawn(const bench_cfg *cfg, const char *log, bench_peer peer, bench_
                             zf,
                             "--shards",
                             sh,
+                            cfg->s3_options ? "--storage-options" : NULL,
+                            (char *)cfg->s3_options,
                             NULL};
             if (dup2(fd[1], 1) >= 0) {
                 close(fd[1]);
@@ -214,6 +218,31 @@ static void spawn(const bench_cfg *cfg, const char *log, bench_peer peer, bench_
         snprintf(r->msg, sizeof r->msg, "exit status %d, no result", WEXITSTATUS(status));
 }
 
+/* Removes a peer's store from the bucket (s3fs, through bench_zarr3.py): the test server
+ * keeps its objects in memory, and two 1 GiB stores left there would fill it. */
+static void remove_s3_store(const bench_cfg *cfg, const char *log, bench_peer peer)
+{
+    char store[4300];
+    bench_s3_path(cfg, peer, store, sizeof store);
+    fflush(stdout);
+    pid_t pid = fork();
+    if (pid == 0) {
+        int lf = open(log, O_WRONLY | O_APPEND | O_CREAT, 0644);
+        if (lf >= 0) {
+            dup2(lf, 1);
+            dup2(lf, 2);
+            close(lf);
+        }
+        char *argv[] = {(char *)cfg->python, (char *)cfg->script,     "--store", store, "--phase", "remove",
+                        "--storage-options", (char *)cfg->s3_options, NULL};
+        execv(cfg->python, argv);
+        _exit(127);
+    }
+    int status = 0;
+    while (pid > 0 && waitpid(pid, &status, 0) < 0 && errno == EINTR)
+        ;
+}
+
 /* A write then a read of one peer, each in its own child; the store is removed after. */
 static void run_pair(const bench_cfg *cfg, const char *log, bench_peer peer, bench_case c, int workers,
                      int timeout_s, figure *fig)
@@ -221,16 +250,24 @@ static void run_pair(const bench_cfg *cfg, const char *log, bench_peer peer, ben
     char store[4300];
     child_result w, r;
     bench_store_path(cfg, peer, store, sizeof store);
-    remove_tree(store);
+    /* in a bucket, the next write replaces the store (H5F_ACC_TRUNC, zarr's overwrite) */
+    if (!cfg->s3[0])
+        remove_tree(store);
     spawn(cfg, log, peer, c, 0, workers, timeout_s, &w);
     if (!w.ok) {
         figure_fail(fig, 0, w.msg);
-        remove_tree(store);
+        if (!cfg->s3[0])
+            remove_tree(store);
+        else
+            remove_s3_store(cfg, log, peer);
         return;
     }
-    double stored = store_mib(store);
+    double stored = store_mib(cfg, store);
     spawn(cfg, log, peer, c, 1, workers, timeout_s, &r);
-    remove_tree(store);
+    if (!cfg->s3[0])
+        remove_tree(store);
+    else
+        remove_s3_store(cfg, log, peer);
     if (!r.ok) {
         figure_fail(fig, 1, r.msg);
         return;
@@ -276,7 +313,7 @@ static void usage(void)
             "usage: bench_codecs [--dir DIR] [--mib N] [--runs K] [--cases raw,deflate,blosc,zstd]\n"
             "         [--peers nczarr,native,netcdf,zarr3] [--workers 1,2,4,8,16] [--zstd-level L]\n"
             "         [--python PATH] [--connector-dir DIR] [--filter-dir DIR] [--timeout S]\n"
-            "         [--zarr-format 2|3] [--shards N]\n"
+            "         [--zarr-format 2|3] [--shards N] [--s3 URL --s3-storage-options JSON]\n"
             "  --dir          where the stores go (default /dev/shm: memory; a disk directory\n"
             "                 measures the page cache, which cannot be dropped)\n"
             "  --mib          array size in MiB, rounded down to 16 MiB (default 1024)\n"
@@ -291,7 +328,11 @@ static void usage(void)
             "  --zarr-format  3: the connector (\"nczarr v3\") and zarr-python 3 write Zarr v3;\n"
             "                 native HDF5 and netCDF-C, which do not, are left out (default 2)\n"
             "  --shards       Zarr v3: shards of N x N chunks, for both (\"shards=N\"; zarr-python's\n"
-            "                 shards=(N*chunk rows, N*chunk cols))\n");
+            "                 shards=(N*chunk rows, N*chunk cols))\n"
+            "  --s3           stores go to a bucket: https://host:port/bucket/prefix (the connector\n"
+            "                 takes the credentials from AWS_*); only the connector and zarr-python 3\n"
+            "                 run; --dir then holds the source slabs only\n"
+            "  --s3-storage-options  zarr-python's storage options for s3fs (JSON), with --s3\n");
 }
 
 int main(int argc, char **argv)
@@ -344,6 +385,11 @@ int main(int argc, char **argv)
             bad = (timeout_s = atoi(v)) < 1;
         else if (!strcmp(o, "--zarr-format"))
             bad = (cfg.zarr_format = atoi(v)) != 2 && cfg.zarr_format != 3;
+        else if (!strcmp(o, "--s3"))
+            bad = (strncmp(v, "https://", 8) && strncmp(v, "http://", 7)) ||
+                  snprintf(cfg.s3, sizeof cfg.s3, "%s", v) >= (int)sizeof cfg.s3;
+        else if (!strcmp(o, "--s3-storage-options"))
+            cfg.s3_options = v;
         else if (!strcmp(o, "--shards"))
             bad = (cfg.shards = atoi(v)) < 1 || cfg.shards > 64;
         else
@@ -395,6 +441,10 @@ int main(int argc, char **argv)
     if (cfg.zarr_format == 3) {
         report_skip_peer(&rep, PEER_NATIVE, "--zarr-format 3: native HDF5 writes no Zarr");
         report_skip_peer(&rep, PEER_NETCDF, "--zarr-format 3: netCDF-C 4.10.1 writes no Zarr v3");
+    }
+    if (cfg.s3[0]) {
+        report_skip_peer(&rep, PEER_NATIVE, "--s3: native HDF5 writes no S3");
+        report_skip_peer(&rep, PEER_NETCDF, "--s3: only the connector and zarr-python 3 run");
     }
     struct statfs sfs;
     int tmpfs = statfs(cfg.dir, &sfs) == 0 && sfs.f_type == 0x01021994;

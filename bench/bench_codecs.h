@@ -24,6 +24,8 @@ typedef struct {
     const char *script;     /* bench_zarr3.py */
     int zarr_format;        /* 2 (default) or 3: what the connector and zarr-python 3 write */
     int shards;             /* Zarr v3: shards of shards x shards chunks (0: none) */
+    char s3[2048];          /* stores in a bucket: https://host:port/bucket/prefix ("": --dir) */
+    const char *s3_options; /* zarr-python's storage options for s3fs (JSON), with s3 */
 } bench_cfg;
 
 /* Runs one phase (0 write, 1 read) of one C peer in the calling process, which must be a
@@ -33,8 +35,11 @@ typedef struct {
 int bench_run_c_peer(const bench_cfg *cfg, bench_peer peer, bench_case c, int phase, int workers,
                      double *secs, char *msg, size_t msg_size);
 
-/* The path of a peer's store for a case. */
+/* The path of a peer's store for a case: a path under dir, or with s3 the connector's URL
+ * (https://host:port/bucket/prefix/name#mode=nczarr,s3) and zarr-python's s3://bucket/... */
 void bench_store_path(const bench_cfg *cfg, bench_peer peer, char *buf, size_t size);
+/* With s3: a peer's store as s3fs names it (s3://bucket/prefix/name). */
+void bench_s3_path(const bench_cfg *cfg, bench_peer peer, char *buf, size_t size);
 
 /* Sets the environment a peer's child runs under (HDF5_PLUGIN_PATH, HDF5_VOL_CONNECTOR).
  * Returns 0, or -1 when out of memory. */

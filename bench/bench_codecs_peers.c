@@ -30,11 +30,25 @@ int bench_have_netcdf(void)
 #endif
 }
 
+static const char *names[NPEERS] = {"bench_nczarr.zarr", "bench_native.h5", "bench_netcdf.zarr",
+                                    "bench_zarr3.zarr"};
+
 void bench_store_path(const bench_cfg *cfg, bench_peer peer, char *buf, size_t size)
 {
-    static const char *names[NPEERS] = {"bench_nczarr.zarr", "bench_native.h5", "bench_netcdf.zarr",
-                                        "bench_zarr3.zarr"};
-    snprintf(buf, size, "%s/%s", cfg->dir, names[peer]);
+    if (!cfg->s3[0]) {
+        snprintf(buf, size, "%s/%s", cfg->dir, names[peer]);
+        return;
+    }
+    if (peer == PEER_ZARR3)
+        bench_s3_path(cfg, peer, buf, size);
+    else
+        snprintf(buf, size, "%s/%s#mode=nczarr,s3", cfg->s3, names[peer]);
+}
+
+void bench_s3_path(const bench_cfg *cfg, bench_peer peer, char *buf, size_t size)
+{
+    const char *host = strstr(cfg->s3, "://"), *path = host ? strchr(host + 3, '/') : NULL;
+    snprintf(buf, size, "s3:/%s/%s", path ? path : "/", names[peer]);
 }
 
 int bench_peer_env(const bench_cfg *cfg, bench_peer peer)

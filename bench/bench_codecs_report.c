@@ -105,12 +105,14 @@ void report_header(report *rep, int runs, int tmpfs, const int *workers, int nwo
            "is a "
            "process of its own\n",
            runs);
-    printf(
-        "stores: %s (%s)\n", cfg->dir,
-        tmpfs
-            ? "tmpfs: memory, no disk I/O"
-            : "a disk file system: the page cache is not dropped, so writes end in the page cache and reads "
-              "come from it");
+    if (cfg->s3[0])
+        printf("stores: in the bucket %s (the source slabs in %s)\n", cfg->s3, cfg->dir);
+    else
+        printf("stores: %s (%s)\n", cfg->dir,
+               tmpfs ? "tmpfs: memory, no disk I/O"
+                     : "a disk file system: the page cache is not dropped, so writes end in the page cache "
+                       "and reads "
+                       "come from it");
     printf("cores online: %ld; connector from %s; filter plugins from %s; zarr-python 3: %s\n",
            sysconf(_SC_NPROCESSORS_ONLN), cfg->conn_dir, cfg->filter_dir, cfg->python);
     if (nworkers) {
@@ -175,7 +177,7 @@ void report_case(report *rep, bench_case c, const int *on_peer)
         first = 0;
         print_cell(rep, f, 0, p, rep->cases[c], 11);
         print_cell(rep, f, 1, p, rep->cases[c], 11);
-        if (f->n && !f->failed && !f->skip)
+        if (f->n && !f->failed && !f->skip && median(f->stored, f->n) >= 0)
             printf(" %8.1f", median(f->stored, f->n));
         else
             printf(" %8s", "-");

@@ -11,6 +11,7 @@ what was read with the source is not timed.
 Not a test: no assertion on speed."""
 
 import argparse
+import json
 import sys
 import time
 import warnings
@@ -47,24 +48,36 @@ def codecs3(case, zstd_level):
 def main():
     p = argparse.ArgumentParser()
     p.add_argument("--store", required=True)
-    p.add_argument("--phase", choices=["write", "read"], required=True)
-    p.add_argument("--case", required=True)
-    p.add_argument("--rows", type=int, required=True)
-    p.add_argument("--cols", type=int, required=True)
-    p.add_argument("--chunk-rows", type=int, required=True)
-    p.add_argument("--chunk-cols", type=int, required=True)
-    p.add_argument("--slab-rows", type=int, required=True)
-    p.add_argument("--nslabs", type=int, required=True)
-    p.add_argument("--src", required=True)
+    p.add_argument("--phase", choices=["write", "read", "remove"], required=True)
+    p.add_argument("--case")
+    p.add_argument("--rows", type=int)
+    p.add_argument("--cols", type=int)
+    p.add_argument("--chunk-rows", type=int)
+    p.add_argument("--chunk-cols", type=int)
+    p.add_argument("--slab-rows", type=int)
+    p.add_argument("--nslabs", type=int)
+    p.add_argument("--src")
     p.add_argument("--zstd-level", type=int, default=1)
     p.add_argument("--zarr-format", type=int, default=2)
     p.add_argument("--shards", type=int, default=0)
+    p.add_argument("--storage-options", help="s3fs's options (JSON), for an s3:// store")
     a = p.parse_args()
+    if a.phase == "remove":  # a store in a bucket (bench_codecs --s3), any peer's
+        import s3fs
+
+        # its requests carry a user agent of their own: bench_v3.sh leaves them out of the counts
+        so = json.loads(a.storage_options)
+        so.setdefault("config_kwargs", {})["user_agent_extra"] = "bench-remove"
+        fs = s3fs.S3FileSystem(**so)
+        if fs.exists(a.store):
+            fs.rm(a.store, recursive=True)
+        return 0
     try:
         warnings.simplefilter("ignore")
         import numpy as np
         import zarr
 
+        so = {"storage_options": json.loads(a.storage_options)} if a.storage_options else {}
         src = np.fromfile(a.src, dtype="<f4").reshape(a.nslabs, a.slab_rows, a.cols)
         nblocks = a.rows // a.slab_rows
         verify = 0.0
@@ -87,11 +100,12 @@ def main():
                 fill_value=None if a.zarr_format == 2 else 0,
                 overwrite=True,
                 **extra,
+                **so,
             )
             for k in range(nblocks):
                 z[k * a.slab_rows : (k + 1) * a.slab_rows, :] = src[k % a.nslabs]
         else:
-            z = zarr.open_array(a.store, mode="r")
+            z = zarr.open_array(a.store, mode="r", **so)
             for k in range(nblocks):
                 block = z[k * a.slab_rows : (k + 1) * a.slab_rows, :]
                 v0 = time.perf_counter()

@@ -26,6 +26,9 @@
 #                          netCDF-C crash: scripts/s3-netcdf-preload.c); netCDF-C does not
 #                          create buckets
 #
+# start reads NCZ_S3_MEMSTORE_BYTES (the server's capacity, all in RAM; default 2 GiB) and
+# NCZ_S3_GC_SECONDS (deleted objects free their memory this long after; default 60).
+#
 # Several instances may run at once, each with its own ROOT. Nothing outside ROOT and the
 # cache ($VOL_NCZARR_CACHE, default ~/.cache/vol-nczarr) is written, apart from the packages.
 set -euo pipefail
@@ -137,14 +140,16 @@ osd fast shutdown = $6
 # a stopping OSD waits this long for the monitor's answer, which never comes when the
 # monitor stops at the same time
 osd mon shutdown timeout = 1
-# memstore holds every object in RAM: this caps the server's memory
-memstore device bytes = 2147483648
+# memstore holds every object in RAM: this caps the server's memory (a benchmark of large
+# stores raises it: NCZ_S3_MEMSTORE_BYTES)
+memstore device bytes = ${NCZ_S3_MEMSTORE_BYTES:-2147483648}
 [client.rgw]
 rgw frontends = beast endpoint=127.0.0.1:$3 ssl_endpoint=127.0.0.1:$4 ssl_certificate=$5/server.pem ssl_private_key=$5/server.key tcp_nodelay=1
 rgw data = $r/rgw
 rgw dns name = localhost
-rgw gc obj min wait = 60
-rgw gc processor period = 60
+# deleted objects free their memory this long after (NCZ_S3_GC_SECONDS)
+rgw gc obj min wait = ${NCZ_S3_GC_SECONDS:-60}
+rgw gc processor period = ${NCZ_S3_GC_SECONDS:-60}
 # no lifecycle rules in the tests; its worker holds up the gateway's shutdown
 rgw enable lc threads = false
 EOF

@@ -86,11 +86,7 @@ void *H5VL_nczarr_dataset_open(void *obj, const H5VL_loc_params_t *loc_params, c
     }
     if (ncztr_array_check_usable(d) < 0)
         return NULL;
-    size_t nslots = 0, nbytes = 0;
-    double w0 = 0;
-    if (dapl_id >= 0 && dapl_id != H5P_DEFAULT && H5Pget_chunk_cache(dapl_id, &nslots, &nbytes, &w0) >= 0 &&
-        nbytes)
-        ncztr_array_set_cache_bytes(d, nbytes);
+    ncztr_array_set_cache_from_dapl(d, dapl_id);
     return keep_dapl(H5VL_nczarr_obj_new(H5I_DATASET, o->file, d, NULL), dapl_id, name);
 }
 

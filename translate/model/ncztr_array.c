@@ -30,6 +30,18 @@ static size_t default_cache_bytes(const ncztr_zarray *za)
     return four > NCZTR_DEFAULT_CACHE_BYTES ? four : NCZTR_DEFAULT_CACHE_BYTES;
 }
 
+/* The chunk cache size an application set in a dataset access plist, if it set one. A dapl
+ * without a size of its own reports the file access default (1 MiB): only another size is
+ * the application's choice (a 1 MiB cache would hold less than one 16 MiB shard). */
+static void dapl_cache_bytes(hid_t dapl, size_t *bytes)
+{
+    size_t nslots = 0, nbytes = 0;
+    double w0 = 0;
+    if (dapl >= 0 && dapl != H5P_DEFAULT && H5Pget_chunk_cache(dapl, &nslots, &nbytes, &w0) >= 0 && nbytes &&
+        nbytes != HDF5_DEFAULT_CACHE_BYTES)
+        *bytes = nbytes;
+}
+
 void ncztr_array_free(ncztr_array *a)
 {
     if (!a)
@@ -275,14 +287,8 @@ static herr_t build_array(ncztr_file *f, const char *name, hid_t type, hid_t spa
     }
     if (f->zarr_format == 3 && ncztr_array_to_v3(f, a, name) < 0)
         NCZ_GOTO_QUIET(FAIL);
-    size_t nslots = 0, nbytes = 0;
-    double w0 = 0;
     a->cache_bytes = default_cache_bytes(za);
-    /* A dapl without a cache size of its own reports the file access default (1 MiB): only
-     * another size is the application's choice. */
-    if (dapl >= 0 && dapl != H5P_DEFAULT && H5Pget_chunk_cache(dapl, &nslots, &nbytes, &w0) >= 0 && nbytes &&
-        nbytes != HDF5_DEFAULT_CACHE_BYTES)
-        a->cache_bytes = nbytes;
+    dapl_cache_bytes(dapl, &a->cache_bytes);
     *out = a;
     a = NULL;
 done:
@@ -687,10 +693,10 @@ size_t ncztr_array_cache_bytes(const ncztr_obj *o)
     return o->arr ? o->arr->cache_bytes : 0;
 }
 
-void ncztr_array_set_cache_bytes(ncztr_obj *o, size_t nbytes)
+void ncztr_array_set_cache_from_dapl(ncztr_obj *o, hid_t dapl)
 {
     if (o->arr)
-        o->arr->cache_bytes = nbytes;
+        dapl_cache_bytes(dapl, &o->arr->cache_bytes);
 }
 
 herr_t ncztr_obj_load(const ncztr_obj *o)

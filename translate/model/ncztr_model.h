@@ -93,9 +93,10 @@ herr_t ncztr_tree_load(ncztr_obj *o);
 size_t ncztr_obj_nattrs(const ncztr_obj *o);
 /* Why an array cannot be used (its metadata did not load), or NULL. */
 const char *ncztr_array_load_error(const ncztr_obj *o);
-/* The chunk cache budget of an array (H5Pset_chunk_cache's bytes). */
+/* The chunk cache budget of an array (H5Pset_chunk_cache's bytes); the dapl's size replaces the
+ * default only where the application set one. */
 size_t ncztr_array_cache_bytes(const ncztr_obj *o);
-void ncztr_array_set_cache_bytes(ncztr_obj *o, size_t nbytes);
+void ncztr_array_set_cache_from_dapl(ncztr_obj *o, hid_t dapl);
 /* Removes a link and, on the next flush, the object's keys. */
 herr_t ncztr_unlink(ncztr_obj *o);
 bool ncztr_is_ancestor(const ncztr_obj *a, const ncztr_obj *b);
