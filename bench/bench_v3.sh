@@ -54,7 +54,7 @@ out=$tmp/out
 echo "# $cmdline"
 echo "# $(date -u +%Y-%m-%dT%H:%MZ), $(nproc) cores; float32 ${mib} MiB, chunks 256 x 1024 (1 MiB), 512 rows per call; median of $runs runs"
 printf '%-10s %-7s %-6s %-7s %12s %11s %8s %6s %6s %9s %s\n' store shards case peer "write MiB/s" "read MiB/s" stored "w xz3" "r xz3" "RSS w/r" \
-  "$([ $s3 = yes ] && echo "S3 PUT/GET/other")"
+  "$([ "$s3" = yes ] && echo "S3 PUT/GET/other")"
 # rows STORE SHARDS [REQS]: the table rows of bench_codecs' output in $out (REQS: a file of
 # "peer case put get other" lines, the requests of one write and one read)
 rows() {
@@ -84,7 +84,7 @@ for d in $dirs; do
     rows "$d ($fs)" "$(layout "$shards")"
   done
 done
-[ $s3 = yes ] || exit 0
+[ "$s3" = yes ] || exit 0
 
 # The gateway: plain http for both peers (s3fs and the connector), each case a bench_codecs
 # run of its own so that its requests, counted in the gateway's log by the peer's store name
