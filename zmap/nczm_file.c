@@ -317,10 +317,22 @@ static nczm_status file_open(const nczm_url *url, unsigned flags, nczm_map **out
         if (exists) {
             if (flags & NCZM_EXCL)
                 return nczm_fmterr(errmsg, NCZM_EXISTS, "%s: create: the path already exists", root);
-            if (!S_ISDIR(sb.st_mode))
+            if (!S_ISDIR(sb.st_mode) && !((flags & NCZM_TRUNC) && S_ISREG(sb.st_mode)))
                 return nczm_fmterr(errmsg, NCZM_NOTSTORE,
                                    "%s: create: %s, not a directory store; refusing to replace it", root,
                                    S_ISREG(sb.st_mode) ? "is a regular file" : "exists");
+        }
+        if (exists && !S_ISDIR(sb.st_mode)) {
+            /* Truncating create replaces a file, as native HDF5 and netCDF-C do (a program
+             * rerun over its earlier HDF5 or netCDF-3 output). */
+            if ((st = nczm_check_parent(root, errmsg)) != NCZM_OK)
+                return st;
+            if (unlink(root) != 0 || mkdir(root, 0777) != 0) {
+                int e = errno;
+                return nczm_fmterr(errmsg, nczm_errno_status(e), "%s: create: replacing the file: %s", root,
+                                   strerror(e));
+            }
+        } else if (exists) {
             int empty = nczm_file_dir_is_empty_at(AT_FDCWD, root);
             if (empty < 0) {
                 int e = errno;

@@ -349,14 +349,24 @@ static void test_file_store(void)
     CHECK(path_exists(spath("notstore/precious.txt")), "the directory's content is untouched");
     CHECK(probe_path(spath("notstore")) == 0, "probe a non-store directory");
 
-    /* A regular file is not a directory store. */
+    /* A regular file is not a directory store: opening and destroying refuse it, a create
+     * without TRUNC too; a truncating create replaces it, as native HDF5 does. */
     put_file(spath("plain.txt"), "text");
     CHECK(open_path(spath("plain.txt"), NCZM_READONLY, &m, err) == NCZM_NOTSTORE, "open a regular file");
-    CHECK(open_path(spath("plain.txt"), NCZM_CREATE | NCZM_TRUNC, &m, err) == NCZM_NOTSTORE,
-          "TRUNC refuses a regular file");
-    CHECK(strstr(err, "regular file") && strstr(err, "refusing"), "TRUNC message: %s", err);
+    CHECK(open_path(spath("plain.txt"), NCZM_CREATE, &m, err) == NCZM_NOTSTORE,
+          "CREATE without TRUNC refuses a regular file");
+    CHECK(strstr(err, "regular file") && strstr(err, "refusing"), "CREATE message: %s", err);
+    CHECK(open_path(spath("plain.txt"), NCZM_CREATE | NCZM_EXCL, &m, err) == NCZM_EXISTS,
+          "EXCL refuses a regular file");
     CHECK(destroy_path(spath("plain.txt"), err) == NCZM_NOTSTORE && path_exists(spath("plain.txt")),
           "destroy refuses a regular file");
+    m = NULL;
+    CHECK(open_path(spath("plain.txt"), NCZM_CREATE | NCZM_TRUNC, &m, err) == NCZM_OK && m,
+          "TRUNC replaces a regular file: %s", err);
+    if (m)
+        nczm_close(m);
+    struct stat psb;
+    CHECK(stat(spath("plain.txt"), &psb) == 0 && S_ISDIR(psb.st_mode), "the file became a directory store");
 
     /* Read-only directory: writable open refused (as a user without privileges: root can
      * write anyway), read-only open works. */

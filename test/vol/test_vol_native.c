@@ -561,6 +561,37 @@ static void check_files(void)
     CHECK(H5Fis_accessible(q, H5P_DEFAULT) == 0, "H5Fis_accessible of a text file is false");
     if (f >= 0)
         H5Fclose(f);
+
+    /* H5Fcreate with H5F_ACC_TRUNC replaces a file at the path with a store, as native HDF5
+     * replaces it (a program run again over its earlier output, an HDF5 or netCDF-3 file);
+     * H5F_ACC_EXCL refuses it */
+    CHECK(write_native(p, 0) == 0, "a native file to replace");
+    const char *olds[] = {q, p};
+    for (int i = 0; i < 2; i++) {
+        struct stat sb;
+        H5E_BEGIN_TRY
+        {
+            f = H5Fcreate(olds[i], H5F_ACC_EXCL, H5P_DEFAULT, H5P_DEFAULT);
+        }
+        H5E_END_TRY
+        CHECK(f < 0 && stat(olds[i], &sb) == 0 && S_ISREG(sb.st_mode), "H5F_ACC_EXCL refuses the file %s",
+              olds[i]);
+        if (f >= 0)
+            H5Fclose(f);
+        f = H5Fcreate(olds[i], H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
+        hid_t g = f >= 0 ? H5Gcreate2(f, "new", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT) : H5I_INVALID_HID;
+        CHECK(f >= 0 && g >= 0, "H5F_ACC_TRUNC replaces the file %s with a store", olds[i]);
+        if (g >= 0)
+            H5Gclose(g);
+        if (f >= 0)
+            H5Fclose(f);
+        CHECK(stat(olds[i], &sb) == 0 && S_ISDIR(sb.st_mode), "%s is a directory store now", olds[i]);
+        f = H5Fopen(olds[i], H5F_ACC_RDONLY, H5P_DEFAULT);
+        CHECK(f >= 0 && H5Lexists(f, "new", H5P_DEFAULT) > 0 && H5Lexists(f, "g", H5P_DEFAULT) == 0,
+              "the new store reopens with the new content only");
+        if (f >= 0)
+            H5Fclose(f);
+    }
 }
 
 int main(int argc, char **argv)
