@@ -6,12 +6,17 @@
 #  - nc_create of a plain path reaches the connector and writes a store (ncgen, and
 #    netcdf_program's nc_create + a variable on an unlimited dimension + nc_close);
 #  - opening a missing file fails with "No such file or directory";
-#  - two limits of netCDF-C 4.10.1 that issue [10] is to lift, asserted as they are today
-#    so that the day they change this test says so: nc_open of a store by its plain name
-#    fails ("Unknown file format": netCDF-C infers the format from a file's first bytes
-#    before HDF5 is asked), and netCDF-C's NCZarr refuses every store URL while the
-#    connector's directory is on HDF5_PLUGIN_PATH ("Unclassified failure in accessing a
-#    dynamically loaded plugin": its plugin loader rejects a library that is not a filter).
+#  - netCDF-C's own NCZarr reads store URLs with the connector's directory on
+#    HDF5_PLUGIN_PATH (its plugin loader takes the connector for a library of codec
+#    defaults, paired with the companion filter beside it: vol_connector/H5VL_nczarr_netcdf.h),
+#    compressed stores too: ncdump shows what it shows without the connector's directory;
+#    without the companion it refuses every store ("Filter error: bad id or parameters": the
+#    codec's filter is missing), as it did before the connector offered the codec
+#    ("Unclassified failure in accessing a dynamically loaded plugin");
+#  - a limit of netCDF-C 4.10.1 that issue [10] is to lift, asserted as it is today so that
+#    the day it changes this test says so: nc_open of a store by its plain name fails
+#    ("Unknown file format": netCDF-C infers the format from a file's first bytes before
+#    HDF5 is asked).
 # netCDF-C's installed tools deadlock at exit under a preloaded ASan runtime, with or
 # without the connector (p11-kit's destructor, loaded through libcurl): the sanitizer builds
 # run the netcdf_program steps (built with the sanitizers, linked against the same netCDF-C),
@@ -58,7 +63,12 @@ assert_store "$tmp/c.zarr" "netcdf_program create" && compare_ncdump "$tmp/c.nc"
 expect 1 "No such file or directory" -- "$prog" open "$tmp/missing.nc"
 "$NCZARR_BUILD/examples/write_store" "$tmp/ex.zarr" >/dev/null
 assert_store "$tmp/ex.zarr" "examples/write_store" || status=1
-expect 1 "Unclassified failure in accessing a dynamically loaded plugin" -- "$prog" open "$(store_url "$tmp/ex.zarr")"
+expect 0 "" -- "$prog" open "$(store_url "$tmp/ex.zarr")"
+# the connector's directory without the companion: netCDF-C refuses the store
+mkdir "$tmp/alone"
+cp "$NCZARR_BUILD/vol_connector/libnczarr_vol.so" "$tmp/alone/"
+HDF5_PLUGIN_PATH=$tmp/alone:$NCZARR_PREFIX/lib/plugin \
+  expect 1 "NetCDF: Filter error: bad id or parameters" -- "$prog" open "$(store_url "$tmp/ex.zarr")"
 
 if [ -z "${NCZARR_SANITIZER:-}" ]; then
   grep -v "_DeflateLevel\|_Shuffle" "$NCZARR_SAMPLES/netcdf-c-4.9.3/sample.cdl" >"$tmp/plain.cdl"
@@ -70,7 +80,16 @@ if [ -z "${NCZARR_SANITIZER:-}" ]; then
   done
   expect 1 "NetCDF: Unknown file format" -- "$B/ncdump" "$tmp/plain.zarr"
   expect 1 "No such file or directory" -- "$B/ncdump" "$tmp/missing.nc"
-  expect 1 "Unclassified failure in accessing a dynamically loaded plugin" -- "$B/ncdump" "$(store_url "$tmp/ex.zarr")"
+  # netCDF-C's NCZarr with the connector's directory on the path (and the connector asked
+  # for): the compressed store reads as it reads with the filter directory alone
+  expect 0 "" -- "$B/ncdump" "$(store_url "$tmp/sample.zarr")"
+  cp "$tmp/out.txt" "$tmp/with.cdl"
+  nc_native "$B/ncdump" "$(store_url "$tmp/sample.zarr")" >"$tmp/without.cdl" 2>&1 ||
+    { cat "$tmp/without.cdl"; echo "FAIL: ncdump of the store without the connector's directory"; status=1; }
+  if ! diff -u "$tmp/without.cdl" "$tmp/with.cdl"; then
+    echo "FAIL: ncdump of a store URL differs with the connector's directory on HDF5_PLUGIN_PATH"
+    status=1
+  fi
 else
   echo "sanitizer build: the ncgen and ncdump steps run in the normal build (netCDF-C's tools deadlock under a preloaded ASan runtime)"
 fi
