@@ -251,10 +251,9 @@ ncztr_obj *H5VL_nczarr_resolve(H5VL_nczarr_obj_t *obj, const H5VL_loc_params_t *
 
 void H5VL_nczarr_drop_id(hid_t id, bool keep_errors)
 {
-    hid_t saved = keep_errors ? H5Eget_current_stack() : H5I_INVALID_HID;
+    hid_t saved = keep_errors ? ncz_err_save() : H5I_INVALID_HID;
     H5Idec_ref(id);
-    if (saved >= 0)
-        H5Eset_current_stack(saved);
+    ncz_err_restore(saved);
 }
 
 herr_t H5VL_nczarr_check_plist(hid_t id, hid_t cls, const char *what)

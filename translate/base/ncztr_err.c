@@ -78,6 +78,19 @@ static void push_now(const char *file, const char *func, unsigned line, ncz_errk
     H5Epush2(H5E_DEFAULT, file, func, line, g_cls, g_maj, g_min[kind], "%s", msg);
 }
 
+hid_t ncz_err_save(void)
+{
+    if (g_depth > 0 || H5Eget_num(H5E_DEFAULT) <= 0)
+        return H5I_INVALID_HID;
+    return H5Eget_current_stack();
+}
+
+void ncz_err_restore(hid_t saved)
+{
+    if (saved >= 0)
+        H5Eset_current_stack(saved);
+}
+
 size_t ncz_err_begin(void)
 {
     g_depth++;

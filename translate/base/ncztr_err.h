@@ -37,6 +37,14 @@ typedef enum ncz_errkind {
 /* Registers the class once (idempotent); ncz_err_term unregisters. */
 herr_t ncz_err_init(void);
 void ncz_err_term(void);
+/* HDF5 API calls clear the error stack on entry: an HDF5 call made while cleaning up after
+ * an error (H5Tclose, say) would drop the message just pushed. ncz_err_save keeps the stack
+ * aside and ncz_err_restore puts it back (H5I_INVALID_HID: nothing kept). Inside a callback
+ * nothing is kept: the connector's messages are held by the connector until the callback
+ * returns (ncz_err_begin), and HDF5 1.14 can leave a stack whose entries' strings it freed
+ * (h5py's suite left one), which H5Eget_current_stack copies by strdup(NULL): a crash. */
+hid_t ncz_err_save(void);
+void ncz_err_restore(hid_t saved);
 /* Pushes one formatted message. Returns FAIL for convenience. */
 herr_t ncz_err_push(const char *file, const char *func, unsigned line, ncz_errkind kind, const char *fmt, ...)
     __attribute__((format(printf, 5, 6)));

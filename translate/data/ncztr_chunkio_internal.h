@@ -137,13 +137,12 @@ herr_t ncztr_cc_make_room(ncztr_obj *o, const ncztr_cgeom *g, ncztr_putlist *pl,
  * after a message was pushed keeps the stack aside meanwhile. */
 static inline hid_t ncztr_err_hold(herr_t ret)
 {
-    return ret < 0 ? H5Eget_current_stack() : H5I_INVALID_HID;
+    return ret < 0 ? ncz_err_save() : H5I_INVALID_HID;
 }
 
 static inline void ncztr_err_restore(hid_t es)
 {
-    if (es >= 0)
-        H5Eset_current_stack(es);
+    ncz_err_restore(es);
 }
 
 /* Walks the byte runs of a selection (HDF5's selection iterator). */

@@ -419,10 +419,9 @@ static herr_t check_kept_type(const ncztr_array *a, const char *key)
 done:
     json_decref(sj);
     if (base >= 0) {
-        hid_t es = H5Eget_current_stack();
+        hid_t es = ncz_err_save();
         H5Tclose(base);
-        if (es >= 0)
-            H5Eset_current_stack(es);
+        ncz_err_restore(es);
     }
     return ret;
 }

@@ -44,7 +44,7 @@ void ncztr_attrval_clear(ncztr_attrval *val)
         return;
     /* Every HDF5 API call clears the default error stack on entry, and this runs in error
      * paths right after a message was pushed: keep the stack aside meanwhile. */
-    errs = H5Eget_current_stack();
+    errs = ncz_err_save();
     /* A store still open when the library shuts down (an application that never released
      * a reference holding the file) is closed after HDF5 closed every type and dataspace:
      * only the memory is freed then. */
@@ -72,8 +72,7 @@ void ncztr_attrval_clear(ncztr_attrval *val)
     if (val->space >= 0)
         H5Sclose(val->space);
     init_val(val);
-    if (errs >= 0)
-        H5Eset_current_stack(errs);
+    ncz_err_restore(errs);
 }
 
 herr_t ncztr_attrval_copy(const ncztr_attrval *src, ncztr_attrval *dst)

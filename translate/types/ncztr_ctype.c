@@ -21,10 +21,9 @@ static void close_type(hid_t t)
 {
     if (t < 0)
         return;
-    hid_t es = H5Eget_current_stack();
+    hid_t es = ncz_err_save();
     H5Tclose(t);
-    if (es >= 0)
-        H5Eset_current_stack(es);
+    ncz_err_restore(es);
 }
 
 static bool is_half(hid_t t)
@@ -747,10 +746,9 @@ herr_t ncztr_cattr_from_json(const char *name, json_t *value, hid_t type, ncztr_
     v.data = NULL;
 done:
     if (v.type >= 0 || v.space >= 0 || v.data) {
-        hid_t es = H5Eget_current_stack();
+        hid_t es = ncz_err_save();
         ncztr_attrval_clear(&v);
-        if (es >= 0)
-            H5Eset_current_stack(es);
+        ncz_err_restore(es);
     }
     return ret;
 }

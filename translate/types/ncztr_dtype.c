@@ -216,10 +216,9 @@ hid_t ncztr_dtype_to_hdf5(const ncztr_dtype *dt)
 done:
     if (t >= 0) {
         /* H5Tclose would clear the message just pushed (HDF5 API calls clear the stack). */
-        hid_t errs = H5Eget_current_stack();
+        hid_t errs = ncz_err_save();
         H5Tclose(t);
-        if (errs >= 0)
-            H5Eset_current_stack(errs);
+        ncz_err_restore(errs);
     }
     return ret;
 }

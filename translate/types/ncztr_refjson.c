@@ -19,10 +19,9 @@ static void close_type(hid_t t)
 {
     if (t < 0)
         return;
-    hid_t es = H5Eget_current_stack(); /* H5Tclose clears it */
+    hid_t es = ncz_err_save(); /* H5Tclose clears it */
     H5Tclose(t);
-    if (es >= 0)
-        H5Eset_current_stack(es);
+    ncz_err_restore(es);
 }
 
 static herr_t check(hid_t t, const char *what, int depth)

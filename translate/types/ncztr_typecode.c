@@ -57,10 +57,9 @@ hid_t ncztr_type_decode(const char *b64, const char *what)
     t = H5I_INVALID_HID;
 done:
     if (t >= 0) {
-        hid_t es = H5Eget_current_stack(); /* H5Tclose clears it */
+        hid_t es = ncz_err_save(); /* H5Tclose clears it */
         H5Tclose(t);
-        if (es >= 0)
-            H5Eset_current_stack(es);
+        ncz_err_restore(es);
     }
     free(buf);
     free(again);
