@@ -1,13 +1,16 @@
 #!/usr/bin/env bash
 # Makes the zarr-python 3 peer of the tests: a virtual environment of Debian's python3 in the
 # cache prefix (<VOL_NCZARR_CACHE or ~/.cache/vol-nczarr>/venv) holding the pins of
-# scripts/requirements-zarr3.txt from PyPI. An environment whose installed versions equal the
+# scripts/requirements-zarr3.txt from PyPI, h5py built from source against the dependency
+# prefix (VOL_NCZARR_DEPS, default <cache>/deps). An environment whose installed versions equal the
 # pins is reused; any other is made again. Prints the environment's python on its last line
 # of stdout. scripts/setup-deps.sh calls it; it also runs alone (it never reads stdin).
 set -euo pipefail
 
 CACHE="${VOL_NCZARR_CACHE:-$HOME/.cache/vol-nczarr}"
 VENV="$CACHE/venv"
+# the HDF5 h5py is built against: the dependency prefix of scripts/setup-deps.sh
+DEPS="${VOL_NCZARR_DEPS:-$CACHE/deps}"
 REQS="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)/requirements-zarr3.txt"
 log() { echo "[setup-python] $*" >&2; }
 
@@ -33,7 +36,12 @@ for line in open(sys.argv[1]):
         print(f"{name}==missing")
 PY
 ) || return 1
-  [ "$(printf '%s\n' "$have" | sort)" = "$want" ]
+  [ "$(printf '%s\n' "$have" | sort)" = "$want" ] || return 1
+  # h5py must use the prefix's HDF5 (a wheel brings its own, without the VOL plugin path
+  # the tests set up)
+  local so
+  so=$("$VENV/bin/python" -c 'import h5py._errors as e; print(e.__file__)' </dev/null 2>/dev/null) || return 1
+  ldd "$so" | grep -q "$DEPS/lib/libhdf5\.so"
 }
 
 setup_python_venv() {
@@ -46,8 +54,9 @@ setup_python_venv() {
     mkdir -p "$CACHE"
     log "making $VENV ($(pins | tr '\n' ' '))"
     /usr/bin/python3 -m venv "$VENV" </dev/null >&2
-    "$VENV/bin/python" -m pip install --no-input --disable-pip-version-check -q \
-      -r "$REQS" </dev/null >&2
+    [ -f "$DEPS/include/hdf5.h" ] || { log "no HDF5 in $DEPS to build h5py against (run scripts/setup-deps.sh)"; return 1; }
+    HDF5_DIR="$DEPS" "$VENV/bin/python" -m pip install --no-input --disable-pip-version-check -q \
+      --no-binary h5py -r "$REQS" </dev/null >&2
     venv_matches || { log "installed versions in $VENV do not match $REQS"; return 1; }
   fi
   echo "$VENV/bin/python"

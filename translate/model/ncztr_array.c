@@ -227,6 +227,7 @@ static herr_t build_array(ncztr_file *f, const char *name, hid_t type, hid_t spa
             za->chunks[k] = cd[k];
         }
     } else if (!a->scalar) {
+        a->storage = layout == H5D_COMPACT ? NCZTR_STORAGE_COMPACT : NCZTR_STORAGE_CONTIGUOUS;
         for (int k = 0; k < za->rank; k++)
             if (a->maxdims[k] != za->shape[k])
                 NCZ_GOTO(FAIL, NCZ_E_ARGS,
@@ -490,6 +491,11 @@ herr_t ncztr_array_setup_loaded(ncztr_obj *o, json_t *nca, json_t *zattrs, const
         json_t *nl = json_object_get(nca, "hdf5_null");
         if (nl && ((json_is_integer(nl) && json_integer_value(nl)) || json_is_true(nl)))
             a->null_space = true;
+        const char *st = json_string_value(json_object_get(nca, "storage"));
+        if (st && !strcmp(st, "contiguous"))
+            a->storage = NCZTR_STORAGE_CONTIGUOUS;
+        else if (st && !strcmp(st, "compact"))
+            a->storage = NCZTR_STORAGE_COMPACT;
         json_t *fs = json_object_get(nca, "fixedstring");
         fixedstring = fs && ((json_is_integer(fs) && json_integer_value(fs)) || json_is_true(fs));
         json_t *refs = json_object_get(nca, "dimension_references");
@@ -608,7 +614,11 @@ static hid_t loaded_dcpl(ncztr_array *a, const char *name)
     }
     if ((dcpl = H5Pcreate(H5P_DATASET_CREATE)) < 0)
         goto fail;
-    if (!a->scalar) {
+    if (a->storage == NCZTR_STORAGE_COMPACT) {
+        why = "cannot set the compact layout";
+        if (H5Pset_layout(dcpl, H5D_COMPACT) < 0)
+            goto fail;
+    } else if (!a->scalar && a->storage == NCZTR_STORAGE_CHUNKED) {
         /* at most 2^32-1 elements: checked when the array was loaded */
         hsize_t cd[NCZTR_MAX_RANK];
         for (int k = 0; k < za->rank; k++)

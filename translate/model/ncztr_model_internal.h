@@ -37,9 +37,12 @@ typedef struct ncztr_dim {
 } ncztr_dim;
 
 struct ncztr_array {
-    ncztr_zarray za;                 /* shape (current extent), chunks, dtype, fill, order, codecs */
-    bool scalar;                     /* HDF5 scalar dataspace, stored as shape [1] + "scalar": 1 */
-    bool null_space;                 /* HDF5 null dataspace, stored as shape [0] + "hdf5_null": 1 */
+    ncztr_zarray za; /* shape (current extent), chunks, dtype, fill, order, codecs */
+    bool scalar;     /* HDF5 scalar dataspace, stored as shape [1] + "scalar": 1 */
+    bool null_space; /* HDF5 null dataspace, stored as shape [0] + "hdf5_null": 1 */
+    /* The HDF5 layout the dataset was created with, NCZarr's "storage": a contiguous or
+     * compact dataset is stored in chunks like any other, and comes back as it was made. */
+    enum { NCZTR_STORAGE_CHUNKED = 0, NCZTR_STORAGE_CONTIGUOUS, NCZTR_STORAGE_COMPACT } storage;
     hsize_t maxdims[NCZTR_MAX_RANK]; /* H5S_UNLIMITED for unlimited dims */
     char **dimrefs;                  /* rank FQNs ("/x", "/sub/y") or NULL: derived on save */
     hid_t type;                      /* HDF5 type the application sees (owned) */

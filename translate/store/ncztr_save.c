@@ -438,7 +438,10 @@ static herr_t build_zattrs(const ncztr_obj *o, json_t **out)
             if (ncztr_is_half_float(a->type)) /* stored as float32: see ncztr_array_create */
                 jset(&ok, na, "hdf5_dtype",
                      json_string(H5Tget_order(a->type) == H5T_ORDER_BE ? ">f2" : "<f2"));
-            jset(&ok, na, "storage", json_string("chunked"));
+            jset(&ok, na, "storage",
+                 json_string(a->storage == NCZTR_STORAGE_CONTIGUOUS ? "contiguous"
+                             : a->storage == NCZTR_STORAGE_COMPACT  ? "compact"
+                                                                    : "chunked"));
             jset(&ok, j, "_nczarr_array", na);
             jset(&ok, types, "_nczarr_array", json_string("|J0"));
         }
