@@ -41,7 +41,8 @@ PY
   # the tests set up)
   local so
   so=$("$VENV/bin/python" -c 'import h5py._errors as e; print(e.__file__)' </dev/null 2>/dev/null) || return 1
-  ldd "$so" | grep -q "$DEPS/lib/libhdf5\.so"
+  # (grep without -q: it would stop reading, and pipefail would see ldd's SIGPIPE)
+  ldd "$so" | grep "$DEPS/lib/libhdf5\.so" >/dev/null
 }
 
 setup_python_venv() {

@@ -93,6 +93,11 @@ typedef struct nczm_url {
      * not owned (static lists of the caller). With marks NULL no location is a store. */
     const char *const *marks;
     const char *const *prefetch;
+    /* A label for a new directory store's root, set by the caller (not owned; NULL: none):
+     * written as the extended attribute label_name = label_value when the store is created,
+     * where the file system takes user attributes (elsewhere the store just has none). */
+    const char *label_name;
+    const char *label_value;
 } nczm_url;
 
 /* The marks of url as text for messages: ".zgroup", ".zarray" or "zarr.json". */

@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/xattr.h>
 #include <unistd.h>
 #if defined(__linux__)
 #include <sys/syscall.h>
@@ -363,6 +364,8 @@ static nczm_status file_open(const nczm_url *url, unsigned flags, nczm_map **out
                                    root, strerror(e));
             }
         }
+        if (url->label_name && url->label_value)
+            (void)setxattr(root, url->label_name, url->label_value, strlen(url->label_value), 0);
     } else {
         if (!exists)
             return nczm_fmterr(errmsg, NCZM_NOTFOUND, "%s: open: %s", root, strerror(ENOENT));

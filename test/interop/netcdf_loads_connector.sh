@@ -13,10 +13,14 @@
 #    without the companion it refuses every store ("Filter error: bad id or parameters": the
 #    codec's filter is missing), as it did before the connector offered the codec
 #    ("Unclassified failure in accessing a dynamically loaded plugin");
-#  - a limit of netCDF-C 4.10.1 that issue [10] is to lift, asserted as it is today so that
-#    the day it changes this test says so: nc_open of a store by its plain name fails
-#    ("Unknown file format": netCDF-C infers the format from a file's first bytes before
-#    HDF5 is asked).
+#  - a program reopens its own store by its plain name (netCDF-C infers the format of a
+#    path from its first bytes, which a directory has not, but hands a path to HDF5 when
+#    HDF5 finds it accessible and its extended attributes mention ".daos", as DAOS
+#    containers' do: the connector labels the stores it creates so) and appends a record
+#    with NC_WRITE: ncdump of the store is ncdump of the same program's netCDF-4 file; ncdump
+#    by plain name through the connector shows what netCDF-C's own NCZarr shows by URL;
+#    a store without the label (the label removed) is refused as before ("Unknown file
+#    format").
 # netCDF-C's installed tools deadlock at exit under a preloaded ASan runtime, with or
 # without the connector (p11-kit's destructor, loaded through libcurl): the sanitizer builds
 # run the netcdf_program steps (built with the sanitizers, linked against the same netCDF-C),
@@ -61,6 +65,11 @@ nc_native "$prog" create "$tmp/c.nc" >/dev/null
 assert_store "$tmp/c.zarr" "netcdf_program create" && compare_ncdump "$tmp/c.nc" "$tmp/c.zarr" "netcdf_program create" ||
   status=1
 expect 1 "No such file or directory" -- "$prog" open "$tmp/missing.nc"
+# reopened by its plain name, a record appended
+expect 0 "appended record 1" -- "$prog" append "$tmp/c.zarr"
+nc_native "$prog" append "$tmp/c.nc" >/dev/null
+compare_ncdump "$tmp/c.nc" "$tmp/c.zarr" "netcdf_program create + append" || status=1
+expect 0 "1 variables, 2 global attributes" -- "$prog" open "$tmp/c.zarr"
 "$NCZARR_BUILD/examples/write_store" "$tmp/ex.zarr" >/dev/null
 assert_store "$tmp/ex.zarr" "examples/write_store" || status=1
 expect 0 "" -- "$prog" open "$(store_url "$tmp/ex.zarr")"
@@ -78,6 +87,16 @@ if [ -z "${NCZARR_SANITIZER:-}" ]; then
     nc_native "$B/ncgen" -k nc4 -o "$tmp/$n.nc" "$cdl"
     assert_store "$tmp/$n.zarr" "ncgen $n" && compare_ncdump "$tmp/$n.nc" "$tmp/$n.zarr" "ncgen -k nc4 $n.cdl" || status=1
   done
+  # by its plain name through the connector: what netCDF-C's NCZarr shows by URL
+  expect 0 "" -- "$B/ncdump" "$tmp/plain.zarr"
+  sed 1d "$tmp/out.txt" >"$tmp/plain.by-name.cdl"
+  nc_native "$B/ncdump" "$(store_url "$tmp/plain.zarr")" | sed 1d >"$tmp/plain.by-url.cdl"
+  if ! diff -u "$tmp/plain.by-url.cdl" "$tmp/plain.by-name.cdl"; then
+    echo "FAIL: ncdump of the store by its plain name differs from netCDF-C's by URL"
+    status=1
+  fi
+  # without the connector's label netCDF-C sees no format it knows
+  env LD_PRELOAD= /usr/bin/python3 -c 'import os, sys; os.removexattr(sys.argv[1], "user.nczarr")' "$tmp/plain.zarr"
   expect 1 "NetCDF: Unknown file format" -- "$B/ncdump" "$tmp/plain.zarr"
   expect 1 "No such file or directory" -- "$B/ncdump" "$tmp/missing.nc"
   # netCDF-C's NCZarr with the connector's directory on the path (and the connector asked

@@ -5,6 +5,8 @@
  * deadlock at exit in p11-kit's destructor, with or without the connector).
  *   netcdf_program create PATH   nc_create of a plain path (reaches the connector)
  *   netcdf_program open URL      nc_open + a walk of what it finds
+ *   netcdf_program append PATH   nc_open(NC_WRITE) of what create wrote, one more record of
+ *                                "v" along the unlimited dimension, an attribute, nc_close
  * Exit status: 0 when netCDF-C succeeded, 1 when it reported an error (both are fine for
  * the test, which only rejects a crash). */
 #include <netcdf.h>
@@ -53,12 +55,33 @@ static int do_open(const char *url)
     return report("walk", rc) | report("nc_close", crc);
 }
 
+static int do_append(const char *path)
+{
+    int nc, v, dt, rc;
+    size_t nrec = 0;
+    if (report("nc_open", nc_open(path, NC_WRITE, &nc)))
+        return 1;
+    rc = nc_inq_varid(nc, "v", &v) || nc_inq_dimid(nc, "t", &dt) || nc_inq_dimlen(nc, dt, &nrec);
+    if (!rc) {
+        float vals[4] = {5, 6, 7, 8};
+        size_t start[2] = {nrec, 0}, count[2] = {1, 4};
+        rc = nc_put_vara_float(nc, v, start, count, vals);
+    }
+    if (!rc)
+        rc = nc_put_att_text(nc, NC_GLOBAL, "history", 8, "appended");
+    int crc = nc_close(nc);
+    printf("appended record %zu\n", nrec);
+    return report("append", rc) | report("nc_close", crc);
+}
+
 int main(int argc, char **argv)
 {
     if (argc == 3 && strcmp(argv[1], "create") == 0)
         return do_create(argv[2]);
     if (argc == 3 && strcmp(argv[1], "open") == 0)
         return do_open(argv[2]);
-    fprintf(stderr, "usage: netcdf_program create PATH | open URL\n");
+    if (argc == 3 && strcmp(argv[1], "append") == 0)
+        return do_append(argv[2]);
+    fprintf(stderr, "usage: netcdf_program create PATH | open URL | append PATH\n");
     return 2;
 }

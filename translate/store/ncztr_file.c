@@ -42,6 +42,15 @@ static herr_t parse_name(const char *name, const ncztr_opts *opts, nczm_url *url
     /* what marks a store, and what to read first when one opens: the formats' keys */
     url->marks = ncztr_store_marks;
     url->prefetch = ncztr_store_prefetch;
+    /* netCDF-C decides how to open a plain path from its first bytes, which a directory has
+     * not, with one exception: a path that HDF5 finds accessible (the connector's
+     * H5Fis_accessible) and whose extended attributes mention ".daos" is handed to HDF5, as
+     * a DAOS container (libdispatch/dinfermodel.c, isdaoscontainer). The label on a new
+     * store's root lets a netCDF program reopen its own output by name through the
+     * connector (nc_open, NC_WRITE to append). */
+    url->label_name = "user.nczarr";
+    url->label_value = "Zarr store of the nczarr HDF5 VOL connector (netCDF-C opens it through HDF5 as a "
+                       "container: .daos)";
     for (const char *p = opts ? opts->s3opts : ""; *p;) {
         const char *e = strchr(p, '\n');
         size_t len = e ? (size_t)(e - p) : strlen(p);
