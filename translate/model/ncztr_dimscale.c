@@ -402,7 +402,9 @@ static herr_t synth_array(ncztr_obj *o)
         if (ncztr_ds_add_text(o, "CLASS", "DIMENSION_SCALE") < 0 || ncztr_ds_add_text(o, "NAME", name) < 0)
             NCZ_GOTO_QUIET(FAIL);
         int id = dimid_of(f, own);
-        if (nc && a->dimonly && id >= 0 && add_ints(o, "_Netcdf4Dimid", &id, 1, true) < 0)
+        /* netCDF-4 gives every dimension's scale its dimension id (coordinate variables
+         * too): its HDF5 reader numbers the dimensions by them */
+        if (nc && id >= 0 && add_ints(o, "_Netcdf4Dimid", &id, 1, true) < 0)
             NCZ_GOTO_QUIET(FAIL);
         if (add_reflist(o, own) < 0)
             NCZ_GOTO_QUIET(FAIL);
