@@ -600,6 +600,14 @@ done:
     return ret;
 }
 
+static bool all_zero(const unsigned char *b, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if (b[i])
+            return false;
+    return true;
+}
+
 /* The creation plist of a loaded array, built on first use: a store of 100000 arrays
  * would otherwise hold 100000 plists (about 10 KiB and tens of microseconds each) that
  * only H5Dget_create_plist ever reads. */
@@ -645,6 +653,13 @@ static hid_t loaded_dcpl(ncztr_array *a, const char *name)
             H5Tclose(vt);
         if (r < 0)
             goto fail;
+    } else if (za->dtype.tclass == NCZTR_T_STRING && za->dtype.size > 1 &&
+               all_zero(za->fill, za->dtype.size)) {
+        /* A fixed-length string whose fill is all zero bytes: HDF5's default fill, as a
+         * native file created without a fill value reports it (H5D_FILL_VALUE_DEFAULT); the
+         * values read are the same. netCDF-C reads a user-defined fill value of such a
+         * dataset into a buffer of a pointer's size (libhdf5/hdf5open.c get_fill_info), a
+         * heap overflow; a default one it leaves alone. */
     } else if (H5Pset_fill_value(dcpl, stype, za->fill) < 0) {
         goto fail;
     }
