@@ -95,6 +95,16 @@ if [ -z "${NCZARR_SANITIZER:-}" ]; then
     echo "FAIL: ncdump of the store by its plain name differs from netCDF-C's by URL"
     status=1
   fi
+  # a Zarr v3 store (which netCDF-C's own NCZarr cannot read) by its plain name: the native
+  # file's ncdump
+  HDF5_VOL_CONNECTOR="nczarr v3" expect 0 "" -- "$B/ncgen" -k nc4 -o "$tmp/plain.v3.zarr" "$tmp/plain.cdl"
+  expect 0 "" -- "$B/ncdump" "$tmp/plain.v3.zarr"
+  sed 1d "$tmp/out.txt" >"$tmp/plain.v3.cdl"
+  nc_native "$B/ncdump" "$tmp/plain.nc" | sed 1d >"$tmp/plain.native.cdl"
+  if ! diff -u "$tmp/plain.native.cdl" "$tmp/plain.v3.cdl"; then
+    echo "FAIL: ncdump of the v3 store by its plain name differs from the netCDF-4 file's"
+    status=1
+  fi
   # without the connector's label netCDF-C sees no format it knows
   env LD_PRELOAD= /usr/bin/python3 -c 'import os, sys; os.removexattr(sys.argv[1], "user.nczarr")' "$tmp/plain.zarr"
   expect 1 "NetCDF: Unknown file format" -- "$B/ncdump" "$tmp/plain.zarr"
