@@ -603,12 +603,34 @@ herr_t H5VL_nczarr_file_specific(void *obj, H5VL_file_specific_args_t *args, hid
     }
 }
 
+/* h5stat's questions about a file. A store has no superblock, object headers or free space
+ * of HDF5's: its size is the sum of its objects, the rest is zero. */
 herr_t H5VL_nczarr_file_optional(void *obj, H5VL_optional_args_t *args, hid_t dxpl_id, void **req)
 {
-    (void)obj;
     (void)dxpl_id;
     (void)req;
-    return NCZ_NATIVE_ONLY("file", args->op_type);
+    H5VL_nczarr_obj_t *o = obj;
+    H5VL_native_file_optional_args_t *na = args->args;
+    switch (args->op_type) {
+    case H5VL_NATIVE_FILE_GET_SIZE: {
+        uint64_t n = 0;
+        if (!o || !o->file || ncztr_file_stored_bytes(o->file->tf, &n) < 0)
+            return FAIL;
+        *na->get_size.size = (hsize_t)n;
+        return SUCCEED;
+    }
+    case H5VL_NATIVE_FILE_GET_INFO:
+        memset(na->get_info.finfo, 0, sizeof *na->get_info.finfo);
+        return SUCCEED;
+    case H5VL_NATIVE_FILE_GET_FREE_SPACE:
+        *na->get_freespace.size = 0;
+        return SUCCEED;
+    case H5VL_NATIVE_FILE_GET_FREE_SECTIONS:
+        *na->get_free_sections.sect_count = 0;
+        return SUCCEED;
+    default:
+        return NCZ_NATIVE_ONLY("file", args->op_type);
+    }
 }
 
 herr_t H5VL_nczarr_file_close(void *obj, hid_t dxpl_id, void **req)

@@ -339,11 +339,18 @@ herr_t H5VL_nczarr_object_specific(void *obj, const H5VL_loc_params_t *loc_param
 herr_t H5VL_nczarr_object_optional(void *obj, const H5VL_loc_params_t *loc_params, H5VL_optional_args_t *args,
                                    hid_t dxpl_id, void **req)
 {
-    (void)obj;
-    (void)loc_params;
     (void)dxpl_id;
     (void)req;
     const char *what = "a native-only object operation";
+    if (args->op_type == H5VL_NATIVE_OBJECT_GET_NATIVE_INFO) {
+        /* h5stat: an object of a store has no HDF5 object header, B-tree or heap: all zero,
+         * for an object that exists */
+        H5VL_native_object_optional_args_t *na = args->args;
+        if (!H5VL_nczarr_resolve(obj, loc_params))
+            return FAIL;
+        memset(na->get_native_info.ninfo, 0, sizeof *na->get_native_info.ninfo);
+        return SUCCEED;
+    }
     switch (args->op_type) {
     case H5VL_NATIVE_OBJECT_GET_COMMENT:
     case H5VL_NATIVE_OBJECT_SET_COMMENT:

@@ -15,6 +15,9 @@ herr_t ncztr_file_create_hdf5(const char *name, unsigned h5f_acc_flags, const nc
                               ncztr_file **out);
 herr_t ncztr_file_open(const char *name, bool readonly, const ncztr_opts *opts, ncztr_file **out);
 herr_t ncztr_file_flush(ncztr_file *f);
+/* The bytes of every object of the store (H5Fget_filesize: what a store occupies), after
+ * writing what is pending when the store is writable. */
+herr_t ncztr_file_stored_bytes(ncztr_file *f, uint64_t *out);
 /* Flushes (unless read-only) and frees everything; returns FAIL if the flush failed
  * (the file is still freed). */
 herr_t ncztr_file_close(ncztr_file *f);
