@@ -306,6 +306,7 @@ nczm_status nczm_url_parse(const char *name, nczm_url *out, char errmsg[NCZM_ERR
     out->location = NULL;
     out->mode = NULL;
     out->marks = out->prefetch = NULL;
+    out->label_name = out->label_value = NULL;
     s3_opts_init(out);
     if (!name || !*name)
         return nczm_fmterr(errmsg, NCZM_INVAL, "empty store name");
