@@ -86,6 +86,7 @@ void *H5VL_nczarr_dataset_open(void *obj, const H5VL_loc_params_t *loc_params, c
     }
     if (ncztr_array_check_usable(d) < 0)
         return NULL;
+    ncztr_array_warn_loaded(d);
     ncztr_array_set_cache_from_dapl(d, dapl_id);
     return keep_dapl(H5VL_nczarr_obj_new(H5I_DATASET, o->file, d, NULL), dapl_id, name);
 }

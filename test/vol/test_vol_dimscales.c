@@ -199,19 +199,19 @@ static void test_dimonly(void)
     H5Fclose(f);
 }
 
-static void expect_bad(const char *p, const char *obj, const char *needle)
+/* A dimension reference that does not hold: the array opens anyway, as in netCDF-C, with
+ * its own shape and a warning naming the reference. */
+static void expect_lenient(const char *p, const char *obj, const char *needle)
 {
     errtext_t et;
     hid_t f = H5Fopen(p, H5F_ACC_RDONLY, H5P_DEFAULT);
     CHECK(f >= 0, "a store with damaged dimensions still opens");
     hid_t d = -1;
-    H5E_BEGIN_TRY
-    {
-        d = H5Dopen2(f, obj, H5P_DEFAULT);
-    }
-    H5E_END_TRY
+    H5Eclear2(H5E_DEFAULT);
+    d = H5Dopen2(f, obj, H5P_DEFAULT);
     take_errors(&et);
-    CHECK(d < 0 && nczarr_error_has(&et, needle), "opening %s: %s", obj, et.text);
+    CHECK(d >= 0 && nczarr_error_has(&et, needle) && nczarr_error_has(&et, "opens with its own shape"),
+          "opening %s: %s", obj, et.text);
     if (d >= 0)
         H5Dclose(d);
     hid_t ok = H5Dopen2(f, "x", H5P_DEFAULT);
@@ -240,7 +240,7 @@ static void test_damaged(void)
     char bad[65536];
     snprintf(bad, sizeof bad, "%.*s[\"/nope\"]%s", (int)(at - text), text, at + 6);
     spit(key, bad);
-    expect_bad(p, "v", "/nope");
+    expect_lenient(p, "v", "/nope");
     /* a dimension whose size disagrees with the array's shape */
     spit(key, text);
     snprintf(key, sizeof key, "%s/.zattrs", p);
@@ -251,20 +251,7 @@ static void test_damaged(void)
         return;
     snprintf(bad, sizeof bad, "%.*s\"x\": 7%s", (int)(at - text), text, at + 6);
     spit(key, bad);
-    errtext_t et;
-    hid_t f2 = -1, d = -1;
-    H5E_BEGIN_TRY
-    {
-        f2 = H5Fopen(p, H5F_ACC_RDONLY, H5P_DEFAULT);
-        d = f2 >= 0 ? H5Dopen2(f2, "v", H5P_DEFAULT) : -1;
-    }
-    H5E_END_TRY
-    take_errors(&et);
-    CHECK(d < 0 && nczarr_error_has(&et, "has size 7"), "size disagreeing: %s", et.text);
-    if (d >= 0)
-        H5Dclose(d);
-    if (f2 >= 0)
-        H5Fclose(f2);
+    expect_lenient(p, "v", "has size 7");
 }
 
 int main(void)

@@ -62,6 +62,7 @@ void ncztr_array_free(ncztr_array *a)
     if (a->dcpl >= 0 && H5Iis_valid(a->dcpl) > 0)
         H5Pclose(a->dcpl);
     free(a->load_error);
+    free(a->load_warning);
     free(a);
 }
 
@@ -76,6 +77,12 @@ herr_t ncztr_array_check_usable(const ncztr_obj *o)
     if (o->arr->load_error)
         return NCZ_PUSH(NCZ_E_FORMAT, "dataset \"%s\" cannot be used: %s", o->name, o->arr->load_error);
     return SUCCEED;
+}
+
+void ncztr_array_warn_loaded(const ncztr_obj *o)
+{
+    if (o->arr && o->arr->load_warning)
+        NCZ_WARN(NCZ_E_FORMAT, "%s", o->arr->load_warning);
 }
 
 const char *ncztr_array_load_error(const ncztr_obj *o)
@@ -530,24 +537,39 @@ herr_t ncztr_array_setup_loaded(ncztr_obj *o, json_t *nca, json_t *zattrs, const
     if (a->null_space && (a->scalar || za->rank != 1 || za->shape[0] != 0))
         NCZ_GOTO(FAIL, NCZ_E_FORMAT, "%s: an array with a null dataspace (\"hdf5_null\") must have shape [0]",
                  key);
+    /* NCZarr's references that do not hold (a dimension that does not exist, or of another
+     * size than the array's shape): netCDF-C opens such an array, deriving the dimension,
+     * so the connector opens it too, with its own shape and without shared dimensions,
+     * and says so (dimension scales made from wrong references would be wrong). */
+    for (int k = 0; k < za->rank && a->dimrefs && nca; k++) {
+        ncztr_dim *d = ncztr_find_dim(o->file, a->dimrefs[k], NULL);
+        char why[1024];
+        if (!d)
+            snprintf(
+                why, sizeof why,
+                "%s: dimension reference %d (\"%s\") names no dimension of the store's groups: the array "
+                "opens with its own shape, without shared dimensions",
+                key, k, a->dimrefs[k]);
+        else if (!d->unlimited && d->size != za->shape[k])
+            snprintf(why, sizeof why,
+                     "%s: dimension \"%s\" has size %llu, but the array's shape is %llu in dimension %d: the "
+                     "array opens with its own shape, without shared dimensions",
+                     key, a->dimrefs[k], (unsigned long long)d->size, (unsigned long long)za->shape[k], k);
+        else
+            continue;
+        free(a->load_warning);
+        a->load_warning = strdup(why);
+        NCZ_CHECK_ALLOC(a->load_warning, FAIL);
+        for (int j = 0; j < NCZTR_MAX_RANK; j++)
+            free(a->dimrefs[j]);
+        free(a->dimrefs);
+        a->dimrefs = NULL;
+    }
     for (int k = 0; k < za->rank; k++) {
         a->maxdims[k] = za->shape[k];
-        if (a->dimrefs) {
-            ncztr_dim *d = ncztr_find_dim(o->file, a->dimrefs[k], NULL);
-            /* NCZarr's own references must hold: netCDF-C refuses such a store, and the
-             * dimension scales made from them would be wrong */
-            if (!d && nca)
-                NCZ_GOTO(FAIL, NCZ_E_FORMAT,
-                         "%s: dimension reference %d (\"%s\") names no dimension of the store's groups", key,
-                         k, a->dimrefs[k]);
-            if (d && nca && !d->unlimited && d->size != za->shape[k])
-                NCZ_GOTO(FAIL, NCZ_E_FORMAT,
-                         "%s: dimension \"%s\" has size %llu, but the array's shape is %llu in dimension %d",
-                         key, a->dimrefs[k], (unsigned long long)d->size, (unsigned long long)za->shape[k],
-                         k);
-            if (d && d->unlimited)
-                a->maxdims[k] = H5S_UNLIMITED;
-        }
+        ncztr_dim *d = a->dimrefs ? ncztr_find_dim(o->file, a->dimrefs[k], NULL) : NULL;
+        if (d && d->unlimited)
+            a->maxdims[k] = H5S_UNLIMITED;
     }
     /* |Sn is netCDF's NC_STRING in stores netCDF-C wrote: NCZarr ones (with _nczarr_array)
      * and pure Zarr ones (they carry _NCProperties). zarr-python's |Sn are fixed strings. */

@@ -93,6 +93,9 @@ herr_t ncztr_tree_load(ncztr_obj *o);
 size_t ncztr_obj_nattrs(const ncztr_obj *o);
 /* Why an array cannot be used (its metadata did not load), or NULL. */
 const char *ncztr_array_load_error(const ncztr_obj *o);
+/* Pushes, as a warning, what loading the array had to make of its metadata (nothing when
+ * it was as it should be): the dataset open callback calls it. */
+void ncztr_array_warn_loaded(const ncztr_obj *o);
 /* The chunk cache budget of an array (H5Pset_chunk_cache's bytes); the dapl's size replaces the
  * default only where the application set one. */
 size_t ncztr_array_cache_bytes(const ncztr_obj *o);

@@ -51,11 +51,15 @@ struct ncztr_array {
     hid_t dcpl;       /* creation plist reported by H5Dget_create_plist (owned) */
     bool fill_never;  /* H5D_FILL_TIME_NEVER: fill_value null */
     char *load_error; /* set when .zarray could not be used: opening reports it */
-    bool stub;        /* listed by its NCZarr group, .zarray/.zattrs not read yet: they are
-                       * read on first use (ncztr_obj_load), as opening a store of 100000s of
-                       * arrays must not parse them all */
-    bool nc_hidden;   /* listed in "_nczarr_group.hdf5_arrays", not "arrays": netCDF-C 4.9.3
-                       * cannot read structured dtypes and fails on the whole store */
+    /* what loading had to make of the metadata (it opened anyway): each open reports it as a
+     * warning (a warning pushed while loading, deep in another call, would be cleared by
+     * the HDF5 calls that follow before the application sees it) */
+    char *load_warning;
+    bool stub;      /* listed by its NCZarr group, .zarray/.zattrs not read yet: they are
+                     * read on first use (ncztr_obj_load), as opening a store of 100000s of
+                     * arrays must not parse them all */
+    bool nc_hidden; /* listed in "_nczarr_group.hdf5_arrays", not "arrays": netCDF-C 4.9.3
+                     * cannot read structured dtypes and fails on the whole store */
     ncztr_chunkcache *cache;
     /* Frees cache: set by the data layer (translate/data), which makes the cache, since the
      * model below it cannot name its functions. */
