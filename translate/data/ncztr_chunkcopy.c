@@ -283,7 +283,7 @@ herr_t ncztr_io_check_strings(ncztr_ioctx *x)
 done:;
     hid_t es = ncztr_err_hold(ret);
     seqw_end(w);
-    ncztr_err_restore(es);
+    ncz_err_restore(es);
     return ret;
 }
 
@@ -439,6 +439,6 @@ done:;
     seqw_end(&x->mw);
     if (msel >= 0 && !borrowed)
         H5Sclose(msel);
-    ncztr_err_restore(es);
+    ncz_err_restore(es);
     return ret;
 }

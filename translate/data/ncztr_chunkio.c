@@ -447,7 +447,7 @@ done:;
         ncztr_io_clear(x);
         free(x);
     }
-    ncztr_err_restore(es);
+    ncz_err_restore(es);
     return ret;
 }
 

@@ -134,15 +134,10 @@ herr_t ncztr_cc_make_room(ncztr_obj *o, const ncztr_cgeom *g, ncztr_putlist *pl,
 #define NCZTR_NSEQ 1024
 
 /* Every HDF5 API call clears the default error stack on entry, so cleanup code that runs
- * after a message was pushed keeps the stack aside meanwhile. */
+ * after a message was pushed keeps the stack aside meanwhile (ncz_err_restore puts it back). */
 static inline hid_t ncztr_err_hold(herr_t ret)
 {
     return ret < 0 ? ncz_err_save() : H5I_INVALID_HID;
-}
-
-static inline void ncztr_err_restore(hid_t es)
-{
-    ncz_err_restore(es);
 }
 
 /* Walks the byte runs of a selection (HDF5's selection iterator). */

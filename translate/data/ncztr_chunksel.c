@@ -95,7 +95,7 @@ done:;
     hid_t es = ncztr_err_hold(ret);
     if (it >= 0)
         H5Ssel_iter_close(it);
-    ncztr_err_restore(es);
+    ncz_err_restore(es);
     return ret;
 }
 

@@ -524,6 +524,6 @@ done:;
     if (x.mbase >= 0)
         H5Tclose(x.mbase);
     ncztr_geom_clear(&x.g);
-    ncztr_err_restore(es);
+    ncz_err_restore(es);
     return ret;
 }

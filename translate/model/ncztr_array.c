@@ -541,9 +541,12 @@ herr_t ncztr_array_setup_loaded(ncztr_obj *o, json_t *nca, json_t *zattrs, const
      * size than the array's shape): netCDF-C opens such an array, deriving the dimension,
      * so the connector opens it too, with its own shape and without shared dimensions,
      * and says so (dimension scales made from wrong references would be wrong). */
-    for (int k = 0; k < za->rank && a->dimrefs && nca; k++) {
-        ncztr_dim *d = ncztr_find_dim(o->file, a->dimrefs[k], NULL);
+    ncztr_dim *dims[NCZTR_MAX_RANK] = {NULL};
+    for (int k = 0; k < za->rank && a->dimrefs; k++) {
+        ncztr_dim *d = dims[k] = ncztr_find_dim(o->file, a->dimrefs[k], NULL);
         char why[1024];
+        if (!nca)
+            continue;
         if (!d)
             snprintf(
                 why, sizeof why,
@@ -564,13 +567,10 @@ herr_t ncztr_array_setup_loaded(ncztr_obj *o, json_t *nca, json_t *zattrs, const
             free(a->dimrefs[j]);
         free(a->dimrefs);
         a->dimrefs = NULL;
+        memset(dims, 0, sizeof dims);
     }
-    for (int k = 0; k < za->rank; k++) {
-        a->maxdims[k] = za->shape[k];
-        ncztr_dim *d = a->dimrefs ? ncztr_find_dim(o->file, a->dimrefs[k], NULL) : NULL;
-        if (d && d->unlimited)
-            a->maxdims[k] = H5S_UNLIMITED;
-    }
+    for (int k = 0; k < za->rank; k++)
+        a->maxdims[k] = dims[k] && dims[k]->unlimited ? H5S_UNLIMITED : za->shape[k];
     /* |Sn is netCDF's NC_STRING in stores netCDF-C wrote: NCZarr ones (with _nczarr_array)
      * and pure Zarr ones (they carry _NCProperties). zarr-python's |Sn are fixed strings. */
     a->vlen_string = za->dtype.tclass == NCZTR_T_STRING && (nca != NULL || o->file->ncproperties != NULL) &&
@@ -622,14 +622,6 @@ done:
     return ret;
 }
 
-static bool all_zero(const unsigned char *b, size_t n)
-{
-    for (size_t i = 0; i < n; i++)
-        if (b[i])
-            return false;
-    return true;
-}
-
 /* The creation plist of a loaded array, built on first use: a store of 100000 arrays
  * would otherwise hold 100000 plists (about 10 KiB and tens of microseconds each) that
  * only H5Dget_create_plist ever reads. */
@@ -676,7 +668,7 @@ static hid_t loaded_dcpl(ncztr_array *a, const char *name)
         if (r < 0)
             goto fail;
     } else if (za->dtype.tclass == NCZTR_T_STRING && za->dtype.size > 1 &&
-               all_zero(za->fill, za->dtype.size)) {
+               ncztr_bytes_zero(za->fill, za->dtype.size)) {
         /* A fixed-length string whose fill is all zero bytes: HDF5's default fill, as a
          * native file created without a fill value reports it (H5D_FILL_VALUE_DEFAULT); the
          * values read are the same. netCDF-C reads a user-defined fill value of such a

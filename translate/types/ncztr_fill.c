@@ -7,6 +7,15 @@
 #include <stdlib.h>
 #include <string.h>
 
+bool ncztr_bytes_zero(const void *p, size_t n)
+{
+    const unsigned char *b = p;
+    for (size_t i = 0; i < n; i++)
+        if (b[i])
+            return false;
+    return true;
+}
+
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
 #define NATIVE_BIG 1
 #else

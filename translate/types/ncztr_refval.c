@@ -2,6 +2,7 @@
  * (in, out, free, list ids), the element's bytes outside references copied as they are. */
 #include "ncztr_refval.h"
 #include "ncztr_err.h"
+#include "ncztr_types.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -86,15 +87,6 @@ typedef struct walk {
     const char *what;
 } walk;
 
-static bool all_zero(const void *p, size_t n)
-{
-    const unsigned char *b = p;
-    for (size_t i = 0; i < n; i++)
-        if (b[i])
-            return false;
-    return true;
-}
-
 /* One element of type t at src -> dst (dst NULL for W_FREE/W_IDS, src the kept form). */
 static herr_t walk_elem(const walk *w, hid_t t, const unsigned char *src, unsigned char *dst);
 
@@ -112,7 +104,8 @@ static herr_t walk_ref(const walk *w, const unsigned char *src, unsigned char *d
     uint64_t id = 0;
     switch (w->mode) {
     case W_IN:
-        if (!all_zero(src, sizeof(H5R_ref_t)) && w->in(w->ctx, (const H5R_ref_t *)(const void *)src, &id) < 0)
+        if (!ncztr_bytes_zero(src, sizeof(H5R_ref_t)) &&
+            w->in(w->ctx, (const H5R_ref_t *)(const void *)src, &id) < 0)
             return NCZ_PUSH(NCZ_E_ARGS, "%s: a reference cannot be stored", w->what);
         ncztr_refval_slot_set(dst, id);
         return SUCCEED;

@@ -127,6 +127,8 @@ void ncztr_attrval_clear(ncztr_attrval *val);
 herr_t ncztr_attrval_copy(const ncztr_attrval *src, ncztr_attrval *dst);
 
 /* ---- fill values -------------------------------------------------------------------- */
+/* Are all n bytes at p zero (HDF5's default fill; an unset reference)? */
+bool ncztr_bytes_zero(const void *p, size_t n);
 /* fill: dt->size bytes in the chunk's byte order, or NULL for "no fill" (-> json null).
  * Floats: NaN -> "NaN", +-inf -> "Infinity"/"-Infinity", else a number printed so that it
  * round-trips exactly. CHAR/STRING: all-zero -> "", else Base64 of the bytes without their
