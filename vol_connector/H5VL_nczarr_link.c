@@ -1,8 +1,11 @@
 /* Link callbacks. NCZarr is a tree: every object has one name, its key. Further hard
- * links to an object are aliases (translate/model/ncztr_alias.c), members of their group that
- * name the object; soft, external and user-defined links cannot be represented and fail
- * with a message saying so. Moving, deleting, querying and iterating work on the tree. */
+ * links to an object, soft links and external links are aliases (translate/model/
+ * ncztr_alias.c), members of their group kept in its NCZarr metadata; user-defined links
+ * cannot be represented and fail with a message saying so. External links are kept and
+ * listed, not followed. Moving, deleting, querying and iterating work on the tree. */
 #include "H5VL_nczarr.h"
+#include "H5VL_nczarr_native.h"
+#include "H5VL_nczarr_xcopy.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -92,12 +95,42 @@ static ncztr_obj *link_target(H5VL_nczarr_obj_t *o, const H5VL_loc_params_t *lp)
     return n;
 }
 
+/* A soft link's value, or an external link's as HDF5 packs it (a version/flags byte, the
+ * file name, the object path, each string with its NUL): the size it needs; copies what
+ * fits into buf. */
+static size_t link_val(ncztr_obj *n, void *buf, size_t size)
+{
+    const char *file = NULL, *v = ncztr_link_value(n, &file);
+    if (!v)
+        return 0;
+    unsigned char tmp[1] = {0};
+    const void *parts[3] = {tmp, file, v};
+    size_t lens[3] = {1, file ? strlen(file) + 1 : 0, strlen(v) + 1}, off = 0;
+    if (ncztr_link_class(n) == H5L_TYPE_SOFT)
+        lens[0] = lens[1] = 0;
+    for (int i = 0; i < 3; i++) {
+        if (buf && off < size && lens[i])
+            memcpy((char *)buf + off, parts[i], off + lens[i] <= size ? lens[i] : size - off);
+        off += lens[i];
+    }
+    return off;
+}
+
 /* An alias has its own creation order and the token of the object it names (one whose
  * object is gone keeps its own, which names nothing: opening it reports why). */
 static void fill_linfo(ncztr_obj *n, H5L_info2_t *li)
 {
     memset(li, 0, sizeof *li);
-    li->type = H5L_TYPE_HARD;
+    li->type = ncztr_link_class(n);
+    if (li->type != H5L_TYPE_HARD) {
+        li->corder_valid = true;
+        uint64_t corder, ignored;
+        ncztr_link_info(n, &corder, &ignored);
+        li->corder = (int64_t)corder;
+        li->cset = H5T_CSET_ASCII;
+        li->u.val_size = link_val(n, NULL, 0);
+        return;
+    }
     li->corder_valid = true; /* the model always tracks link creation order */
     uint64_t corder, target_id;
     ncztr_link_info(n, &corder, &target_id);
@@ -164,6 +197,31 @@ done:
     return ret;
 }
 
+/* H5Lcreate_soft and H5Lcreate_external (and H5Lcopy of such a link). */
+static herr_t link_sym(H5VL_nczarr_obj_t *loc, const H5VL_loc_params_t *lp, hid_t lcpl_id, H5L_type_t cls,
+                       const char *value, const char *file)
+{
+    herr_t ret = SUCCEED;
+    ncztr_obj *parent = NULL;
+    char *leaf = NULL;
+    unsigned crt = 0;
+    if (!loc || !loc->node || lp->type != H5VL_OBJECT_BY_NAME || !lp->loc_data.loc_by_name.name)
+        NCZ_GOTO(FAIL, NCZ_E_ARGS, "link creation: the new link must be given by name");
+    const char *name = lp->loc_data.loc_by_name.name;
+    if (H5VL_nczarr_check_plist(lcpl_id, H5P_LINK_CREATE, "link creation") < 0)
+        NCZ_GOTO_QUIET(FAIL);
+    if (ncztr_obj_is_deleted(loc->node))
+        NCZ_GOTO(FAIL, NCZ_E_NOTFOUND, "cannot create link \"%s\": the location has been deleted", name);
+    if (lcpl_id != H5P_DEFAULT && lcpl_id >= 0 && H5Pget_create_intermediate_group(lcpl_id, &crt) < 0)
+        NCZ_GOTO(FAIL, NCZ_E_HDF5, "link creation: cannot read the link creation property list");
+    if (ncztr_resolve_new_alias(loc->node, name, crt != 0, &parent, &leaf) < 0 ||
+        ncztr_symlink_create(parent, leaf, cls, value, file) < 0)
+        NCZ_GOTO_QUIET(FAIL);
+done:
+    free(leaf);
+    return ret;
+}
+
 herr_t H5VL_nczarr_link_create(H5VL_link_create_args_t *args, void *obj, const H5VL_loc_params_t *loc_params,
                                hid_t lcpl_id, hid_t lapl_id, hid_t dxpl_id, void **req)
 {
@@ -184,13 +242,15 @@ herr_t H5VL_nczarr_link_create(H5VL_link_create_args_t *args, void *obj, const H
                          lapl_id);
     }
     case H5VL_LINK_CREATE_SOFT:
-        return NCZ_PUSH(NCZ_E_NOTREPR,
-                        "soft link \"%s\" -> \"%s\": soft links are not representable in NCZarr", name,
-                        args->args.soft.target ? args->args.soft.target : "");
+        return link_sym(obj, loc_params, lcpl_id, H5L_TYPE_SOFT, args->args.soft.target, NULL);
     case H5VL_LINK_CREATE_UD:
-        if (args->args.ud.type == H5L_TYPE_EXTERNAL)
-            return NCZ_PUSH(NCZ_E_NOTREPR,
-                            "external link \"%s\": external links are not representable in NCZarr", name);
+        if (args->args.ud.type == H5L_TYPE_EXTERNAL) {
+            const char *file = NULL, *path = NULL;
+            if (!args->args.ud.buf ||
+                H5Lunpack_elink_val(args->args.ud.buf, args->args.ud.buf_size, NULL, &file, &path) < 0)
+                return NCZ_PUSH(NCZ_E_ARGS, "external link \"%s\": its value cannot be read", name);
+            return link_sym(obj, loc_params, lcpl_id, H5L_TYPE_EXTERNAL, path, file);
+        }
         return NCZ_PUSH(
             NCZ_E_NOTREPR,
             "user-defined link \"%s\" (type %d): user-defined links are not representable in NCZarr", name,
@@ -209,11 +269,22 @@ herr_t H5VL_nczarr_link_copy(void *src_obj, const H5VL_loc_params_t *loc_params1
     /* A copy of a hard link is another name for the same object (a deep copy of the
      * object is H5Ocopy's job). */
     H5VL_nczarr_obj_t *so = src_obj ? src_obj : dst_obj, *dobj = dst_obj ? dst_obj : src_obj;
+    if (H5VL_nczarr_route(so) || H5VL_nczarr_route(dobj) ||
+        (so && dobj && so->file && dobj->file && so->file->tf != dobj->file->tf)) {
+        if (loc_params1->type != H5VL_OBJECT_BY_NAME || loc_params2->type != H5VL_OBJECT_BY_NAME)
+            return NCZ_PUSH(NCZ_E_ARGS, "H5Lcopy: the source and destination must be given by name");
+        return H5VL_nczarr_xcopy_link(so, loc_params1->loc_data.loc_by_name.name, dobj,
+                                      loc_params2->loc_data.loc_by_name.name, lcpl_id, lapl_id);
+    }
     if (!so || !so->node || loc_params1->type != H5VL_OBJECT_BY_NAME)
         return NCZ_PUSH(NCZ_E_ARGS, "H5Lcopy: the source must be given by name");
     ncztr_obj *n = link_target(so, loc_params1);
     if (!n)
         return FAIL;
+    if (ncztr_link_class(n) != H5L_TYPE_HARD) { /* the same link again */
+        const char *file = NULL, *value = ncztr_link_value(n, &file);
+        return link_sym(dobj, loc_params2, lcpl_id, ncztr_link_class(n), value, file);
+    }
     H5VL_loc_params_t self = {.obj_type = H5I_GROUP, .type = H5VL_OBJECT_BY_SELF};
     H5VL_nczarr_obj_t tmp = *so;
     if (!(tmp.node = ncztr_deref(n, true)))
@@ -311,8 +382,10 @@ herr_t H5VL_nczarr_link_get(void *obj, const H5VL_loc_params_t *loc_params, H5VL
         return SUCCEED;
     }
     case H5VL_LINK_GET_VAL:
-        /* HDF5 refuses this for hard links too; NCZarr has no other kind. */
-        return NCZ_PUSH(NCZ_E_ARGS, "\"%s\" is a hard link; it has no value", ncztr_obj_name(n));
+        if (ncztr_link_class(n) == H5L_TYPE_HARD) /* HDF5 refuses this for hard links too */
+            return NCZ_PUSH(NCZ_E_ARGS, "\"%s\" is a hard link; it has no value", ncztr_obj_name(n));
+        (void)link_val(n, args->args.get_val.buf, args->args.get_val.buf_size);
+        return SUCCEED;
     default:
         return NCZ_PUSH(NCZ_E_UNSUPPORTED, "link get operation %d is not supported", (int)args->op_type);
     }
@@ -447,7 +520,10 @@ static herr_t visit_group(link_walk *w, ncztr_obj *g, const char *prefix)
             break;
         }
         ret = call_op(w, v[i], path);
-        ncztr_obj *t = ret == 0 && !ncztr_obj_is_deleted(v[i]) ? ncztr_deref(v[i], false) : NULL;
+        /* H5Lvisit goes down hard links only, as HDF5 does */
+        ncztr_obj *t = ret == 0 && !ncztr_obj_is_deleted(v[i]) && ncztr_link_class(v[i]) == H5L_TYPE_HARD
+                           ? ncztr_deref(v[i], false)
+                           : NULL;
         if (t && ncztr_obj_kind(t) == NCZTR_GROUP) {
             int first = first_visit(w, t);
             if (first < 0)

@@ -113,6 +113,11 @@ int H5VL_nczarr_route_pair(const void *a, const void *b, const char *what)
     return na || nb ? 1 : 0;
 }
 
+int H5VL_nczarr_route_copy(const void *a, const void *b)
+{
+    return (!a || is_native(a)) && (!b || is_native(b)) ? 1 : 0;
+}
+
 int H5VL_nczarr_route_dsets(size_t count, void *dset[])
 {
     size_t n = 0;

@@ -25,6 +25,9 @@ int H5VL_nczarr_route(const void *obj);
 int H5VL_nczarr_route_name(const char *name);
 /* Two objects of one call (either may be NULL): refused when one is native and the other not. */
 int H5VL_nczarr_route_pair(const void *a, const void *b, const char *what);
+/* H5Ocopy/H5Lcopy: native when both ends are (either may be NULL); else the store
+ * callbacks, which copy across connectors themselves (H5VL_nczarr_xcopy.h). */
+int H5VL_nczarr_route_copy(const void *a, const void *b);
 /* H5Dread_multi/H5Dwrite_multi: all native or none. */
 int H5VL_nczarr_route_dsets(size_t count, void *dset[]);
 /* By file name for IS_ACCESSIBLE and DELETE (obj is NULL there), else by the file. */

@@ -1,6 +1,8 @@
 /* Generic object callbacks (H5O*, H5Iget_name, H5Iget_file_id, references): open any
  * group or dataset by name, index or token, describe it, and visit trees. */
 #include "H5VL_nczarr.h"
+#include "H5VL_nczarr_native.h"
+#include "H5VL_nczarr_xcopy.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -52,8 +54,8 @@ void *H5VL_nczarr_object_open(void *obj, const H5VL_loc_params_t *loc_params, H5
     return no;
 }
 
-/* H5Ocopy within one store: a group with its subtree (or only its members with
- * H5O_COPY_SHALLOW_HIERARCHY_FLAG), or a dataset with its data, with attributes unless
+/* H5Ocopy within one store (across connectors: H5VL_nczarr_xcopy.c): a group with its subtree (or only its
+ * members with H5O_COPY_SHALLOW_HIERARCHY_FLAG), or a dataset with its data, with attributes unless
  * H5O_COPY_WITHOUT_ATTR_FLAG. Soft and external links do not exist in NCZarr, so the
  * flags that expand them change nothing. */
 herr_t H5VL_nczarr_object_copy(void *src_obj, const H5VL_loc_params_t *loc_params1, const char *src_name,
@@ -67,6 +69,9 @@ herr_t H5VL_nczarr_object_copy(void *src_obj, const H5VL_loc_params_t *loc_param
     ncztr_obj *sbase = NULL, *dbase = NULL, *src = NULL, *parent = NULL;
     char *leaf = NULL;
     unsigned cflags = 0, crt = 0, mflags = 0;
+    if (H5VL_nczarr_route(so) || H5VL_nczarr_route(dobj) ||
+        (so && dobj && so->file && dobj->file && so->file->tf != dobj->file->tf))
+        return H5VL_nczarr_xcopy_object(src_obj, src_name, dst_obj, dst_name, ocpypl_id, lcpl_id);
     if (!src_name || !*src_name || !dst_name || !*dst_name)
         NCZ_GOTO(FAIL, NCZ_E_ARGS, "H5Ocopy: no source or destination name given");
     if (H5VL_nczarr_check_plist(ocpypl_id, H5P_OBJECT_COPY, "object copy") < 0 ||
@@ -74,11 +79,6 @@ herr_t H5VL_nczarr_object_copy(void *src_obj, const H5VL_loc_params_t *loc_param
         NCZ_GOTO_QUIET(FAIL);
     if (!(sbase = locate(so, loc_params1)) || !(dbase = locate(dobj, loc_params2)))
         NCZ_GOTO_QUIET(FAIL);
-    if (so->file->tf != dobj->file->tf)
-        NCZ_GOTO(
-            FAIL, NCZ_E_UNSUPPORTED,
-            "H5Ocopy of \"%s\" to \"%s\": copying between stores is not supported by the nczarr connector",
-            src_name, dst_name);
     if (ncztr_lookup(sbase, src_name, &src) < 0)
         NCZ_GOTO_QUIET(FAIL);
     if (ocpypl_id != H5P_DEFAULT && H5Pget_copy_object(ocpypl_id, &cflags) < 0)
@@ -239,8 +239,8 @@ static herr_t visit_group(obj_walk *w, ncztr_obj *g, const char *prefix)
         ncztr_obj_ref(v[i]);
     size_t pl = strlen(prefix);
     for (size_t i = 0; i < n && ret == 0; i++) {
-        if (ncztr_obj_is_deleted(v[i]))
-            continue;
+        if (ncztr_obj_is_deleted(v[i]) || ncztr_link_class(v[i]) != H5L_TYPE_HARD)
+            continue; /* H5Ovisit reaches objects by hard links only, as HDF5 does */
         ncztr_obj *obj = ncztr_deref(v[i], true);
         int first = obj ? first_visit(w, obj) : -1;
         if (first <= 0) {

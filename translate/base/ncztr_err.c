@@ -219,3 +219,33 @@ char *ncz_err_take_messages(size_t mark)
     }
     return c.buf;
 }
+
+typedef struct {
+    collect_t ours;
+    char *first; /* the innermost message of any class */
+} stack_t_;
+
+static herr_t stack_cb(unsigned n, const H5E_error2_t *e, void *data)
+{
+    (void)n;
+    stack_t_ *s = data;
+    if (!e->desc || !*e->desc)
+        return 0;
+    if (!s->first && !(s->first = strdup(e->desc)))
+        return -1;
+    return e->cls_id == g_cls ? collect_cb(n, e, &s->ours) : 0;
+}
+
+char *ncz_err_take_stack(void)
+{
+    stack_t_ s = {{NULL, 0}, NULL};
+    /* walked in place: a copy of the stack (H5Eget_current_stack) may crash on entries
+     * whose strings HDF5 freed (ncz_err_save) */
+    H5Ewalk2(H5E_DEFAULT, H5E_WALK_UPWARD, stack_cb, &s);
+    H5Eclear2(H5E_DEFAULT);
+    if (s.ours.buf) {
+        free(s.first);
+        return s.ours.buf;
+    }
+    return s.first;
+}

@@ -89,5 +89,11 @@ void ncz_err_end(size_t mark, int failed);
  * must be remembered and reported later (an array that cannot be loaded keeps the rest
  * of the store readable and reports its error when opened). */
 size_t ncz_err_mark(void);
+/* The messages on HDF5's default stack now: the connector's (pushed by callbacks that
+ * failed) when there are any, else the innermost one of any class, joined with "; " into a
+ * malloc'ed string (NULL if none); the stack is cleared. For code making HDF5 API calls
+ * of its own inside a callback: a failed call's reasons stay on HDF5's stack only until
+ * the next API call clears it. */
+char *ncz_err_take_stack(void);
 char *ncz_err_take_messages(size_t mark);
 #endif

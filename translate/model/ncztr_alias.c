@@ -16,10 +16,44 @@ static char *obj_path_or(const ncztr_obj *o, const char *dflt)
     return p ? p : strdup(dflt);
 }
 
+/* A soft link's object: its value resolved now, from its group (HDF5's rule), every time. */
+static ncztr_obj *soft_target(ncztr_obj *a, bool push)
+{
+    ncztr_obj *t = NULL;
+    if (!a->deleted && !a->resolving && a->parent && a->target_path) {
+        a->resolving = true;
+        t = ncztr_find(a->parent, a->target_path);
+        a->resolving = false;
+    }
+    if (t && ncztr_obj_unlinked(t))
+        t = NULL;
+    if (!t && push) {
+        char *ap = obj_path_or(a, a->name);
+        NCZ_PUSH(NCZ_E_NOTFOUND, "soft link \"%s\" -> \"%s\" names no object (a dangling soft link)",
+                 ap ? ap : a->name, a->target_path ? a->target_path : "?");
+        free(ap);
+    }
+    return t;
+}
+
 ncztr_obj *ncztr_alias_target(ncztr_obj *a, bool push)
 {
     ncztr_file *f = a->file;
     ncztr_obj *t = NULL;
+    if (a->link_class == H5L_TYPE_SOFT)
+        return soft_target(a, push);
+    if (a->link_class == H5L_TYPE_EXTERNAL) {
+        if (push) {
+            char *ap = obj_path_or(a, a->name);
+            NCZ_PUSH(NCZ_E_UNSUPPORTED,
+                     "external link \"%s\" -> \"%s\" in file \"%s\": the connector does not follow external "
+                     "links out of a store (H5Lget_val gives the file and the object)",
+                     ap ? ap : a->name, a->target_path ? a->target_path : "?",
+                     a->ext_file ? a->ext_file : "?");
+            free(ap);
+        }
+        return NULL;
+    }
     if (!a->deleted && !a->resolving) {
         if (a->target_known) {
             t = ncztr_find_by_id(f, a->target_id);
@@ -86,12 +120,61 @@ herr_t ncztr_alias_create(ncztr_obj *target, ncztr_obj *parent, const char *name
     return SUCCEED;
 }
 
+herr_t ncztr_symlink_create(ncztr_obj *parent, const char *name, H5L_type_t cls, const char *value,
+                            const char *file)
+{
+    ncztr_file *f = parent->file;
+    const char *what = cls == H5L_TYPE_SOFT ? "soft link" : "external link";
+    if (f->readonly)
+        return NCZ_PUSH(NCZ_E_ARGS, "cannot create %s \"%s\": the store is open read-only", what, name);
+    if (f->opts.pure_zarr)
+        return NCZ_PUSH(NCZ_E_NOTREPR,
+                        "%s \"%s\": links other than a group's members are not representable in pure Zarr "
+                        "(mode=zarr); they need the NCZarr group metadata",
+                        what, name);
+    if ((cls != H5L_TYPE_SOFT && cls != H5L_TYPE_EXTERNAL) || !value || !*value ||
+        (cls == H5L_TYPE_EXTERNAL && (!file || !*file)))
+        return NCZ_PUSH(NCZ_E_ARGS, "cannot create %s \"%s\": no target given", what, name);
+    if (parent->kind != NCZTR_GROUP || ncztr_obj_unlinked(parent))
+        return NCZ_PUSH(NCZ_E_ARGS, "cannot create %s \"%s\": the location is not a linked group", what,
+                        name);
+    if (ncztr_check_alias_name(name) < 0)
+        return FAIL;
+    if (ncztr_child(parent, name))
+        return NCZ_PUSH(NCZ_E_EXISTS, "cannot create %s \"%s\": a link with that name already exists", what,
+                        name);
+    ncztr_obj *a = ncztr_obj_new(f, NCZTR_ALIAS, name);
+    if (!a)
+        return FAIL;
+    a->link_class = cls;
+    if (!(a->target_path = strdup(value)) || (file && !(a->ext_file = strdup(file))) ||
+        ncztr_obj_attach(parent, a) < 0) {
+        ncztr_obj_unref(a);
+        return NCZ_PUSH(NCZ_E_NOMEM, "out of memory creating %s \"%s\"", what, name);
+    }
+    parent->attrs_dirty = true;
+    f->has_aliases = true;
+    return SUCCEED;
+}
+
+H5L_type_t ncztr_link_class(const ncztr_obj *link)
+{
+    return link->kind == NCZTR_ALIAS ? link->link_class : H5L_TYPE_HARD;
+}
+
+const char *ncztr_link_value(const ncztr_obj *link, const char **file)
+{
+    if (file)
+        *file = link->ext_file;
+    return link->kind == NCZTR_ALIAS && link->link_class != H5L_TYPE_HARD ? link->target_path : NULL;
+}
+
 /* Calls fn on every alias at or below o (depth first; aliases are not followed). */
 typedef herr_t (*alias_fn)(ncztr_obj *a, void *ctx);
 static herr_t each_alias(ncztr_obj *o, alias_fn fn, void *ctx)
 {
-    if (o->kind == NCZTR_ALIAS)
-        return fn(o, ctx);
+    if (o->kind == NCZTR_ALIAS) /* soft and external links name no object of their own */
+        return o->link_class == H5L_TYPE_HARD ? fn(o, ctx) : SUCCEED;
     if (o->kind != NCZTR_GROUP)
         return SUCCEED;
     for (size_t i = 0; i < o->nchildren; i++)
@@ -194,6 +277,30 @@ herr_t ncztr_alias_fix_copy(ncztr_obj *src, ncztr_obj *copy)
     return each_alias(copy, fix_one, &c);
 }
 
+/* {"soft": "value"} or {"external": {"file": "name", "path": "/object"}} */
+static herr_t load_symlink(ncztr_obj *g, const char *name, json_t *v, const char *what)
+{
+    json_t *soft = json_object_get(v, "soft"), *ext = json_object_get(v, "external");
+    const char *file = ext ? json_string_value(json_object_get(ext, "file")) : NULL;
+    const char *path = ext ? json_string_value(json_object_get(ext, "path")) : NULL;
+    if (soft ? !json_string_value(soft) || !*json_string_value(soft) || ext
+             : !file || !*file || !path || !*path)
+        return NCZ_PUSH(NCZ_E_FORMAT,
+                        "%s: link \"%s\" in \"_nczarr_group.hdf5_links\" must be an absolute path, "
+                        "{\"soft\": \"value\"} or {\"external\": {\"file\": ..., \"path\": ...}}",
+                        what, name);
+    if (ncztr_child(g, name))
+        return NCZ_PUSH(NCZ_E_FORMAT, "%s: link \"%s\" has the name of another member of the group", what,
+                        name);
+    bool ro = g->file->readonly, dirty = g->attrs_dirty;
+    g->file->readonly = false; /* loading, not writing */
+    herr_t r = ncztr_symlink_create(g, name, soft ? H5L_TYPE_SOFT : H5L_TYPE_EXTERNAL,
+                                    soft ? json_string_value(soft) : path, file);
+    g->file->readonly = ro;
+    g->attrs_dirty = dirty;
+    return r;
+}
+
 herr_t ncztr_alias_load(ncztr_obj *g, json_t *links, const char *what)
 {
     const char *name;
@@ -204,6 +311,11 @@ herr_t ncztr_alias_load(ncztr_obj *g, json_t *links, const char *what)
         return NCZ_PUSH(NCZ_E_FORMAT, "%s: \"_nczarr_group.hdf5_links\" must be a JSON object", what);
     json_object_foreach(links, name, v)
     {
+        if (json_is_object(v)) {
+            if (load_symlink(g, name, v, what) < 0)
+                return FAIL;
+            continue;
+        }
         if (!json_is_string(v) || json_string_value(v)[0] != '/')
             return NCZ_PUSH(NCZ_E_FORMAT,
                             "%s: hard link \"%s\" in \"_nczarr_group.hdf5_links\" must name an absolute path",
@@ -232,8 +344,16 @@ herr_t ncztr_alias_save(const ncztr_obj *g, json_t *nczarr_group)
         const ncztr_obj *a = g->children[i];
         if (a->kind != NCZTR_ALIAS || a->deleted || !a->target_path)
             continue;
-        if ((!l && !(l = json_object())) ||
-            json_object_set_new(l, a->name, json_string(a->target_path)) < 0) {
+        json_t *v = a->link_class == H5L_TYPE_SOFT ? json_pack("{s:s}", "soft", a->target_path)
+                    : a->link_class == H5L_TYPE_EXTERNAL
+                        ? json_pack("{s:{s:s,s:s}}", "external", "file", a->ext_file ? a->ext_file : "",
+                                    "path", a->target_path)
+                        : json_string(a->target_path);
+        if (v && !l && !(l = json_object())) {
+            json_decref(v);
+            v = NULL;
+        }
+        if (!v || json_object_set_new(l, a->name, v) < 0) {
             json_decref(l);
             return NCZ_PUSH(NCZ_E_NOMEM, "out of memory saving the hard links of \"%s\"", g->name);
         }

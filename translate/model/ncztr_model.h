@@ -130,6 +130,16 @@ herr_t ncztr_alias_create(ncztr_obj *target, ncztr_obj *parent, const char *name
 herr_t ncztr_check_alias_name(const char *name);
 herr_t ncztr_resolve_new_alias(ncztr_obj *base, const char *path, bool create_intermediate,
                                ncztr_obj **parent, char **leaf);
+/* Soft links (cls H5L_TYPE_SOFT, value: a path resolved from parent on every use, which may
+ * name nothing) and external links (H5L_TYPE_EXTERNAL, value: the object's path in `file`,
+ * never followed by the connector) are aliases too, kept in the same "hdf5_links" as
+ * {"soft": value} and {"external": {"file": file, "path": value}}. */
+herr_t ncztr_symlink_create(ncztr_obj *parent, const char *name, H5L_type_t cls, const char *value,
+                            const char *file);
+/* H5L_TYPE_HARD for any member that is not a soft or external link. */
+H5L_type_t ncztr_link_class(const ncztr_obj *link);
+/* A soft or external link's value (NULL for a hard link); *file: an external link's file. */
+const char *ncztr_link_value(const ncztr_obj *link, const char **file);
 /* The object an alias names; NULL when it no longer exists (pushes why when push). */
 ncztr_obj *ncztr_alias_target(ncztr_obj *a, bool push);
 /* o itself, or for an alias the object it names (NULL as above). */

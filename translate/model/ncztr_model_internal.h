@@ -119,6 +119,11 @@ struct ncztr_obj {
     bool target_known;
     bool resolving; /* guards against an alias whose stored path runs through itself */
     char *target_path;
+    /* what kind of link an alias is: H5L_TYPE_HARD (the above), H5L_TYPE_SOFT (target_path
+     * is the soft link's value, resolved on every use) or H5L_TYPE_EXTERNAL (target_path is
+     * the object's path in the file ext_file) */
+    H5L_type_t link_class;
+    char *ext_file;
 };
 
 struct ncztr_file {

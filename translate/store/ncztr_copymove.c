@@ -289,6 +289,11 @@ static herr_t copy_rec(ncztr_obj *src, ncztr_obj *parent, const char *name, unsi
     herr_t ret = SUCCEED;
     ncztr_obj *c = NULL, **kids = NULL;
     size_t nkids = 0;
+    if (ncztr_link_class(src) != H5L_TYPE_HARD) {
+        const char *file = NULL, *value = ncztr_link_value(src, &file);
+        *out = NULL;
+        return ncztr_symlink_create(parent, name, ncztr_link_class(src), value, file);
+    }
     if (src->kind == NCZTR_ALIAS) {
         /* another name of the same object; ncztr_alias_fix_copy points it into the copy */
         ncztr_obj *t = ncztr_alias_target(src, false);
