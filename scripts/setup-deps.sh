@@ -171,5 +171,16 @@ else
   echo "$STAMP_TEXT" >"$PREFIX/.stamp"
   log "done: $PREFIX"
 fi
+# The .h5 files of HDF5's own tool tests (and the raw files of their external datasets), for
+# the h5repack corpus test: taken from the same source tarball, kept beside the prefix.
+TESTFILES="$PREFIX/share/hdf5-tool-testfiles"
+if [ ! -f "$TESTFILES/.complete" ]; then
+  log "unpacking HDF5's tool test files into $TESTFILES"
+  ls "$WORK"/src/hdf5_"$HDF5_UPSTREAM".orig.tar.* >/dev/null 2>&1 || fetch_sources
+  tb=$(ls "$WORK"/src/hdf5_"$HDF5_UPSTREAM".orig.tar.* | head -n1)
+  rm -rf "$TESTFILES"; mkdir -p "$TESTFILES"
+  tar --no-same-owner -xf "$tb" -C "$TESTFILES" --strip-components=3 --wildcards '*/tools/test/*/testfiles/*'
+  touch "$TESTFILES/.complete"
+fi
 VOL_NCZARR_CACHE="$CACHE" "$(dirname "$0")/setup-python.sh" >/dev/null
 echo "$PREFIX"

@@ -340,7 +340,8 @@ static herr_t copy_dataset_values(xcopy *x, hid_t sd, hid_t dd, bool refs)
     }
     bool skipped = false;
     /* nothing stored (a huge dataset never written, say): every value is the fill value */
-    if (H5Pget_layout(dcpl) != H5D_COMPACT && H5Dget_storage_size(sd) == 0)
+    if (H5Pget_layout(dcpl) != H5D_COMPACT && H5Pget_external_count(dcpl) <= 0 &&
+        H5Dget_storage_size(sd) == 0)
         goto done;
     if (H5Sget_simple_extent_type(space) == H5S_SCALAR) {
         ret = move_values(x, &io, H5S_ALL, H5S_ALL, 1, fill, &skipped);
@@ -435,6 +436,12 @@ static hid_t dst_type(const xcopy *x, hid_t t)
     return x->dst_store && has_refs(t) ? H5VL_nczarr_xcopy_ref_type(t) : H5Tcopy(t);
 }
 
+static bool dobj_is_below_root(hid_t o)
+{
+    char n[4] = "";
+    return H5Iget_name(o, n, sizeof n) > 1;
+}
+
 static herr_t copy_attrs(xcopy *x, hid_t so, hid_t dobj)
 {
     herr_t ret = SUCCEED;
@@ -462,6 +469,13 @@ static herr_t copy_attrs(xcopy *x, hid_t so, hid_t dobj)
         if (len < 0 || !(name = malloc((size_t)len + 1)) ||
             H5Aget_name_by_idx(so, ".", idx, H5_ITER_INC, i, name, (size_t)len + 1, H5P_DEFAULT) < 0)
             XFAIL("copy of \"%s\": cannot name an attribute", where);
+        /* netCDF-C's provenance of a file describes the file, and a store keeps it on its root
+         * group only: a root group copied below the root of a store leaves it behind */
+        if (x->dst_store && !strcmp(name, "_NCProperties") && !strcmp(where, "/") &&
+            dobj_is_below_root(dobj)) {
+            free(name), name = NULL;
+            continue;
+        }
         if ((sa = H5Aopen(so, name, H5P_DEFAULT)) < 0 || (t = H5Aget_type(sa)) < 0 ||
             (sp = H5Aget_space(sa)) < 0 || (acpl = H5Aget_create_plist(sa)) < 0)
             XFAIL("copy of \"%s\": cannot open attribute \"%s\"", where, name);
@@ -496,6 +510,32 @@ done:
     return ret;
 }
 
+/* A dataset kept in external raw files (H5Pset_external) becomes a contiguous array of
+ * the store, which holds its values itself: a store has no place for files of raw data
+ * beside it. Closes dcpl; the new list keeps its fill value and allocation time. */
+static hid_t without_external(hid_t dcpl, hid_t type)
+{
+    hid_t n = H5Pcreate(H5P_DATASET_CREATE);
+    H5D_fill_value_t fv = H5D_FILL_VALUE_DEFAULT;
+    H5D_fill_time_t ft = H5D_FILL_TIME_IFSET;
+    size_t esz = H5Tget_size(type);
+    void *fill = esz ? calloc(1, esz) : NULL;
+    if (n >= 0 && H5Pset_layout(n, H5D_CONTIGUOUS) >= 0 && H5Pfill_value_defined(dcpl, &fv) >= 0 &&
+        H5Pget_fill_time(dcpl, &ft) >= 0 && H5Pset_fill_time(n, ft) >= 0) {
+        if (fv == H5D_FILL_VALUE_USER_DEFINED &&
+            (!fill || H5Pget_fill_value(dcpl, type, fill) < 0 || H5Pset_fill_value(n, type, fill) < 0)) {
+            H5Pclose(n);
+            n = H5I_INVALID_HID;
+        }
+    } else if (n >= 0) {
+        H5Pclose(n);
+        n = H5I_INVALID_HID;
+    }
+    free(fill);
+    H5Pclose(dcpl);
+    return n;
+}
+
 /* The copy of dataset sd as dname at dloc, with its values (or with them later). */
 static hid_t copy_dataset(xcopy *x, hid_t sd, hid_t dloc, const char *dname, hid_t lcpl)
 {
@@ -505,6 +545,8 @@ static hid_t copy_dataset(xcopy *x, hid_t sd, hid_t dloc, const char *dname, hid
     if ((t = H5Dget_type(sd)) < 0 || (ct = dst_type(x, t)) < 0 || (sp = H5Dget_space(sd)) < 0 ||
         (dcpl = H5Dget_create_plist(sd)) < 0)
         XFAIL("copy of dataset \"%s\": cannot describe it", dname);
+    if (x->dst_store && H5Pget_external_count(dcpl) > 0 && (dcpl = without_external(dcpl, t)) < 0)
+        XFAIL("copy of dataset \"%s\": cannot make its creation property list", dname);
     if ((dd = H5Dcreate2(dloc, dname, ct, sp, lcpl, dcpl, H5P_DEFAULT)) < 0)
         XFAIL("copy of dataset \"%s\"", dname);
     /* a virtual dataset's values are its sources' */
@@ -615,16 +657,25 @@ static herr_t copy_members(xcopy *x, hid_t sg, hid_t dg, unsigned depth)
     for (size_t i = 0; i < l.n; i++) {
         const char *nm = l.v[i].name;
         const H5L_info2_t *li = &l.v[i].info;
-        const char *again = li->type == H5L_TYPE_HARD ? seen(x, &li->u.token) : NULL;
+        bool expand = li->type == H5L_TYPE_HARD ||
+                      (li->type == H5L_TYPE_SOFT && (x->flags & H5O_COPY_EXPAND_SOFT_LINK_FLAG)) ||
+                      (li->type == H5L_TYPE_EXTERNAL && (x->flags & H5O_COPY_EXPAND_EXT_LINK_FLAG));
+        if (expand && li->type != H5L_TYPE_HARD && !resolves(sg, nm))
+            expand = false; /* a dangling link is copied as the link */
+        /* an object met again (by another hard link, or by an expanded link) gets a second
+         * name, as HDF5's H5Ocopy does */
+        H5O_info2_t oi;
+        const char *again = NULL;
+        if (li->type == H5L_TYPE_HARD)
+            again = seen(x, &li->u.token);
+        else if (expand && H5Oget_info_by_name3(sg, nm, &oi, H5O_INFO_BASIC, H5P_DEFAULT) >= 0)
+            again = seen(x, &oi.token);
         if (again) {
             if (H5Lcreate_hard(x->dst_file, again, dg, nm, H5P_DEFAULT, H5P_DEFAULT) < 0)
                 XFAIL("copy: cannot make \"%s\" a second name of \"%s\"", nm, again);
             continue;
         }
-        bool expand = li->type == H5L_TYPE_HARD ||
-                      (li->type == H5L_TYPE_SOFT && (x->flags & H5O_COPY_EXPAND_SOFT_LINK_FLAG)) ||
-                      (li->type == H5L_TYPE_EXTERNAL && (x->flags & H5O_COPY_EXPAND_EXT_LINK_FLAG));
-        if (expand && (li->type == H5L_TYPE_HARD || resolves(sg, nm))) {
+        if (expand) {
             if (copy_object(x, sg, nm, dg, nm, H5P_DEFAULT, depth + 1) < 0)
                 NCZ_GOTO_QUIET(FAIL);
         } else if (copy_link_value(sg, nm, li, dg, nm, H5P_DEFAULT, H5P_DEFAULT) < 0)

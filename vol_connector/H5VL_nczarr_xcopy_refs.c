@@ -8,9 +8,41 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* Whether type holds references other than H5R_ref_t (HDF5's deprecated ones). */
+static bool has_old_refs(hid_t type)
+{
+    bool r = false;
+    switch (H5Tget_class(type)) {
+    case H5T_REFERENCE:
+        return H5Tget_size(type) != sizeof(H5R_ref_t);
+    case H5T_VLEN:
+    case H5T_ARRAY: {
+        hid_t b = H5Tget_super(type);
+        r = b >= 0 && has_old_refs(b);
+        if (b >= 0)
+            H5Tclose(b);
+        return r;
+    }
+    case H5T_COMPOUND:
+        for (int i = 0, n = H5Tget_nmembers(type); i < n && !r; i++) {
+            hid_t m = H5Tget_member_type(type, (unsigned)i);
+            r = m >= 0 && has_old_refs(m);
+            if (m >= 0)
+                H5Tclose(m);
+        }
+        return r;
+    default:
+        return false;
+    }
+}
+
 hid_t H5VL_nczarr_xcopy_ref_type(hid_t type)
 {
     hid_t r = H5I_INVALID_HID, base = H5I_INVALID_HID, mb = H5I_INVALID_HID;
+    /* a type of H5R_ref_t already is its own memory type (a store reads values holding
+     * references only in their own type) */
+    if (!has_old_refs(type))
+        return H5Tcopy(type);
     switch (H5Tget_class(type)) {
     case H5T_REFERENCE:
         r = H5Tcopy(H5T_STD_REF);

@@ -309,3 +309,30 @@ unsigned nczm_map_workers(const nczm_map *map)
 {
     return map ? map->workers : 1;
 }
+
+static nczm_status tree_bytes(nczm_map *map, const char *key, int depth, uint64_t *sum)
+{
+    nczm_list list = {0};
+    uint64_t len = 0;
+    if (*key && nczm_len(map, key, &len) == NCZM_OK) {
+        *sum += len;
+        return NCZM_OK;
+    }
+    if (depth > 64)
+        return nczm_seterr(map, NCZM_BADKEY, "%s: \"%s\": keys nested more than 64 deep", map->location, key);
+    nczm_status st = nczm_search(map, key, &list);
+    for (size_t i = 0; st == NCZM_OK && i < list.count; i++) {
+        char *child = nczm_key_join(key, list.names[i]);
+        st = child ? tree_bytes(map, child, depth + 1, sum) : NCZM_NOMEM;
+        free(child);
+    }
+    nczm_list_clear(&list);
+    return st;
+}
+
+nczm_status nczm_tree_bytes(nczm_map *map, const char *prefix, uint64_t *sum)
+{
+    NCZM_CHECK_MAP(map);
+    *sum = 0;
+    return tree_bytes(map, prefix ? prefix : "", 0, sum);
+}

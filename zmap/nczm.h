@@ -165,6 +165,8 @@ nczm_status nczm_rename_tree(nczm_map *map, const char *old_prefix, const char *
  * was. On failure nothing is left at dst_prefix. */
 nczm_status nczm_copy_tree(nczm_map *map, const char *src_prefix, const char *dst_prefix);
 
+/* The bytes of every object at or below prefix ("" = the whole store), by listing. */
+nczm_status nczm_tree_bytes(nczm_map *map, const char *prefix, uint64_t *sum);
 /* Immediate children of prefix ("" = root), sorted by strcmp, each a bare name. */
 typedef struct nczm_list {
     size_t count;

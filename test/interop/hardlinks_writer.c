@@ -1,7 +1,9 @@
 /* Writes a file with extra hard links, among them a cycle: group /g (links in creation
  * order) with dataset g/data and group g/sub, then /data_alias -> g/data, g/sub2 -> g/sub
- * and g/self -> g. Run natively (an .h5 file) and through the connector (a store), so that
- * hardlinks_readers.sh can compare what h5dump shows of each. */
+ * and g/self -> g; and soft links (/soft_data -> /g/data, g/soft_rel -> sub, relative to
+ * g, and /dangling -> /nowhere) and an external link /ext -> other.h5:/x. Run natively (an
+ * .h5 file) and through the connector (a store), so that hardlinks_readers.sh can compare
+ * what h5dump shows of each. */
 #include "connector_check.h"
 
 #include <hdf5.h>
@@ -29,7 +31,11 @@ int main(int argc, char **argv)
         H5Dwrite(d, H5T_NATIVE_INT, H5S_ALL, H5S_ALL, H5P_DEFAULT, v) < 0 ||
         H5Lcreate_hard(g, "data", f, "data_alias", H5P_DEFAULT, H5P_DEFAULT) < 0 ||
         H5Lcreate_hard(g, "sub", g, "sub2", H5P_DEFAULT, H5P_DEFAULT) < 0 ||
-        H5Lcreate_hard(g, ".", g, "self", H5P_DEFAULT, H5P_DEFAULT) < 0)
+        H5Lcreate_hard(g, ".", g, "self", H5P_DEFAULT, H5P_DEFAULT) < 0 ||
+        H5Lcreate_soft("/g/data", f, "soft_data", H5P_DEFAULT, H5P_DEFAULT) < 0 ||
+        H5Lcreate_soft("sub", g, "soft_rel", H5P_DEFAULT, H5P_DEFAULT) < 0 ||
+        H5Lcreate_soft("/nowhere", f, "dangling", H5P_DEFAULT, H5P_DEFAULT) < 0 ||
+        H5Lcreate_external("other.h5", "/x", f, "ext", H5P_DEFAULT, H5P_DEFAULT) < 0)
         return 1;
     H5Gclose(sub);
     H5Dclose(d);

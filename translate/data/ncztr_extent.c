@@ -2,6 +2,7 @@
  * chunks, chunks past the new edge deleted), storage size, and the flush on close. */
 #include "ncztr_array_internal.h"
 #include "ncztr_chunkio.h"
+#include "ncztr_format.h"
 
 #include <inttypes.h>
 #include <stdio.h>
@@ -73,6 +74,37 @@ static herr_t add_size(ncztr_obj *o, const char *ckey, void *ud)
     return SUCCEED;
 }
 
+/* A grid too large to ask for each chunk (a huge array written in a few places): the
+ * objects listed under the array's key, less its metadata. */
+static herr_t listed_size(ncztr_obj *o, hsize_t *size)
+{
+    herr_t ret = SUCCEED;
+    nczm_list list = {0};
+    char *key = ncztr_obj_key(o), *child = NULL;
+    ncztr_zfmt fmt = o->file->zarr_format == 3 ? NCZTR_ZARR3 : NCZTR_ZARR2;
+    const char *meta = ncztr_meta_name(fmt, false), *attrs = ncztr_attrs_name(fmt);
+    NCZ_CHECK_ALLOC(key, FAIL);
+    if (nczm_search(o->file->map, key, &list) != NCZM_OK)
+        NCZ_GOTO(FAIL, NCZ_E_STORE, "cannot list \"%s\": %s", key, nczm_errmsg(o->file->map));
+    for (size_t i = 0; i < list.count; i++) {
+        const char *nm = list.names[i];
+        uint64_t n = 0;
+        if (nm[0] == '.' || (meta && !strcmp(nm, meta)) || (attrs && !strcmp(nm, attrs)))
+            continue; /* chunk keys never start with '.' */
+        free(child);
+        if (!(child = nczm_key_join(key, nm)))
+            NCZ_GOTO(FAIL, NCZ_E_NOMEM, "out of memory");
+        if (nczm_tree_bytes(o->file->map, child, &n) != NCZM_OK)
+            NCZ_GOTO(FAIL, NCZ_E_STORE, "cannot list \"%s\": %s", child, nczm_errmsg(o->file->map));
+        *size += n;
+    }
+done:
+    free(child);
+    free(key);
+    nczm_list_clear(&list);
+    return ret;
+}
+
 herr_t ncztr_array_storage_size(ncztr_obj *o, hsize_t *size)
 {
     *size = 0;
@@ -82,7 +114,13 @@ herr_t ncztr_array_storage_size(ncztr_obj *o, hsize_t *size)
         return SUCCEED; /* nothing of it is stored */
     if (!o->file->readonly && ncztr_array_flush(o) < 0)
         return FAIL;
-    return for_chunks(o, NULL, add_size, size);
+    const ncztr_zarray *za = &o->arr->za;
+    double grid = 1;
+    for (int k = 0; k < za->rank; k++)
+        grid *= (double)((za->shape[k] + za->chunks[k] - 1) / za->chunks[k]);
+    if (grid <= 65536)
+        return for_chunks(o, NULL, add_size, size);
+    return listed_size(o, size);
 }
 
 herr_t ncztr_array_set_extent(ncztr_obj *o, const hsize_t *size)

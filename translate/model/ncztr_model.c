@@ -498,6 +498,13 @@ herr_t ncztr_attr_create(ncztr_obj *o, const char *name, hid_t type, hid_t space
         NCZ_GOTO(FAIL, NCZ_E_ARGS, "attribute name \"%s\" is reserved by NCZarr", name);
     if (ncztr_attr_find(o, name))
         NCZ_GOTO(FAIL, NCZ_E_EXISTS, "attribute \"%s\" already exists", name);
+    if (ncztr_type_has_old_ref(type))
+        NCZ_GOTO(
+            FAIL, NCZ_E_NOTREPR,
+            "attribute \"%s\" holds HDF5's deprecated references (H5T_STD_REF_OBJ or H5T_STD_REF_DSETREG), "
+            "which HDF5 makes only in native files (H5Rcreate); a store keeps H5T_STD_REF references "
+            "(H5Rcreate_object)",
+            name);
     if (ncztr_type_has_ref(type)) {
         /* kept as the objects' paths with the exact type in "_nczarr_attr", which pure
          * Zarr lacks; H5DS's DIMENSION_LIST and REFERENCE_LIST on datasets stand for

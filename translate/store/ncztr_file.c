@@ -243,37 +243,12 @@ herr_t ncztr_file_create_hdf5(const char *name, unsigned h5f_acc_flags, const nc
 }
 
 /* Sums the objects below key; a key is an object (a leaf) or a prefix, never both. */
-static herr_t tree_bytes(nczm_map *map, const char *key, int depth, uint64_t *sum)
-{
-    herr_t ret = SUCCEED;
-    nczm_list list = {0};
-    char *child = NULL;
-    uint64_t len = 0;
-    if (*key && nczm_len(map, key, &len) == NCZM_OK) {
-        *sum += len;
-        return SUCCEED;
-    }
-    if (depth > 64)
-        return NCZ_PUSH(NCZ_E_FORMAT, "\"%s\": keys nested more than %d deep", key, 64);
-    if (nczm_search(map, key, &list) != NCZM_OK)
-        NCZ_GOTO(FAIL, NCZ_E_STORE, "cannot list \"%s\": %s", *key ? key : "/", nczm_errmsg(map));
-    for (size_t i = 0; i < list.count; i++) {
-        free(child);
-        if (!(child = nczm_key_join(key, list.names[i])))
-            NCZ_GOTO(FAIL, NCZ_E_NOMEM, "out of memory");
-        if (tree_bytes(map, child, depth + 1, sum) < 0)
-            NCZ_GOTO_QUIET(FAIL);
-    }
-done:
-    free(child);
-    nczm_list_clear(&list);
-    return ret;
-}
-
 herr_t ncztr_file_stored_bytes(ncztr_file *f, uint64_t *out)
 {
     *out = 0;
     if (!f->readonly && ncztr_file_flush(f) < 0)
         return FAIL;
-    return tree_bytes(f->map, "", 0, out);
+    if (nczm_tree_bytes(f->map, "", out) != NCZM_OK)
+        return NCZ_PUSH(NCZ_E_STORE, "cannot list the store: %s", nczm_errmsg(f->map));
+    return SUCCEED;
 }

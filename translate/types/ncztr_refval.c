@@ -7,18 +7,20 @@
 #include <stdlib.h>
 #include <string.h>
 
-bool ncztr_type_has_ref(hid_t type)
+/* Whether type holds references of HDF5's current kind (H5R_ref_t: new_style) or of the
+ * deprecated ones (hobj_ref_t, hdset_reg_ref_t). */
+static bool has_ref_kind(hid_t type, bool new_style)
 {
     H5T_class_t c = H5Tget_class(type);
     if (c == H5T_REFERENCE)
-        return H5Tget_size(type) == sizeof(H5R_ref_t);
+        return (H5Tget_size(type) == sizeof(H5R_ref_t)) == new_style;
     if (c != H5T_VLEN && c != H5T_COMPOUND && c != H5T_ARRAY)
         return false;
     if (c == H5T_COMPOUND) {
         int nm = H5Tget_nmembers(type);
         for (int i = 0; i < nm; i++) {
             hid_t m = H5Tget_member_type(type, (unsigned)i);
-            bool r = m >= 0 && ncztr_type_has_ref(m);
+            bool r = m >= 0 && has_ref_kind(m, new_style);
             if (m >= 0)
                 H5Tclose(m);
             if (r)
@@ -27,10 +29,20 @@ bool ncztr_type_has_ref(hid_t type)
         return false;
     }
     hid_t s = H5Tget_super(type);
-    bool r = s >= 0 && ncztr_type_has_ref(s);
+    bool r = s >= 0 && has_ref_kind(s, new_style);
     if (s >= 0)
         H5Tclose(s);
     return r;
+}
+
+bool ncztr_type_has_ref(hid_t type)
+{
+    return has_ref_kind(type, true);
+}
+
+bool ncztr_type_has_old_ref(hid_t type)
+{
+    return has_ref_kind(type, false);
 }
 
 /* Whether values of t have parts the walk must visit: references, or variable-length

@@ -23,6 +23,9 @@ typedef herr_t (*ncztr_ref_out_fn)(void *ctx, uint64_t id, H5R_ref_t *ref);
  * Old-style references (H5T_STD_REF_OBJ, _DSETREG) are not counted: HDF5 refuses them for
  * non-native files before they reach the connector. */
 bool ncztr_type_has_ref(hid_t type);
+/* Whether it holds HDF5's deprecated references (H5T_STD_REF_OBJ, H5T_STD_REF_DSETREG),
+ * which HDF5 lets only its native connector make (H5Rcreate). */
+bool ncztr_type_has_old_ref(hid_t type);
 /* The application's value (n elements of type) -> the kept form in dst (zeroed by the
  * caller, n * H5Tget_size(type) bytes). On failure dst's vlen parts are freed. */
 herr_t ncztr_refval_in(hid_t type, const void *src, void *dst, size_t n, ncztr_ref_in_fn fn, void *ctx,

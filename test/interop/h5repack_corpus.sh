@@ -1,0 +1,82 @@
+#!/usr/bin/env bash
+# h5repack of every .h5 file of HDF5's own tool tests into a store, as a user converts files:
+# `HDF5_VOL_CONNECTOR=nczarr h5repack in.h5 out.zarr`, then `h5diff in.h5 out.zarr` through
+# the connector. The members of multi-file drivers (family, multi, split, subfiling) are left
+# out; so are files native h5repack cannot repack to an .h5 file (the denominator is what
+# native h5repack handles). Each file ends as one of:
+#   ok       converted, and h5diff finds no difference
+#   refused  h5repack failed with the connector's message (or HDF5's, for what HDF5 itself
+#            refuses a non-native connector), printed grouped by message
+#   WRONG    converted but h5diff finds differences or fails: silent data loss
+#   CRASH    a signal, or no answer within the time limit
+# Fails on any WRONG or CRASH, or when fewer files convert than NCZARR_CORPUS_MIN_OK (the
+# count reached so far: it may only go up). The goal (issue [10]) is 95%.
+# Usage: h5repack_corpus.sh [TESTFILES_DIR]  (default: the prefix's share/hdf5-tool-testfiles,
+# which scripts/setup-deps.sh unpacks from HDF5's source).
+set -uo pipefail
+: "${NCZARR_PREFIX:?}"
+files_dir=${1:-$NCZARR_PREFIX/share/hdf5-tool-testfiles}
+min_ok=${NCZARR_CORPUS_MIN_OK:-0}
+[ -d "$files_dir" ] || { echo "FAIL: no tool test files in $files_dir (scripts/setup-deps.sh unpacks them)"; exit 1; }
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/nczarr-corpus.XXXXXX")
+trap 'rm -rf "$tmp"' EXIT
+
+one() { # $1 = file: prints "<name> <native rc> <convert rc> <diff rc> <message>"
+  local f=$1 P=$NCZARR_PREFIX
+  local name; name=$(basename "$(dirname "$(dirname "$f")")")/$(basename "$f" .h5)
+  local w="$tmp/${name//\//-}"
+  mkdir -p "$w"
+  # from the file's directory: external datasets name their raw files relative to it
+  cd "$(dirname "$f")" || return
+  env -u HDF5_VOL_CONNECTOR timeout 120 "$P/bin/h5repack" "$f" "$w/native.h5" >"$w/native.log" 2>&1
+  local n=$? c=- d=- msg=""
+  if [ $n = 0 ]; then
+    HDF5_VOL_CONNECTOR=nczarr timeout 300 "$P/bin/h5repack" --enable-error-stack "$f" "$w/out.zarr" \
+      >"$w/conv.log" 2>&1
+    c=$?
+    if [ $c = 0 ]; then
+      HDF5_VOL_CONNECTOR=nczarr timeout 900 "$P/bin/h5diff" "$f" "$w/out.zarr" >"$w/diff.log" 2>&1
+      d=$?
+      [ $d = 0 ] || msg=$(grep -m1 -v "^$" "$w/diff.log" | cut -c1-200)
+    else
+      # the innermost message of the connector's class, else HDF5's innermost
+      msg=$(grep -m1 -A1 "NCZarr VOL-DIAG" "$w/conv.log" | tail -1)
+      [ -n "$msg" ] || msg=$(grep -m1 "#000" "$w/conv.log")
+      msg=$(echo "$msg" | sed 's/^ *#[0-9]*: [^ ]* line [0-9]* in [^ ]* //' | cut -c1-200)
+    fi
+  fi
+  echo "$name $n $c $d $msg"
+  rm -rf "$w"
+}
+export -f one
+export tmp
+
+find "$files_dir" -name '*.h5' -path '*/testfiles/*' |
+  grep -vE '/(tfamily|family_file)[0-9]+\.h5$|/tmulti-.\.h5$|/tsplit_file-.\.h5$|subfiling' | sort >"$tmp/list"
+jobs=$(nproc); [ "$jobs" -gt 4 ] && jobs=4
+xargs -P "$jobs" -I{} bash -c 'one "$@"' _ {} <"$tmp/list" >"$tmp/results"
+
+total=0 ok=0 refused=0 wrong=0 crash=0
+while read -r name n c d msg; do
+  [ "$n" = 0 ] || continue
+  total=$((total + 1))
+  if [ "$c" = 0 ] && [ "$d" = 0 ]; then ok=$((ok + 1))
+  elif [ "$c" -ge 124 ] 2>/dev/null || { [ "$c" = 0 ] && [ "$d" -ge 124 ]; } 2>/dev/null; then
+    crash=$((crash + 1)); echo "CRASH $name (h5repack $c, h5diff $d)"
+  elif [ "$c" = 0 ]; then wrong=$((wrong + 1)); echo "WRONG $name: h5diff $d: $msg"
+  elif [ -z "$msg" ]; then crash=$((crash + 1)); echo "CRASH $name: h5repack $c without a message"
+  else refused=$((refused + 1)); echo "$msg" >>"$tmp/refusals"; echo "refused $name: $msg" >>"$tmp/refused"
+  fi
+done <"$tmp/results"
+listed=$(wc -l <"$tmp/list")
+echo "--- refusals by message (object names replaced by X) ---"
+[ -f "$tmp/refusals" ] && sed 's/"[^"]*"/"X"/g' "$tmp/refusals" | sort | uniq -c | sort -rn
+echo "--- refused files ---"
+[ -f "$tmp/refused" ] && sort "$tmp/refused"
+echo "files: $listed; native h5repack handles $total; converted with no h5diff difference: $ok" \
+  "($((100 * ok / (total ? total : 1)))%; goal 95%); refused: $refused; wrong: $wrong; crash or hang: $crash"
+status=0
+[ "$wrong" = 0 ] && [ "$crash" = 0 ] || status=1
+[ "$ok" -ge "$min_ok" ] || { echo "FAIL: $ok files convert, fewer than $min_ok"; status=1; }
+[ "$total" -ge 200 ] || { echo "FAIL: only $total files taken (expected the tool tests' 237)"; status=1; }
+exit $status
