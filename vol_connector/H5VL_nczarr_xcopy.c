@@ -340,7 +340,8 @@ static herr_t copy_dataset_values(xcopy *x, hid_t sd, hid_t dd, bool refs)
     }
     bool skipped = false;
     /* nothing stored (a huge dataset never written, say): every value is the fill value */
-    if (H5Pget_layout(dcpl) != H5D_COMPACT && H5Pget_external_count(dcpl) <= 0 &&
+    H5D_layout_t layout = H5Pget_layout(dcpl);
+    if (layout != H5D_COMPACT && layout != H5D_VIRTUAL && H5Pget_external_count(dcpl) <= 0 &&
         H5Dget_storage_size(sd) == 0)
         goto done;
     if (H5Sget_simple_extent_type(space) == H5S_SCALAR) {
@@ -510,17 +511,38 @@ done:
     return ret;
 }
 
-/* A dataset kept in external raw files (H5Pset_external) becomes a contiguous array of
- * the store, which holds its values itself: a store has no place for files of raw data
- * beside it. Closes dcpl; the new list keeps its fill value and allocation time. */
-static hid_t without_external(hid_t dcpl, hid_t type)
+/* A dataset kept in external raw files (H5Pset_external), or a virtual dataset (its values
+ * those of other datasets), becomes a contiguous array of the store holding its values: a
+ * store has no place for raw files beside it nor for mappings into other files. Closes
+ * dcpl; the new list keeps its fill value and fill time. */
+static hid_t plain_dcpl(hid_t dcpl, hid_t type, hid_t space)
 {
     hid_t n = H5Pcreate(H5P_DATASET_CREATE);
+    hsize_t dims[H5S_MAX_RANK], maxd[H5S_MAX_RANK];
+    int rank = H5Sget_simple_extent_dims(space, dims, maxd);
+    bool unlim = false;
+    for (int i = 0; i < rank; i++)
+        unlim |= maxd[i] == H5S_UNLIMITED;
+    if (unlim && n >= 0) {
+        /* an extendible one needs chunks: its extent, the slowest dimension cut to about 4 MiB */
+        size_t row = H5Tget_size(type) ? H5Tget_size(type) : 1;
+        for (int i = 0; i < rank; i++) {
+            dims[i] = dims[i] ? dims[i] : 1;
+            if (i > 0)
+                row *= (size_t)dims[i];
+        }
+        if (row * dims[0] > ((size_t)4 << 20))
+            dims[0] = row >= ((size_t)4 << 20) ? 1 : ((size_t)4 << 20) / row;
+        if (H5Pset_chunk(n, rank, dims) < 0) {
+            H5Pclose(n);
+            n = H5I_INVALID_HID;
+        }
+    }
     H5D_fill_value_t fv = H5D_FILL_VALUE_DEFAULT;
     H5D_fill_time_t ft = H5D_FILL_TIME_IFSET;
     size_t esz = H5Tget_size(type);
     void *fill = esz ? calloc(1, esz) : NULL;
-    if (n >= 0 && H5Pset_layout(n, H5D_CONTIGUOUS) >= 0 && H5Pfill_value_defined(dcpl, &fv) >= 0 &&
+    if (n >= 0 && (unlim || H5Pset_layout(n, H5D_CONTIGUOUS) >= 0) && H5Pfill_value_defined(dcpl, &fv) >= 0 &&
         H5Pget_fill_time(dcpl, &ft) >= 0 && H5Pset_fill_time(n, ft) >= 0) {
         if (fv == H5D_FILL_VALUE_USER_DEFINED &&
             (!fill || H5Pget_fill_value(dcpl, type, fill) < 0 || H5Pset_fill_value(n, type, fill) < 0)) {
@@ -545,11 +567,12 @@ static hid_t copy_dataset(xcopy *x, hid_t sd, hid_t dloc, const char *dname, hid
     if ((t = H5Dget_type(sd)) < 0 || (ct = dst_type(x, t)) < 0 || (sp = H5Dget_space(sd)) < 0 ||
         (dcpl = H5Dget_create_plist(sd)) < 0)
         XFAIL("copy of dataset \"%s\": cannot describe it", dname);
-    if (x->dst_store && H5Pget_external_count(dcpl) > 0 && (dcpl = without_external(dcpl, t)) < 0)
+    bool plain = x->dst_store && (H5Pget_external_count(dcpl) > 0 || H5Pget_layout(dcpl) == H5D_VIRTUAL);
+    if (plain && (dcpl = plain_dcpl(dcpl, t, sp)) < 0)
         XFAIL("copy of dataset \"%s\": cannot make its creation property list", dname);
     if ((dd = H5Dcreate2(dloc, dname, ct, sp, lcpl, dcpl, H5P_DEFAULT)) < 0)
         XFAIL("copy of dataset \"%s\"", dname);
-    /* a virtual dataset's values are its sources' */
+    /* a virtual dataset copied as one keeps its sources' values where they are */
     if (H5Pget_layout(dcpl) != H5D_VIRTUAL &&
         (has_refs(t) ? defer(x, sd, dd, NULL) : copy_dataset_values(x, sd, dd, false)) < 0)
         NCZ_GOTO_QUIET(FAIL);

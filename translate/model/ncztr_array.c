@@ -143,7 +143,8 @@ static herr_t build_array(ncztr_file *f, const char *name, hid_t type, hid_t spa
      * in "_nczarr_array" so that HDF5 programs get their type back. */
     bool half = ncztr_is_half_float(type);
     H5T_class_t tcls = H5Tget_class(type);
-    bool special = tcls == H5T_COMPOUND || tcls == H5T_ARRAY || tcls == H5T_ENUM;
+    bool special = tcls == H5T_COMPOUND || tcls == H5T_ARRAY || tcls == H5T_ENUM || tcls == H5T_BITFIELD ||
+                   tcls == H5T_OPAQUE;
     /* Zarr v3 has variable-length text ("string", vlen-utf8) where NCZarr v2 stores netCDF's
      * strings as fixed-width "|S" for netCDF-C */
     bool vtext = isvlen > 0 && f->zarr_format == 3;
@@ -171,15 +172,18 @@ static herr_t build_array(ncztr_file *f, const char *name, hid_t type, hid_t spa
         za->dtype.tclass = NCZTR_T_STRUCT;
         snprintf(za->dtype.zarr, sizeof za->dtype.zarr, "|V%zu", za->dtype.size);
         a->nc_hidden = true;
-    } else if (tcls == H5T_ENUM) {
-        /* the base integer dtype; the exact type is kept (hdf5_type) */
-        hid_t base = H5Tget_super(type);
+    } else if (tcls == H5T_ENUM || tcls == H5T_BITFIELD || tcls == H5T_OPAQUE) {
+        /* the base integer dtype (a bitfield's or an opaque type's: the unsigned integer of
+         * its size, same bytes); the exact type is kept (hdf5_type) */
+        hid_t base = tcls == H5T_ENUM ? H5Tget_super(type) : ncztr_bits_base(type);
         herr_t r = base >= 0 ? ncztr_dtype_from_hdf5(base, 0, name, &za->dtype) : FAIL;
         if (base >= 0)
             H5Tclose(base);
         if (r < 0)
-            NCZ_GOTO(FAIL, NCZ_E_NOTREPR, "dataset \"%s\": enum base type is not representable in NCZarr",
-                     name);
+            NCZ_GOTO(FAIL, NCZ_E_NOTREPR, "dataset \"%s\": %s base type is not representable in NCZarr", name,
+                     tcls == H5T_ENUM     ? "enum"
+                     : tcls == H5T_OPAQUE ? "opaque"
+                                          : "bitfield");
     } else if (ncztr_dtype_from_hdf5(
                    half ? (H5Tget_order(type) == H5T_ORDER_BE ? H5T_IEEE_F32BE : H5T_IEEE_F32LE) : type,
                    a->maxstrlen, name, &za->dtype) < 0)
@@ -406,10 +410,13 @@ static herr_t check_kept_type(const ncztr_array *a, const char *key)
     hid_t base = H5I_INVALID_HID;
     const ncztr_zarray *za = &a->za;
     switch (H5Tget_class(a->type)) {
-    case H5T_ENUM: {
+    case H5T_ENUM:
+    case H5T_BITFIELD:
+    case H5T_OPAQUE: {
         ncztr_dtype dt;
-        if ((base = H5Tget_super(a->type)) < 0 || ncztr_dtype_from_hdf5(base, 0, key, &dt) < 0 ||
-            za->dtype.tclass == NCZTR_T_STRUCT || strcmp(dt.zarr, za->dtype.zarr) != 0)
+        base = H5Tget_class(a->type) == H5T_ENUM ? H5Tget_super(a->type) : ncztr_bits_base(a->type);
+        if (base < 0 || ncztr_dtype_from_hdf5(base, 0, key, &dt) < 0 || za->dtype.tclass == NCZTR_T_STRUCT ||
+            strcmp(dt.zarr, za->dtype.zarr) != 0)
             NCZ_GOTO(FAIL, NCZ_E_FORMAT, "%s: the kept HDF5 enum type does not match dtype %s", key,
                      za->dtype.zarr);
         break;
@@ -422,7 +429,8 @@ static herr_t check_kept_type(const ncztr_array *a, const char *key)
                      H5Tget_class(a->type) == H5T_ARRAY ? "array" : "compound");
         break;
     default:
-        NCZ_GOTO(FAIL, NCZ_E_FORMAT, "%s: the kept HDF5 type is not an enum, compound or array type", key);
+        NCZ_GOTO(FAIL, NCZ_E_FORMAT,
+                 "%s: the kept HDF5 type is not an enum, bitfield, opaque, compound or array type", key);
     }
 done:
     json_decref(sj);

@@ -37,7 +37,7 @@ static bool is_half(hid_t t)
 bool ncztr_ctype_is_special(hid_t type)
 {
     H5T_class_t c = H5Tget_class(type);
-    return c == H5T_ENUM || c == H5T_COMPOUND || c == H5T_ARRAY;
+    return c == H5T_ENUM || c == H5T_COMPOUND || c == H5T_ARRAY || c == H5T_BITFIELD || c == H5T_OPAQUE;
 }
 
 bool ncztr_cattr_is_special(hid_t type)
@@ -56,6 +56,18 @@ static herr_t leaf_dtype(hid_t t, const char *what, char out[NCZTR_DTYPE_MAX])
             NCZ_GOTO(FAIL, NCZ_E_HDF5, "%s: cannot get the base type of an enum", what);
         ret = leaf_dtype(b, what, out);
         close_type(b);
+    } else if (c == H5T_BITFIELD || c == H5T_OPAQUE) {
+        /* its bytes are those of the unsigned integer of its size (the exact type is kept) */
+        size_t n = H5Tget_size(t);
+        if (n != 1 && n != 2 && n != 4 && n != 8)
+            NCZ_GOTO(FAIL, NCZ_E_NOTREPR,
+                     "%s: a %zu-byte %s is not representable in NCZarr (1, 2, 4 or 8 bytes are)", what, n,
+                     c == H5T_OPAQUE ? "opaque type" : "bitfield");
+        snprintf(out, NCZTR_DTYPE_MAX, "%cu%zu",
+                 n == 1                            ? '|'
+                 : H5Tget_order(t) == H5T_ORDER_BE ? '>'
+                                                   : '<',
+                 n);
     } else if (c == H5T_FLOAT && H5Tget_size(t) == 2) {
         if (!is_half(t))
             NCZ_GOTO(FAIL, NCZ_E_NOTREPR, "%s: non-IEEE 16-bit float is not representable in NCZarr", what);
@@ -454,8 +466,10 @@ static json_t *elem_to_json(hid_t t, const unsigned char *p, const char *what, i
         NCZ_GOTO(NULL, NCZ_E_NOTREPR, "%s: type nested too deeply", what);
     switch (H5Tget_class(t)) {
     case H5T_ENUM:
-        if ((sup = H5Tget_super(t)) < 0)
-            NCZ_GOTO(NULL, NCZ_E_HDF5, "%s: cannot get the base type of an enum", what);
+    case H5T_BITFIELD:
+    case H5T_OPAQUE:
+        if ((sup = H5Tget_class(t) == H5T_ENUM ? H5Tget_super(t) : ncztr_bits_base(t)) < 0)
+            NCZ_GOTO(NULL, NCZ_E_HDF5, "%s: cannot get the base type of an enum or bitfield", what);
         ret = elem_to_json(sup, p, what, depth + 1);
         break;
     case H5T_INTEGER:
@@ -562,8 +576,10 @@ static herr_t elem_from_json(hid_t t, const json_t *j, unsigned char *p, const c
         NCZ_GOTO(FAIL, NCZ_E_FORMAT, "%s: type nested too deeply", what);
     switch (H5Tget_class(t)) {
     case H5T_ENUM:
-        if ((sup = H5Tget_super(t)) < 0)
-            NCZ_GOTO(FAIL, NCZ_E_HDF5, "%s: cannot get the base type of an enum", what);
+    case H5T_BITFIELD:
+    case H5T_OPAQUE:
+        if ((sup = H5Tget_class(t) == H5T_ENUM ? H5Tget_super(t) : ncztr_bits_base(t)) < 0)
+            NCZ_GOTO(FAIL, NCZ_E_HDF5, "%s: cannot get the base type of an enum or bitfield", what);
         ret = elem_from_json(sup, j, p, what, depth + 1);
         break;
     case H5T_INTEGER:
@@ -654,7 +670,9 @@ herr_t ncztr_cattr_to_json(const char *name, const ncztr_attrval *val, json_t **
     snprintf(what, sizeof what, "attribute \"%s\"", name ? name : "");
     size_t esz = H5Tget_size(val->type);
     bool is_half_t = is_half(val->type);
-    bool is_enum = H5Tget_class(val->type) == H5T_ENUM || is_half_t; /* numbers: NCZarr's rules */
+    H5T_class_t vc = H5Tget_class(val->type);
+    bool is_enum =
+        vc == H5T_ENUM || vc == H5T_BITFIELD || vc == H5T_OPAQUE || is_half_t; /* numbers: NCZarr's rules */
     bool scalar = is_enum ? val->nelem == 1 : H5Sget_simple_extent_type(val->space) == H5S_SCALAR;
     hid_t st = ncztr_ctype_storage(val->type, what); /* validates every member */
     if (st < 0)
@@ -751,4 +769,23 @@ done:
         ncz_err_restore(es);
     }
     return ret;
+}
+
+hid_t ncztr_bits_base(hid_t type)
+{
+    bool be = H5Tget_class(type) == H5T_BITFIELD && H5Tget_order(type) == H5T_ORDER_BE;
+    switch (H5Tget_size(type)) {
+    case 1:
+        return H5Tcopy(H5T_STD_U8LE);
+    case 2:
+        return H5Tcopy(be ? H5T_STD_U16BE : H5T_STD_U16LE);
+    case 4:
+        return H5Tcopy(be ? H5T_STD_U32BE : H5T_STD_U32LE);
+    case 8:
+        return H5Tcopy(be ? H5T_STD_U64BE : H5T_STD_U64LE);
+    default:
+        NCZ_PUSH(NCZ_E_NOTREPR, "a %zu-byte %s is not representable in NCZarr (1, 2, 4 or 8 bytes are)",
+                 H5Tget_size(type), H5Tget_class(type) == H5T_OPAQUE ? "opaque type" : "bitfield");
+        return H5I_INVALID_HID;
+    }
 }

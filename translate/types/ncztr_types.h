@@ -169,6 +169,9 @@ hid_t ncztr_ctype_storage(hid_t type, const char *what);
 bool ncztr_ctype_is_special(hid_t type);
 /* The same for attributes, which also keep 16-bit floats this way (values as "<f4"). */
 bool ncztr_cattr_is_special(hid_t type);
+/* The unsigned integer type of a bitfield's (or an opaque type's) size and byte order: the
+ * dtype it is stored as (its bytes are the same); 1, 2, 4 or 8 bytes. */
+hid_t ncztr_bits_base(hid_t type);
 /* H5Tencode as Base64 text (malloc'ed), and back (the type is checked to be decodable and
  * of a supported class; a clear error naming `what` otherwise). */
 char *ncztr_type_encode(hid_t type, const char *what);
