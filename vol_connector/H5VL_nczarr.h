@@ -39,6 +39,8 @@ typedef struct H5VL_nczarr_info_t {
     unsigned ignore_zmetadata; /* open without reading .zmetadata (it may be stale) */
     unsigned v3;               /* create Zarr v3 stores */
     unsigned shards;           /* Zarr v3: HDF5 chunks per shard in each dimension (0: none) */
+    unsigned native_create;    /* "native": H5Fcreate makes a native HDF5 file (served like
+                                * any native file the connector opens) */
     /* S3 options as "name=value" lines (endpoint, region, profile, anonymous, cainfo,
      * connections, retry_seconds), applied to the store's name by translate/. Never secrets:
      * the info string is printed (h5dump, H5Pget_vol_info). */

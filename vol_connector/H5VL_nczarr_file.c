@@ -388,6 +388,9 @@ void *H5VL_nczarr_file_create(const char *name, unsigned flags, hid_t fcpl_id, h
         NCZ_PUSH(NCZ_E_EXISTS, "cannot create \"%s\": it is open", name);
         return NULL;
     }
+    H5VL_nczarr_info_from_fapl(fapl_id, &info);
+    if (info.native_create)
+        return H5VL_nczarr_native_file_create(name, flags, fcpl_id, fapl_id, dxpl_id, req);
     if (fcpl_id == H5P_DEFAULT)
         fcpl_id = H5P_FILE_CREATE_DEFAULT;
     hid_t fcpl = H5Pcopy(fcpl_id);
@@ -395,7 +398,6 @@ void *H5VL_nczarr_file_create(const char *name, unsigned flags, hid_t fcpl_id, h
         NCZ_PUSH(NCZ_E_HDF5, "cannot copy the file creation property list of \"%s\"", name);
         return NULL;
     }
-    H5VL_nczarr_info_from_fapl(fapl_id, &info);
     opts_from_info(&info, &opts);
     if (ncztr_file_create_hdf5(name, flags, &opts, &tf) < 0) {
         H5Pclose(fcpl);

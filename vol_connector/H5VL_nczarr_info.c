@@ -65,6 +65,8 @@ herr_t H5VL_nczarr_info_to_str(const void *info, char **str)
         n += snprintf(buf + n, sizeof buf - (size_t)n, " shards=%u", i->shards);
     if (i->workers)
         n += snprintf(buf + n, sizeof buf - (size_t)n, " workers=%u", i->workers);
+    if (i->native_create)
+        n += snprintf(buf + n, sizeof buf - (size_t)n, " native");
     for (const char *p = i->s3opts; *p;) {
         const char *e = strchr(p, '\n');
         size_t len = e ? (size_t)(e - p) : strlen(p);
@@ -80,7 +82,7 @@ herr_t H5VL_nczarr_info_to_str(const void *info, char **str)
 
 #define KNOWN                                                                                                \
     "mode=nczarr, mode=zarr, noxarray, consolidated, ignore-zmetadata, zip-root, ascii-json, maxstrlen=N, "  \
-    "workers=N, v3, v2, shards=N; S3: s3root=URL, endpoint=URL, region=R, awsprofile=P, anonymous, "         \
+    "workers=N, v3, v2, shards=N, native; S3: s3root=URL, endpoint=URL, region=R, awsprofile=P, anonymous, " \
     "cainfo=FILE, "                                                                                          \
     "connections=N, "                                                                                        \
     "retry_seconds=S"
@@ -138,6 +140,8 @@ static herr_t apply_word(H5VL_nczarr_info_t *info, const char *w)
         info->ignore_zmetadata = 1;
     else if (!strcmp(w, "v3"))
         info->v3 = 1;
+    else if (!strcmp(w, "native"))
+        info->native_create = 1;
     else if (!strcmp(w, "v2"))
         info->v3 = 0;
     else if (!strncmp(w, "shards=", 7)) {

@@ -248,6 +248,19 @@ void *H5VL_nczarr_native_file_open(const char *name, unsigned flags, hid_t fapl_
     return H5VL_nczarr_native_wrap(under, H5I_FILE);
 }
 
+void *H5VL_nczarr_native_file_create(const char *name, unsigned flags, hid_t fcpl_id, hid_t fapl_id,
+                                     hid_t dxpl_id, void **req)
+{
+    hid_t fapl = native_fapl(fapl_id);
+    if (fapl < 0)
+        return NULL;
+    void *under = H5VLfile_create(name, flags, fcpl_id, fapl, dxpl_id, req);
+    H5VL_nczarr_drop_id(fapl, true);
+    if (!under)
+        NCZ_PUSH(NCZ_E_HDF5, "cannot create the native HDF5 file \"%s\"", name);
+    return H5VL_nczarr_native_wrap(under, H5I_FILE);
+}
+
 /* The native file of a native object (its terminal object, H5VLobject). */
 static void *file_of(void *obj, H5I_type_t type)
 {

@@ -52,6 +52,10 @@ bool H5VL_nczarr_id_is_native(hid_t id);
 #undef NCZ_ROUTE_PTR
 #undef NCZ_ROUTE_ERR
 
+/* H5Fcreate of a native HDF5 file (the connector option "native"). */
+void *H5VL_nczarr_native_file_create(const char *name, unsigned flags, hid_t fcpl_id, hid_t fapl_id,
+                                     hid_t dxpl_id, void **req);
+
 /* ---- object wrapping (wrap_cls), for both kinds of object ---- */
 /* The native object behind a proxy; a store's object itself. */
 void *H5VL_nczarr_get_object(const void *obj);

@@ -16,14 +16,14 @@
 set -uo pipefail
 : "${NCZARR_PREFIX:?}"
 files_dir=${1:-$NCZARR_PREFIX/share/hdf5-tool-testfiles}
-min_ok=${NCZARR_CORPUS_MIN_OK:-0}
+min_ok=${NCZARR_CORPUS_MIN_OK:-214}
 [ -d "$files_dir" ] || { echo "FAIL: no tool test files in $files_dir (scripts/setup-deps.sh unpacks them)"; exit 1; }
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/nczarr-corpus.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
 
 one() { # $1 = file: prints "<name> <native rc> <convert rc> <diff rc> <message>"
   local f=$1 P=$NCZARR_PREFIX
-  local name; name=$(basename "$(dirname "$(dirname "$f")")")/$(basename "$f" .h5)
+  local name=${f#"$files_dir"/}; name=${name%.h5}; name=${name/\/testfiles\//\/}
   local w="$tmp/${name//\//-}"
   mkdir -p "$w"
   # from the file's directory: external datasets name their raw files relative to it
@@ -49,7 +49,7 @@ one() { # $1 = file: prints "<name> <native rc> <convert rc> <diff rc> <message>
   rm -rf "$w"
 }
 export -f one
-export tmp
+export tmp files_dir
 
 find "$files_dir" -name '*.h5' -path '*/testfiles/*' |
   grep -vE '/(tfamily|family_file)[0-9]+\.h5$|/tmulti-.\.h5$|/tsplit_file-.\.h5$|subfiling' | sort >"$tmp/list"
@@ -60,7 +60,7 @@ total=0 ok=0 refused=0 wrong=0 crash=0
 while read -r name n c d msg; do
   [ "$n" = 0 ] || continue
   total=$((total + 1))
-  if [ "$c" = 0 ] && [ "$d" = 0 ]; then ok=$((ok + 1))
+  if [ "$c" = 0 ] && [ "$d" = 0 ]; then ok=$((ok + 1)); echo "$name" >>"$tmp/ok"
   elif [ "$c" -ge 124 ] 2>/dev/null || { [ "$c" = 0 ] && [ "$d" -ge 124 ]; } 2>/dev/null; then
     crash=$((crash + 1)); echo "CRASH $name (h5repack $c, h5diff $d)"
   elif [ "$c" = 0 ]; then wrong=$((wrong + 1)); echo "WRONG $name: h5diff $d: $msg"
@@ -73,6 +73,8 @@ echo "--- refusals by message (object names replaced by X) ---"
 [ -f "$tmp/refusals" ] && sed 's/"[^"]*"/"X"/g' "$tmp/refusals" | sort | uniq -c | sort -rn
 echo "--- refused files ---"
 [ -f "$tmp/refused" ] && sort "$tmp/refused"
+echo "--- converted files ---"
+[ -f "$tmp/ok" ] && sort "$tmp/ok" | tr '\n' ' ' && echo
 echo "files: $listed; native h5repack handles $total; converted with no h5diff difference: $ok" \
   "($((100 * ok / (total ? total : 1)))%; goal 95%); refused: $refused; wrong: $wrong; crash or hang: $crash"
 status=0
