@@ -138,6 +138,8 @@ void H5VL_nczarr_set_refops(H5VL_nczarr_file_t *f);
 /* Fills an H5O_info2_t for a node. */
 herr_t H5VL_nczarr_fill_oinfo(H5VL_nczarr_file_t *f, ncztr_obj *n, unsigned fields, H5O_info2_t *oinfo);
 H5O_type_t H5VL_nczarr_otype(const ncztr_obj *n);
+/* The id type of a node: group, dataset or (committed) datatype. */
+H5I_type_t H5VL_nczarr_itype(const ncztr_obj *n);
 /* Does the link creation plist ask for missing intermediate groups to be created? */
 bool H5VL_nczarr_lcpl_intermediate(hid_t lcpl_id);
 /* Copies a name into an HDF5-style (buf, size) pair; returns the full length. */

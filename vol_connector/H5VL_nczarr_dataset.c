@@ -80,8 +80,9 @@ void *H5VL_nczarr_dataset_open(void *obj, const H5VL_loc_params_t *loc_params, c
     ncztr_obj *base = H5VL_nczarr_resolve(o, loc_params), *d = NULL;
     if (!base || ncztr_lookup(base, name ? name : ".", &d) < 0)
         return NULL;
-    if (ncztr_obj_kind(d) != NCZTR_ARRAY) {
-        NCZ_PUSH(NCZ_E_ARGS, "\"%s\" is a group, not a dataset", name);
+    if (ncztr_obj_kind(d) != NCZTR_ARRAY || ncztr_obj_is_datatype(d)) {
+        NCZ_PUSH(NCZ_E_ARGS, "\"%s\" is a %s, not a dataset", name,
+                 ncztr_obj_kind(d) != NCZTR_ARRAY ? "group" : "committed datatype");
         return NULL;
     }
     if (ncztr_array_check_usable(d) < 0)

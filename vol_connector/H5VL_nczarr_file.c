@@ -139,7 +139,7 @@ ncztr_obj *H5VL_nczarr_node(H5VL_nczarr_obj_t *obj)
 
 hid_t H5VL_nczarr_wrap_register(H5VL_nczarr_file_t *file, ncztr_obj *node)
 {
-    H5I_type_t t = ncztr_obj_kind(node) == NCZTR_GROUP ? H5I_GROUP : H5I_DATASET;
+    H5I_type_t t = H5VL_nczarr_itype(node);
     H5VL_nczarr_obj_t *o = H5VL_nczarr_obj_new(t, file, node, NULL);
     if (!o)
         return H5I_INVALID_HID;
@@ -187,7 +187,16 @@ uint64_t H5VL_nczarr_token_decode(const H5O_token_t *tok)
 
 H5O_type_t H5VL_nczarr_otype(const ncztr_obj *n)
 {
-    return ncztr_obj_kind(n) == NCZTR_GROUP ? H5O_TYPE_GROUP : H5O_TYPE_DATASET;
+    return ncztr_obj_kind(n) == NCZTR_GROUP ? H5O_TYPE_GROUP
+           : ncztr_obj_is_datatype(n)       ? H5O_TYPE_NAMED_DATATYPE
+                                            : H5O_TYPE_DATASET;
+}
+
+H5I_type_t H5VL_nczarr_itype(const ncztr_obj *n)
+{
+    return ncztr_obj_kind(n) == NCZTR_GROUP ? H5I_GROUP
+           : ncztr_obj_is_datatype(n)       ? H5I_DATATYPE
+                                            : H5I_DATASET;
 }
 
 herr_t H5VL_nczarr_fill_oinfo(H5VL_nczarr_file_t *f, ncztr_obj *n, unsigned fields, H5O_info2_t *oinfo)
@@ -197,7 +206,7 @@ herr_t H5VL_nczarr_fill_oinfo(H5VL_nczarr_file_t *f, ncztr_obj *n, unsigned fiel
     ncztr_objinfo info;
     ncztr_obj_info(n, (fields & H5O_INFO_NUM_ATTRS) != 0, &info);
     H5VL_nczarr_token_encode(info.id, &oinfo->token);
-    oinfo->type = info.kind == NCZTR_GROUP ? H5O_TYPE_GROUP : H5O_TYPE_DATASET;
+    oinfo->type = H5VL_nczarr_otype(n);
     oinfo->rc = info.name_count; /* its name and its extra hard links */
     oinfo->num_attrs = (hsize_t)info.nattrs;
     return SUCCEED;

@@ -235,7 +235,11 @@ herr_t H5VL_nczarr_link_create(H5VL_link_create_args_t *args, void *obj, const H
         H5VL_nczarr_obj_t *cur = args->args.hard.curr_obj ? args->args.hard.curr_obj : obj;
         if (!cur || !cur->node)
             return NCZ_PUSH(NCZ_E_ARGS, "hard link \"%s\": invalid object location", name);
-        if (args->args.hard.curr_loc_params.type == H5VL_OBJECT_BY_SELF && ncztr_obj_is_anonymous(cur->node))
+        const H5VL_loc_params_t *clp = &args->args.hard.curr_loc_params;
+        bool self = clp->type == H5VL_OBJECT_BY_SELF ||
+                    (clp->type == H5VL_OBJECT_BY_NAME && clp->loc_data.loc_by_name.name &&
+                     !strcmp(clp->loc_data.loc_by_name.name, ".")); /* H5Lcreate_hard(obj, ".", ...) */
+        if (self && ncztr_obj_is_anonymous(cur->node))
             return link_anon(cur, obj, loc_params, lcpl_id, lapl_id);
         /* H5L_SAME_LOC as the new location: HDF5 passes no object, meaning cur's */
         return link_hard(cur, &args->args.hard.curr_loc_params, obj ? obj : cur, loc_params, lcpl_id,

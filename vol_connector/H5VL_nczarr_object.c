@@ -47,7 +47,7 @@ void *H5VL_nczarr_object_open(void *obj, const H5VL_loc_params_t *loc_params, H5
         NCZ_PUSH(NCZ_E_FORMAT, "cannot open \"%s\": %s", ncztr_obj_where(n, buf, sizeof buf), why);
         return NULL;
     }
-    H5I_type_t t = ncztr_obj_kind(n) == NCZTR_GROUP ? H5I_GROUP : H5I_DATASET;
+    H5I_type_t t = H5VL_nczarr_itype(n);
     H5VL_nczarr_obj_t *no = H5VL_nczarr_obj_new(t, o->file, n, NULL);
     if (no && opened_type)
         *opened_type = t;

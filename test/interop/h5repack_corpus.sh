@@ -2,8 +2,9 @@
 # h5repack of every .h5 file of HDF5's own tool tests into a store, as a user converts files:
 # `HDF5_VOL_CONNECTOR=nczarr h5repack in.h5 out.zarr`, then `h5diff in.h5 out.zarr` through
 # the connector. The members of multi-file drivers (family, multi, split, subfiling) are left
-# out; so are files native h5repack cannot repack to an .h5 file (the denominator is what
-# native h5repack handles). Each file ends as one of:
+# out; so are files native h5repack cannot repack to an .h5 file, or not so that h5diff
+# finds no difference in its output (the denominator is what native h5repack handles). Each
+# file ends as one of:
 #   ok       converted, and h5diff finds no difference
 #   refused  h5repack failed with the connector's message (or HDF5's, for what HDF5 itself
 #            refuses a non-native connector), printed grouped by message
@@ -16,7 +17,11 @@
 set -uo pipefail
 : "${NCZARR_PREFIX:?}"
 files_dir=${1:-$NCZARR_PREFIX/share/hdf5-tool-testfiles}
-min_ok=${NCZARR_CORPUS_MIN_OK:-214}
+min_ok=${NCZARR_CORPUS_MIN_OK:-227}
+# HDF5 1.14.6's h5diff reads a fixed-length string value with strlen, past its end when it
+# fills its width (tools/lib/h5diff_array.c:556): under the AddressSanitizer build that
+# stops h5diff on any such attribute, ours or not. Its libc string checks stay off here.
+case "${LD_PRELOAD:-}" in *libasan*) export ASAN_OPTIONS="${ASAN_OPTIONS:-}:replace_str=0" ;; esac
 [ -d "$files_dir" ] || { echo "FAIL: no tool test files in $files_dir (scripts/setup-deps.sh unpacks them)"; exit 1; }
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/nczarr-corpus.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
@@ -30,6 +35,11 @@ one() { # $1 = file: prints "<name> <native rc> <convert rc> <diff rc> <message>
   cd "$(dirname "$f")" || return
   env -u HDF5_VOL_CONNECTOR timeout 120 "$P/bin/h5repack" "$f" "$w/native.h5" >"$w/native.log" 2>&1
   local n=$? c=- d=- msg=""
+  # a file native h5repack does not copy faithfully (h5diff finds differences in its own
+  # output: a second name of a named datatype dropped, say) is not one it handles
+  if [ $n = 0 ]; then
+    env -u HDF5_VOL_CONNECTOR timeout 900 "$P/bin/h5diff" "$f" "$w/native.h5" >/dev/null 2>&1 || n=native-diff
+  fi
   if [ $n = 0 ]; then
     HDF5_VOL_CONNECTOR=nczarr timeout 300 "$P/bin/h5repack" --enable-error-stack "$f" "$w/out.zarr" \
       >"$w/conv.log" 2>&1

@@ -506,6 +506,9 @@ herr_t ncztr_array_setup_loaded(ncztr_obj *o, json_t *nca, json_t *zattrs, const
         json_t *nl = json_object_get(nca, "hdf5_null");
         if (nl && ((json_is_integer(nl) && json_integer_value(nl)) || json_is_true(nl)))
             a->null_space = true;
+        json_t *dt = json_object_get(nca, "hdf5_datatype");
+        a->is_datatype =
+            a->null_space && dt && ((json_is_integer(dt) && json_integer_value(dt)) || json_is_true(dt));
         const char *st = json_string_value(json_object_get(nca, "storage"));
         if (st && !strcmp(st, "contiguous"))
             a->storage = NCZTR_STORAGE_CONTIGUOUS;

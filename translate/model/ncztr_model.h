@@ -83,6 +83,11 @@ herr_t ncztr_array_create(ncztr_obj *parent, const char *name, hid_t type, hid_t
  * (ncztr_array_check_stored). */
 herr_t ncztr_array_create_anon(ncztr_file *f, hid_t type, hid_t space, hid_t dcpl, hid_t dapl,
                                ncztr_obj **out);
+/* Committed datatypes (ncztr_datatype.c): arrays of the type with no elements, marked as
+ * datatypes; H5Tcommit2 (named) and H5Tcommit_anon (linked later by ncztr_link_anon). */
+herr_t ncztr_datatype_create(ncztr_obj *parent, const char *name, hid_t type, ncztr_obj **out);
+herr_t ncztr_datatype_create_anon(ncztr_file *f, hid_t type, ncztr_obj **out);
+bool ncztr_obj_is_datatype(const ncztr_obj *o);
 /* Reads an array's .zarray/.zattrs if that was put off on open (see ncztr_array.stub); a
  * no-op otherwise. Every use of an array's metadata or attributes goes through it (the
  * model's functions call it): what cannot be read becomes the array's load_error, as on

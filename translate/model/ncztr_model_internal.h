@@ -60,6 +60,7 @@ struct ncztr_array {
                      * arrays must not parse them all */
     bool nc_hidden; /* listed in "_nczarr_group.hdf5_arrays", not "arrays": netCDF-C 4.9.3
                      * cannot read structured dtypes and fails on the whole store */
+    bool is_datatype; /* a committed datatype (ncztr_datatype.c), not a dataset */
     ncztr_chunkcache *cache;
     /* Frees cache: set by the data layer (translate/data), which makes the cache, since the
      * model below it cannot name its functions. */

@@ -423,6 +423,8 @@ static herr_t build_zattrs(const ncztr_obj *o, json_t **out)
                 jset(&ok, na, "scalar", json_integer(1));
             if (a->null_space)
                 jset(&ok, na, "hdf5_null", json_integer(1));
+            if (a->is_datatype)
+                jset(&ok, na, "hdf5_datatype", json_integer(1));
             if (a->za.dtype.tclass == NCZTR_T_STRING && !a->vlen_string)
                 jset(&ok, na, "fixedstring", json_integer(1));
             if (ncztr_ctype_is_special(a->type)) {
