@@ -21,7 +21,8 @@
      H5VL_CAP_FLAG_REF_BASIC | H5VL_CAP_FLAG_REF_MORE | H5VL_CAP_FLAG_OBJ_REF |                              \
      H5VL_CAP_FLAG_CREATION_ORDER | H5VL_CAP_FLAG_ITERATE | H5VL_CAP_FLAG_STORAGE_SIZE |                     \
      H5VL_CAP_FLAG_BY_IDX | H5VL_CAP_FLAG_GET_PLIST | H5VL_CAP_FLAG_FLUSH_REFRESH |                          \
-     H5VL_CAP_FLAG_FILL_VALUES | H5VL_CAP_FLAG_HARD_LINKS | H5VL_CAP_FLAG_FILTERS)
+     H5VL_CAP_FLAG_FILL_VALUES | H5VL_CAP_FLAG_HARD_LINKS | H5VL_CAP_FLAG_FILTERS |                          \
+     H5VL_CAP_FLAG_SOFT_LINKS | H5VL_CAP_FLAG_STORED_DATATYPES)
 
 /* The atclose callback is registered once per life of the library (HDF5 drops its list
  * when it shuts down, and calls terminate then). */

@@ -66,6 +66,12 @@ typedef struct H5VL_nczarr_obj_t {
     ncztr_obj *node;          /* the group/dataset (root for files); attribute's owner */
     ncztr_attr *attr;         /* for H5I_ATTR */
     hid_t dapl;               /* datasets: the application's access plist (a copy), or -1 */
+    /* committed datatypes: a transient copy of the type. HDF5 takes the connector's object
+     * of a committed datatype for an H5T_t where it looks behind the id (H5T_get_actual_type,
+     * at the latest when the library shuts down), so get_object hands it this copy's. */
+    hid_t dtype;
+    void *dtype_t; /* its H5T_t, taken when made (HDF5's API refuses calls while it shuts down) */
+    struct H5VL_nczarr_obj_t *dtype_next; /* the list of live datatype objects */
 } H5VL_nczarr_obj_t;
 
 /* The blobs of a store (H5VL_nczarr_blob.c). */
@@ -104,6 +110,9 @@ H5VL_nczarr_obj_t *H5VL_nczarr_obj_new(H5I_type_t type, H5VL_nczarr_file_t *file
                                        ncztr_attr *attr);
 /* Drops one reference; frees at zero (closing the store when it was the last user). */
 herr_t H5VL_nczarr_obj_release(H5VL_nczarr_obj_t *o);
+/* The store object behind an id of this connector (H5VLobject, except that a committed
+ * datatype's id gives its H5T_t: see H5VL_nczarr_obj_t.dtype), or NULL. */
+H5VL_nczarr_obj_t *H5VL_nczarr_store_object(hid_t id);
 /* Registers a new id for node (for iteration callbacks); the id owns one reference. */
 hid_t H5VL_nczarr_wrap_register(H5VL_nczarr_file_t *file, ncztr_obj *node);
 herr_t H5VL_nczarr_file_release(H5VL_nczarr_file_t *f);

@@ -17,4 +17,15 @@ static inline hid_t H5VL_nczarr_compat_connector_id(const char *name)
     return H5VLget_connector_id_by_name(name);
 }
 
+/* The H5T_t behind a datatype id. HDF5 takes a terminal connector's object of a committed
+ * datatype for an H5T_t (H5T_get_actual_type, at the latest in H5T_top_term_package when
+ * the library shuts down), so the connector hands it one; the public H5Iobject_verify
+ * refuses library types, so this is HDF5's own H5I_object_verify, exported by libhdf5 in
+ * 1.14 and 2.x alike (H5Iprivate.h). */
+void *H5I_object_verify(hid_t id, H5I_type_t type);
+static inline void *H5VL_nczarr_compat_type_object(hid_t type_id)
+{
+    return H5I_object_verify(type_id, H5I_DATATYPE);
+}
+
 #endif

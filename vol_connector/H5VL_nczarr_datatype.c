@@ -9,8 +9,6 @@ void *H5VL_nczarr_datatype_commit(void *obj, const H5VL_loc_params_t *loc_params
                                   hid_t type_id, hid_t lcpl_id, hid_t tcpl_id, hid_t tapl_id, hid_t dxpl_id,
                                   void **req)
 {
-    (void)tcpl_id;
-    (void)tapl_id;
     (void)dxpl_id;
     (void)req;
     H5VL_nczarr_obj_t *o = obj;
@@ -18,7 +16,9 @@ void *H5VL_nczarr_datatype_commit(void *obj, const H5VL_loc_params_t *loc_params
     char *leaf = NULL;
     if (!base)
         return NULL;
-    if (H5VL_nczarr_check_plist(lcpl_id, H5P_LINK_CREATE, "link creation") < 0)
+    if (H5VL_nczarr_check_plist(lcpl_id, H5P_LINK_CREATE, "link creation") < 0 ||
+        H5VL_nczarr_check_plist(tcpl_id, H5P_DATATYPE_CREATE, "datatype creation") < 0 ||
+        H5VL_nczarr_check_plist(tapl_id, H5P_DATATYPE_ACCESS, "datatype access") < 0)
         return NULL;
     /* name is NULL for H5Tcommit_anon: linked later by H5Olink (H5Lcreate_hard) */
     if (!name) {
@@ -40,10 +40,11 @@ void *H5VL_nczarr_datatype_commit(void *obj, const H5VL_loc_params_t *loc_params
 void *H5VL_nczarr_datatype_open(void *obj, const H5VL_loc_params_t *loc_params, const char *name,
                                 hid_t tapl_id, hid_t dxpl_id, void **req)
 {
-    (void)tapl_id;
     (void)dxpl_id;
     (void)req;
     H5VL_nczarr_obj_t *o = obj;
+    if (H5VL_nczarr_check_plist(tapl_id, H5P_DATATYPE_ACCESS, "datatype access") < 0)
+        return NULL;
     ncztr_obj *base = o ? H5VL_nczarr_resolve(o, loc_params) : NULL, *t = NULL;
     if (!base || ncztr_lookup(base, name ? name : ".", &t) < 0)
         return NULL;

@@ -1,6 +1,7 @@
 /* File callbacks, the registry of open stores, and the object helpers shared by every
  * callback file (object lifetime, location resolution, names). */
 #include "H5VL_nczarr.h"
+#include "H5VL_nczarr_compat.h"
 #include "H5VL_nczarr_native.h"
 
 #include <stdint.h>
@@ -14,6 +15,26 @@ static bool g_exit_flushed = false;
 static unsigned long g_next_fileno = 1;
 
 /* ---- objects ---- */
+
+/* Live datatype objects, to find one by the H5T_t that H5VLobject answers for its id. */
+static H5VL_nczarr_obj_t *g_dtype_objs;
+
+H5VL_nczarr_obj_t *H5VL_nczarr_store_object(hid_t id)
+{
+    void *o = NULL;
+    H5E_BEGIN_TRY
+    {
+        o = H5VLobject(id);
+    }
+    H5E_END_TRY
+    if (o && H5Iget_type(id) == H5I_DATATYPE) {
+        H5VL_nczarr_obj_t *d = g_dtype_objs;
+        while (d && d->dtype_t != o)
+            d = d->dtype_next;
+        return d;
+    }
+    return o;
+}
 
 H5VL_nczarr_obj_t *H5VL_nczarr_obj_new(H5I_type_t type, H5VL_nczarr_file_t *file, ncztr_obj *node,
                                        ncztr_attr *attr)
@@ -30,6 +51,19 @@ H5VL_nczarr_obj_t *H5VL_nczarr_obj_new(H5I_type_t type, H5VL_nczarr_file_t *file
     o->node = node;
     o->attr = attr;
     o->dapl = H5I_INVALID_HID;
+    o->dtype = H5I_INVALID_HID;
+    if (type == H5I_DATATYPE && ((o->dtype = ncztr_array_type(node)) < 0 ||
+                                 !(o->dtype_t = H5VL_nczarr_compat_type_object(o->dtype)))) {
+        if (o->dtype >= 0)
+            H5Tclose(o->dtype);
+        free(o);
+        NCZ_PUSH(NCZ_E_HDF5, "cannot copy the type of committed datatype \"%s\"", ncztr_obj_name(node));
+        return NULL;
+    }
+    if (type == H5I_DATATYPE) {
+        o->dtype_next = g_dtype_objs;
+        g_dtype_objs = o;
+    }
     file->rc++;
     if (node)
         ncztr_obj_ref(node);
@@ -120,6 +154,18 @@ herr_t H5VL_nczarr_obj_release(H5VL_nczarr_obj_t *o)
         ncztr_attr_unref(o->attr);
     if (o->node)
         ncztr_obj_unref(o->node);
+    for (H5VL_nczarr_obj_t **p = &g_dtype_objs; *p; p = &(*p)->dtype_next)
+        if (*p == o) {
+            *p = o->dtype_next;
+            break;
+        }
+    if (o->dtype >= 0) {
+        H5E_BEGIN_TRY
+        {
+            H5Tclose(o->dtype);
+        }
+        H5E_END_TRY
+    }
     if (o->dapl >= 0) {
         H5E_BEGIN_TRY
         {
@@ -139,7 +185,9 @@ ncztr_obj *H5VL_nczarr_node(H5VL_nczarr_obj_t *obj)
 
 hid_t H5VL_nczarr_wrap_register(H5VL_nczarr_file_t *file, ncztr_obj *node)
 {
-    H5I_type_t t = H5VL_nczarr_itype(node);
+    /* (an id of type H5I_DATATYPE must stand for an H5T_t: a committed datatype's node is
+     * registered as the array it is kept as, which references need only by its token) */
+    H5I_type_t t = ncztr_obj_kind(node) == NCZTR_GROUP ? H5I_GROUP : H5I_DATASET;
     H5VL_nczarr_obj_t *o = H5VL_nczarr_obj_new(t, file, node, NULL);
     if (!o)
         return H5I_INVALID_HID;
@@ -481,7 +529,7 @@ static herr_t scan_id(hid_t id, void *ud)
     /* Behind the ids of native HDF5 files (through this connector or not) is no store object. */
     if (H5VL_nczarr_id_is_native(id))
         return 0;
-    H5VL_nczarr_obj_t *o = H5VLobject(id);
+    H5VL_nczarr_obj_t *o = H5VL_nczarr_store_object(id);
     if (!o)
         return 0;
     /* Only ids that belong to this connector and this store. */

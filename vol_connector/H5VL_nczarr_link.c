@@ -198,8 +198,8 @@ done:
 }
 
 /* H5Lcreate_soft and H5Lcreate_external (and H5Lcopy of such a link). */
-static herr_t link_sym(H5VL_nczarr_obj_t *loc, const H5VL_loc_params_t *lp, hid_t lcpl_id, H5L_type_t cls,
-                       const char *value, const char *file)
+static herr_t link_sym(H5VL_nczarr_obj_t *loc, const H5VL_loc_params_t *lp, hid_t lcpl_id, hid_t lapl_id,
+                       H5L_type_t cls, const char *value, const char *file)
 {
     herr_t ret = SUCCEED;
     ncztr_obj *parent = NULL;
@@ -208,7 +208,8 @@ static herr_t link_sym(H5VL_nczarr_obj_t *loc, const H5VL_loc_params_t *lp, hid_
     if (!loc || !loc->node || lp->type != H5VL_OBJECT_BY_NAME || !lp->loc_data.loc_by_name.name)
         NCZ_GOTO(FAIL, NCZ_E_ARGS, "link creation: the new link must be given by name");
     const char *name = lp->loc_data.loc_by_name.name;
-    if (H5VL_nczarr_check_plist(lcpl_id, H5P_LINK_CREATE, "link creation") < 0)
+    if (H5VL_nczarr_check_plist(lcpl_id, H5P_LINK_CREATE, "link creation") < 0 ||
+        H5VL_nczarr_check_plist(lapl_id, H5P_LINK_ACCESS, "link access") < 0)
         NCZ_GOTO_QUIET(FAIL);
     if (ncztr_obj_is_deleted(loc->node))
         NCZ_GOTO(FAIL, NCZ_E_NOTFOUND, "cannot create link \"%s\": the location has been deleted", name);
@@ -246,14 +247,14 @@ herr_t H5VL_nczarr_link_create(H5VL_link_create_args_t *args, void *obj, const H
                          lapl_id);
     }
     case H5VL_LINK_CREATE_SOFT:
-        return link_sym(obj, loc_params, lcpl_id, H5L_TYPE_SOFT, args->args.soft.target, NULL);
+        return link_sym(obj, loc_params, lcpl_id, lapl_id, H5L_TYPE_SOFT, args->args.soft.target, NULL);
     case H5VL_LINK_CREATE_UD:
         if (args->args.ud.type == H5L_TYPE_EXTERNAL) {
             const char *file = NULL, *path = NULL;
             if (!args->args.ud.buf ||
                 H5Lunpack_elink_val(args->args.ud.buf, args->args.ud.buf_size, NULL, &file, &path) < 0)
                 return NCZ_PUSH(NCZ_E_ARGS, "external link \"%s\": its value cannot be read", name);
-            return link_sym(obj, loc_params, lcpl_id, H5L_TYPE_EXTERNAL, path, file);
+            return link_sym(obj, loc_params, lcpl_id, lapl_id, H5L_TYPE_EXTERNAL, path, file);
         }
         return NCZ_PUSH(
             NCZ_E_NOTREPR,
@@ -287,7 +288,7 @@ herr_t H5VL_nczarr_link_copy(void *src_obj, const H5VL_loc_params_t *loc_params1
         return FAIL;
     if (ncztr_link_class(n) != H5L_TYPE_HARD) { /* the same link again */
         const char *file = NULL, *value = ncztr_link_value(n, &file);
-        return link_sym(dobj, loc_params2, lcpl_id, ncztr_link_class(n), value, file);
+        return link_sym(dobj, loc_params2, lcpl_id, lapl_id, ncztr_link_class(n), value, file);
     }
     H5VL_loc_params_t self = {.obj_type = H5I_GROUP, .type = H5VL_OBJECT_BY_SELF};
     H5VL_nczarr_obj_t tmp = *so;

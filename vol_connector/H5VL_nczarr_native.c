@@ -186,7 +186,12 @@ void *H5VL_nczarr_get_object(const void *obj)
 {
     /* HDF5 matches ids to objects (H5Iget_file_id, H5Fget_obj_ids) and casts the objects
      * of native files by this: the native object itself. */
-    return is_native(obj) ? NCZ_UNDER(obj) : (void *)obj;
+    if (is_native(obj))
+        return NCZ_UNDER(obj);
+    const H5VL_nczarr_obj_t *o = obj;
+    if (o && o->type == H5I_DATATYPE && o->dtype_t)
+        return o->dtype_t; /* a committed datatype of a store: an H5T_t, as HDF5 expects */
+    return (void *)obj;
 }
 
 herr_t H5VL_nczarr_get_wrap_ctx(const void *obj, void **wrap_ctx)

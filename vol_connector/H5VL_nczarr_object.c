@@ -69,7 +69,12 @@ herr_t H5VL_nczarr_object_copy(void *src_obj, const H5VL_loc_params_t *loc_param
     ncztr_obj *sbase = NULL, *dbase = NULL, *src = NULL, *parent = NULL;
     char *leaf = NULL;
     unsigned cflags = 0, crt = 0, mflags = 0;
-    if (H5VL_nczarr_route(so) || H5VL_nczarr_route(dobj) ||
+    /* expanding soft or external links is the generic copy's (they name objects by path) */
+    unsigned xflags = 0;
+    if (ocpypl_id != H5P_DEFAULT && ocpypl_id >= 0)
+        (void)H5Pget_copy_object(ocpypl_id, &xflags);
+    if ((xflags & (H5O_COPY_EXPAND_SOFT_LINK_FLAG | H5O_COPY_EXPAND_EXT_LINK_FLAG)) ||
+        H5VL_nczarr_route(so) || H5VL_nczarr_route(dobj) ||
         (so && dobj && so->file && dobj->file && so->file->tf != dobj->file->tf))
         return H5VL_nczarr_xcopy_object(src_obj, src_name, dst_obj, dst_name, ocpypl_id, lcpl_id);
     if (!src_name || !*src_name || !dst_name || !*dst_name)

@@ -28,7 +28,7 @@ static herr_t ref_in(void *ctx, const H5R_ref_t *ref, uint64_t *id)
     /* Objects of native HDF5 files opened through this connector have its class too. */
     if (cid >= 0 && ocid >= 0 && H5VLcmp_connector_cls(&cmp, cid, ocid) >= 0 && cmp == 0 &&
         !H5VL_nczarr_id_is_native(oid))
-        o = H5VLobject(oid);
+        o = H5VL_nczarr_store_object(oid);
     if (!o || !o->file || o->file->store != f->store || !H5VL_nczarr_node(o))
         ret = NCZ_PUSH(NCZ_E_NOTREPR, "a reference to an object of another file cannot be stored in \"%s\"",
                        f->name);

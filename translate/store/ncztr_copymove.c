@@ -251,6 +251,8 @@ static herr_t copy_array(ncztr_obj *src, ncztr_obj *parent, const char *name, nc
     if (ncztr_array_create(parent, name, t, sp, dcpl, H5P_DEFAULT, &d) < 0)
         NCZ_GOTO_QUIET(FAIL);
     d->arr->maxstrlen = src->arr->maxstrlen;
+    d->arr->is_datatype = src->arr->is_datatype; /* a committed datatype stays one */
+    d->arr->nc_hidden = src->arr->nc_hidden;
     if (src->arr->fill_never == d->arr->fill_never && same_layout(&src->arr->za, &d->arr->za)) {
         /* Same chunks, same encoding: copy the chunk objects as they are. */
         if (ncztr_array_flush(src) < 0 || ncztr_save_tree(src->file) < 0)
