@@ -159,7 +159,9 @@ herr_t H5VL_nczarr_obj_release(H5VL_nczarr_obj_t *o)
             *p = o->dtype_next;
             break;
         }
-    if (o->dtype >= 0) {
+    /* (while HDF5 shuts down it clears the datatype ids itself, this copy's among them,
+     * walking the very table an H5Tclose would change under it) */
+    if (o->dtype >= 0 && !g_exit_flushed) {
         H5E_BEGIN_TRY
         {
             H5Tclose(o->dtype);
