@@ -19,9 +19,10 @@ set -uo pipefail
 files_dir=${1:-$NCZARR_PREFIX/share/hdf5-tool-testfiles}
 min_ok=${NCZARR_CORPUS_MIN_OK:-227}
 # HDF5 1.14.6's h5diff reads a fixed-length string value with strlen, past its end when it
-# fills its width (tools/lib/h5diff_array.c:556): under the AddressSanitizer build that
-# stops h5diff on any such attribute, ours or not. The strlen check stays off here.
-case "${LD_PRELOAD:-}" in *libasan*) export ASAN_OPTIONS="${ASAN_OPTIONS:-}:intercept_strlen=0" ;; esac
+# fills its width (tools/lib/h5diff_array.c:556): under the sanitizer builds that stops
+# h5diff on any such attribute, ours or not. The sanitizers' strlen check stays off here.
+if [ -n "${ASAN_OPTIONS:-}" ]; then export ASAN_OPTIONS="$ASAN_OPTIONS:intercept_strlen=0"; fi
+if [ -n "${TSAN_OPTIONS:-}" ]; then export TSAN_OPTIONS="$TSAN_OPTIONS:intercept_strlen=0"; fi
 [ -d "$files_dir" ] || { echo "FAIL: no tool test files in $files_dir (scripts/setup-deps.sh unpacks them)"; exit 1; }
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/nczarr-corpus.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
