@@ -38,6 +38,7 @@ static herr_t nczarr_initialize(hid_t vipl_id)
     if (!g_atclose_registered && H5atclose(H5VL_nczarr_flush_at_exit, NULL) >= 0)
         g_atclose_registered = true;
     H5VL_nczarr_exit_reset();
+    H5VL_nczarr_compat_guard_h5e_vol();
     return ncz_err_init();
 }
 

@@ -62,8 +62,13 @@ one() { # $1 = file: prints "<name> <native rc> <convert rc> <diff rc> <message>
 export -f one
 export tmp files_dir
 
+# NCZARR_CORPUS_STRIDE=N takes every Nth file only (the sanitizer builds, which check the
+# connector's memory and threads on these files, not the count, which the normal build
+# checks: they run 3 to 10 times slower)
+stride=${NCZARR_CORPUS_STRIDE:-1}
 find "$files_dir" -name '*.h5' -path '*/testfiles/*' |
-  grep -vE '/(tfamily|family_file)[0-9]+\.h5$|/tmulti-.\.h5$|/tsplit_file-.\.h5$|subfiling' | sort >"$tmp/list"
+  grep -vE '/(tfamily|family_file)[0-9]+\.h5$|/tmulti-.\.h5$|/tsplit_file-.\.h5$|subfiling' | sort |
+  awk -v s="$stride" '(NR - 1) % s == 0' >"$tmp/list"
 jobs=$(nproc); [ "$jobs" -gt 4 ] && jobs=4
 xargs -P "$jobs" -I{} bash -c 'one "$@"' _ {} <"$tmp/list" >"$tmp/results"
 
@@ -90,6 +95,11 @@ echo "files: $listed; native h5repack handles $total; converted with no h5diff d
   "($((100 * ok / (total ? total : 1)))%; goal 95%); refused: $refused; wrong: $wrong; crash or hang: $crash"
 status=0
 [ "$wrong" = 0 ] && [ "$crash" = 0 ] || status=1
-[ "$ok" -ge "$min_ok" ] || { echo "FAIL: $ok files convert, fewer than $min_ok"; status=1; }
-[ "$total" -ge 200 ] || { echo "FAIL: only $total files taken (expected the tool tests' 237)"; status=1; }
+if [ "$stride" = 1 ]; then
+  [ "$ok" -ge "$min_ok" ] || { echo "FAIL: $ok files convert, fewer than $min_ok"; status=1; }
+  [ "$total" -ge 250 ] || { echo "FAIL: only $total files taken (expected the tool tests' 272)"; status=1; }
+else
+  echo "(every ${stride}th file: the count is the normal build's to check)"
+  [ "$total" -ge $((250 / stride)) ] || { echo "FAIL: only $total files taken"; status=1; }
+fi
 exit $status

@@ -55,11 +55,11 @@ struct ncztr_array {
      * warning (a warning pushed while loading, deep in another call, would be cleared by
      * the HDF5 calls that follow before the application sees it) */
     char *load_warning;
-    bool stub;      /* listed by its NCZarr group, .zarray/.zattrs not read yet: they are
-                     * read on first use (ncztr_obj_load), as opening a store of 100000s of
-                     * arrays must not parse them all */
-    bool nc_hidden; /* listed in "_nczarr_group.hdf5_arrays", not "arrays": netCDF-C 4.9.3
-                     * cannot read structured dtypes and fails on the whole store */
+    bool stub;        /* listed by its NCZarr group, .zarray/.zattrs not read yet: they are
+                       * read on first use (ncztr_obj_load), as opening a store of 100000s of
+                       * arrays must not parse them all */
+    bool nc_hidden;   /* listed in "_nczarr_group.hdf5_arrays", not "arrays": netCDF-C 4.9.3
+                       * cannot read structured dtypes and fails on the whole store */
     bool is_datatype; /* a committed datatype (ncztr_datatype.c), not a dataset */
     ncztr_chunkcache *cache;
     /* Frees cache: set by the data layer (translate/data), which makes the cache, since the
