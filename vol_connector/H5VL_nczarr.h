@@ -99,6 +99,9 @@ struct H5VL_nczarr_file_t {
     unsigned intent; /* H5F_ACC_RDWR or H5F_ACC_RDONLY */
     hid_t fapl;
     unsigned long fileno; /* store->fileno: the same for every open, as in HDF5 */
+    /* an open no id stands for any more, whose store could not be written when its last
+     * object closed: kept (on a list) for another try at exit, then freed */
+    struct H5VL_nczarr_file_t *next_orphan;
 };
 
 extern const H5VL_class_t H5VL_nczarr_g;

@@ -98,6 +98,9 @@ void H5VL_nczarr_exit_reset(void)
     g_exit_flushed = false;
 }
 
+/* Opens whose last object closed while their store could not be written (obj_release). */
+static H5VL_nczarr_file_t *g_orphans;
+
 void H5VL_nczarr_flush_at_exit(void *ctx)
 {
     (void)ctx;
@@ -109,6 +112,13 @@ void H5VL_nczarr_flush_at_exit(void *ctx)
         ncztr_file_note_parts(st->tf);
     }
     g_exit_flushed = true;
+    /* no id will ever close these: given up now that their stores had their last try */
+    while (g_orphans) {
+        H5VL_nczarr_file_t *f = g_orphans;
+        g_orphans = f->next_orphan;
+        f->rc = 1;
+        (void)H5VL_nczarr_file_release(f);
+    }
 }
 
 herr_t H5VL_nczarr_file_release(H5VL_nczarr_file_t *f)
@@ -177,7 +187,22 @@ herr_t H5VL_nczarr_obj_release(H5VL_nczarr_obj_t *o)
     }
     H5VL_nczarr_file_t *f = o->file;
     free(o);
-    return H5VL_nczarr_file_release(f);
+    /* The object is gone whatever the store does: its id must go too (HDF5 keeps the id of
+     * a failed close and closes it again, and this handle is freed). A store that cannot be
+     * written now stays open (H5VL_nczarr_file_release) and is written again at its next
+     * close or at exit; the close of the object says so in a warning. */
+    size_t mark = ncz_err_mark();
+    if (H5VL_nczarr_file_release(f) < 0) {
+        if (f->file_ids == 1 && f->rc == 1) { /* only the count a failed close restores */
+            f->next_orphan = g_orphans;
+            g_orphans = f;
+        }
+        char *why = ncz_err_take_messages(mark);
+        NCZ_WARN(NCZ_E_STORE, "%s (the store stays open, to be written at its next close or at exit)",
+                 why ? why : "the store could not be written");
+        free(why);
+    }
+    return SUCCEED;
 }
 
 ncztr_obj *H5VL_nczarr_node(H5VL_nczarr_obj_t *obj)

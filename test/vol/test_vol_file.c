@@ -209,6 +209,38 @@ static void test_bad_stores(void)
     chmod(p, 0755);
 }
 
+/* The store's directory removed while a group of it is open (a test harness deleting its
+ * temporary directory before the program closes its ids, as h5py's suite does): closing
+ * the group succeeds and its id is gone (a failed close used to free the handle and leave
+ * the id, and the next close read freed memory); the store, which cannot be written, stays
+ * open with a warning on the stack and is given up at exit with a message. */
+static void test_store_removed(void)
+{
+    char p[4200];
+    hid_t f = create_store_in(dir, "removed", p, sizeof p);
+    REQUIRE(f >= 0, "create");
+    hid_t g = H5Gcreate2(f, "g", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+    hid_t g2 = H5Gcreate2(g, "sub", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+    CHECK(g >= 0 && g2 >= 0 && H5Fclose(f) >= 0, "groups of a store whose file id is closed");
+    rm_rf(p);
+    herr_t r;
+    errtext_t et;
+    H5E_BEGIN_TRY
+    {
+        r = H5Gclose(g2) < 0 ? -1 : H5Gclose(g);
+    }
+    H5E_END_TRY
+    take_errors(&et);
+    CHECK(r >= 0 && nczarr_error_has(&et, "stays open"), "closing the groups of a removed store:\n%s",
+          et.text);
+    H5E_BEGIN_TRY
+    {
+        r = H5Idec_ref(g);
+    }
+    H5E_END_TRY
+    CHECK(r < 0, "the group's id is gone");
+}
+
 int main(void)
 {
     scratch_dir(dir, sizeof dir, "file");
@@ -217,6 +249,7 @@ int main(void)
     test_url_names();
     test_not_ours();
     test_bad_stores();
+    test_store_removed();
     rm_rf(dir);
     TEST_MAIN_END();
 }

@@ -373,13 +373,8 @@ herr_t ncztr_array_create_anon(ncztr_file *f, hid_t type, hid_t space, hid_t dcp
 
 herr_t ncztr_array_check_stored(const ncztr_obj *o)
 {
-    if (ncztr_array_check_usable(o) < 0)
-        return FAIL;
-    if (o->anonymous)
-        return NCZ_PUSH(NCZ_E_NOTREPR,
-                        "anonymous dataset (H5Dcreate_anon): NCZarr keeps data only under a path, so the "
-                        "dataset has no place for its data until H5Olink gives it a name");
-    return SUCCEED;
+    /* (an anonymous dataset keeps its data under a key of its own: ncztr_obj_key) */
+    return ncztr_array_check_usable(o);
 }
 
 /* Finds a dimension by its fully qualified name ("/sub/y"). */

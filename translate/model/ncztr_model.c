@@ -71,8 +71,12 @@ static void obj_free(ncztr_obj *o)
     for (size_t i = 0; i < o->ndims; i++)
         free(o->dims[i].name);
     free(o->dims);
+    char *anon = o->anonymous && o->kind == NCZTR_ARRAY && !o->file->readonly ? ncztr_obj_key(o) : NULL;
     if (o->arr)
         ncztr_array_free(o->arr);
+    if (anon && o->file->map) /* never named: what it wrote goes with it */
+        (void)nczm_delete_tree(o->file->map, anon);
+    free(anon);
     ncztr_index_obj_free(o);
     ncztr_ids_forget(o);
     json_decref(o->hdf5);
@@ -165,10 +169,19 @@ char *ncztr_obj_path(const ncztr_obj *o)
     return build_path(o, true);
 }
 
+/* An anonymous dataset keeps its chunks under a key of its own until ncztr_link_anon names
+ * it (the key then moves): below a name starting with '.', which no Zarr reader lists. */
+#define ANON_DIR ".nczarr_anonymous"
+
 char *ncztr_obj_key(const ncztr_obj *o)
 {
     if (o->at_store_root)
         return strdup("");
+    if (o->anonymous && o->kind == NCZTR_ARRAY) {
+        char buf[64];
+        snprintf(buf, sizeof buf, ANON_DIR "/%016llx", (unsigned long long)o->id);
+        return strdup(buf);
+    }
     return build_path(o, false);
 }
 
@@ -422,18 +435,38 @@ herr_t ncztr_link_anon(ncztr_obj *o, ncztr_obj *parent, const char *name)
     if (ncztr_child(parent, name))
         return NCZ_PUSH(NCZ_E_EXISTS, "cannot link \"%s\": a link with that name already exists", name);
     char *nm = strdup(name);
-    if (!nm)
+    char *anon_key = o->kind == NCZTR_ARRAY ? ncztr_obj_key(o) : NULL;
+    if (!nm || (o->kind == NCZTR_ARRAY && !anon_key)) {
+        free(nm);
+        free(anon_key);
         return NCZ_PUSH(NCZ_E_NOMEM, "out of memory linking \"%s\"", name);
+    }
     /* Named before it is attached: the parent's name index takes the name it has then. */
     char *old = o->name;
     o->name = nm;
     if (ncztr_obj_attach(parent, o) < 0) {
         o->name = old;
         free(nm);
+        free(anon_key);
         return FAIL;
     }
     free(old);
     o->anonymous = false;
+    if (anon_key) {
+        /* the chunks it wrote while anonymous move to its name (chunks still in its cache
+         * are written under the name) */
+        char *key = ncztr_obj_key(o);
+        nczm_status st = key ? nczm_rename_tree(o->file->map, anon_key, key) : NCZM_NOMEM;
+        free(key);
+        free(anon_key);
+        if (st != NCZM_OK && st != NCZM_NOTFOUND) {
+            NCZ_PUSH(NCZ_E_STORE, "linking \"%s\": cannot move the data it holds: %s", name,
+                     nczm_errmsg(o->file->map));
+            ncztr_obj_detach(o);
+            o->anonymous = true;
+            return FAIL;
+        }
+    }
     ncztr_refattrs_touch(o->file); /* references to it get its path */
     ncztr_obj_ref(o);              /* the tree's reference */
     o->is_new = o->meta_dirty = o->attrs_dirty = true;
