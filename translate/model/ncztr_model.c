@@ -169,19 +169,12 @@ char *ncztr_obj_path(const ncztr_obj *o)
     return build_path(o, true);
 }
 
-/* An anonymous dataset keeps its chunks under a key of its own until ncztr_link_anon names
- * it (the key then moves): below a name starting with '.', which no Zarr reader lists. */
-#define ANON_DIR ".nczarr_anonymous"
-
 char *ncztr_obj_key(const ncztr_obj *o)
 {
     if (o->at_store_root)
         return strdup("");
-    if (o->anonymous && o->kind == NCZTR_ARRAY) {
-        char buf[64];
-        snprintf(buf, sizeof buf, ANON_DIR "/%016llx", (unsigned long long)o->id);
-        return strdup(buf);
-    }
+    if (o->anonymous && o->kind == NCZTR_ARRAY)
+        return ncztr_anon_key(o);
     return build_path(o, false);
 }
 
@@ -396,84 +389,6 @@ done:
 bool ncztr_obj_unlinked(const ncztr_obj *o)
 {
     return o->deleted || o->anonymous || (!o->parent && o != o->file->root);
-}
-
-herr_t ncztr_group_create_anon(ncztr_file *f, ncztr_obj **out)
-{
-    if (f->readonly)
-        return NCZ_PUSH(NCZ_E_ARGS, "cannot create an anonymous group: the store is open read-only");
-    ncztr_obj *g = ncztr_obj_new(f, NCZTR_GROUP, "");
-    if (!g)
-        return FAIL;
-    g->anonymous = true;
-    if (ncztr_ids_take(g, NULL) < 0) {
-        ncztr_obj_unref(g);
-        return FAIL;
-    }
-    g->is_new = g->meta_dirty = g->attrs_dirty = true;
-    *out = g; /* the caller's reference is the only one */
-    return SUCCEED;
-}
-
-herr_t ncztr_link_anon(ncztr_obj *o, ncztr_obj *parent, const char *name)
-{
-    if (!o->anonymous)
-        return NCZ_PUSH(
-            NCZ_E_NOTREPR,
-            "cannot link \"%s\" as \"%s\": NCZarr cannot represent an object with more than one name",
-            o->name, name);
-    if (o->file != parent->file)
-        return NCZ_PUSH(NCZ_E_ARGS, "cannot link an anonymous object as \"%s\": it belongs to another store",
-                        name);
-    if (parent->file->readonly)
-        return NCZ_PUSH(NCZ_E_ARGS, "cannot link \"%s\": the store is open read-only", name);
-    if (parent->kind != NCZTR_GROUP || ncztr_obj_unlinked(parent))
-        return NCZ_PUSH(NCZ_E_ARGS, "cannot link \"%s\": the location is not a linked group", name);
-    size_t extra = o->kind == NCZTR_ARRAY ? ncztr_array_key_extra(o->arr->za.rank) : ncztr_meta_key_extra();
-    if (ncztr_check_name(name, "link") < 0 || ncztr_check_key_room(parent, name, extra) < 0)
-        return FAIL;
-    if (ncztr_child(parent, name))
-        return NCZ_PUSH(NCZ_E_EXISTS, "cannot link \"%s\": a link with that name already exists", name);
-    char *nm = strdup(name);
-    char *anon_key = o->kind == NCZTR_ARRAY ? ncztr_obj_key(o) : NULL;
-    if (!nm || (o->kind == NCZTR_ARRAY && !anon_key)) {
-        free(nm);
-        free(anon_key);
-        return NCZ_PUSH(NCZ_E_NOMEM, "out of memory linking \"%s\"", name);
-    }
-    /* Named before it is attached: the parent's name index takes the name it has then. */
-    char *old = o->name;
-    o->name = nm;
-    if (ncztr_obj_attach(parent, o) < 0) {
-        o->name = old;
-        free(nm);
-        free(anon_key);
-        return FAIL;
-    }
-    free(old);
-    o->anonymous = false;
-    if (anon_key) {
-        /* the chunks it wrote while anonymous move to its name (chunks still in its cache
-         * are written under the name) */
-        char *key = ncztr_obj_key(o);
-        nczm_status st = key ? nczm_rename_tree(o->file->map, anon_key, key) : NCZM_NOMEM;
-        free(key);
-        free(anon_key);
-        if (st != NCZM_OK && st != NCZM_NOTFOUND) {
-            NCZ_PUSH(NCZ_E_STORE, "linking \"%s\": cannot move the data it holds: %s", name,
-                     nczm_errmsg(o->file->map));
-            ncztr_obj_detach(o);
-            o->anonymous = true;
-            return FAIL;
-        }
-    }
-    ncztr_refattrs_touch(o->file); /* references to it get its path */
-    ncztr_obj_ref(o);              /* the tree's reference */
-    o->is_new = o->meta_dirty = o->attrs_dirty = true;
-    parent->attrs_dirty = true;
-    if (o->kind == NCZTR_ARRAY)
-        o->file->root->attrs_dirty = true; /* dimensions are derived on save */
-    return SUCCEED;
 }
 
 size_t ncztr_obj_nattrs(const ncztr_obj *o)

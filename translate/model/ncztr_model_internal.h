@@ -250,4 +250,8 @@ herr_t ncztr_ds_add_text(ncztr_obj *o, const char *name, const char *text);
 /* The name of o's key in its group: NCZTR_NON_COORD dropped. */
 const char *ncztr_obj_keyname(const ncztr_obj *o);
 
+/* The key under which an anonymous dataset keeps its chunks until it is linked
+ * (ncztr_anon.c). */
+char *ncztr_anon_key(const ncztr_obj *o);
+
 #endif
