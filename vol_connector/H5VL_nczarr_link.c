@@ -274,8 +274,7 @@ herr_t H5VL_nczarr_link_copy(void *src_obj, const H5VL_loc_params_t *loc_params1
     /* A copy of a hard link is another name for the same object (a deep copy of the
      * object is H5Ocopy's job). */
     H5VL_nczarr_obj_t *so = src_obj ? src_obj : dst_obj, *dobj = dst_obj ? dst_obj : src_obj;
-    if (H5VL_nczarr_route(so) || H5VL_nczarr_route(dobj) ||
-        (so && dobj && so->file && dobj->file && so->file->tf != dobj->file->tf)) {
+    if (H5VL_nczarr_copy_across(so, dobj)) {
         if (loc_params1->type != H5VL_OBJECT_BY_NAME || loc_params2->type != H5VL_OBJECT_BY_NAME)
             return NCZ_PUSH(NCZ_E_ARGS, "H5Lcopy: the source and destination must be given by name");
         return H5VL_nczarr_xcopy_link(so, loc_params1->loc_data.loc_by_name.name, dobj,

@@ -118,6 +118,14 @@ int H5VL_nczarr_route_copy(const void *a, const void *b)
     return (!a || is_native(a)) && (!b || is_native(b)) ? 1 : 0;
 }
 
+bool H5VL_nczarr_copy_across(const void *a, const void *b)
+{
+    if (is_native(a) || is_native(b))
+        return true;
+    const H5VL_nczarr_obj_t *x = a, *y = b;
+    return x && y && x->file && y->file && x->file->tf != y->file->tf;
+}
+
 int H5VL_nczarr_route_dsets(size_t count, void *dset[])
 {
     size_t n = 0;

@@ -28,6 +28,9 @@ int H5VL_nczarr_route_pair(const void *a, const void *b, const char *what);
 /* H5Ocopy/H5Lcopy: native when both ends are (either may be NULL); else the store
  * callbacks, which copy across connectors themselves (H5VL_nczarr_xcopy.h). */
 int H5VL_nczarr_route_copy(const void *a, const void *b);
+/* In the store callbacks of H5Ocopy/H5Lcopy: whether the two ends are not one store (one
+ * of them native, or two stores), the generic copy's case. */
+bool H5VL_nczarr_copy_across(const void *a, const void *b);
 /* H5Dread_multi/H5Dwrite_multi: all native or none. */
 int H5VL_nczarr_route_dsets(size_t count, void *dset[]);
 /* By file name for IS_ACCESSIBLE and DELETE (obj is NULL there), else by the file. */

@@ -54,10 +54,11 @@ void *H5VL_nczarr_object_open(void *obj, const H5VL_loc_params_t *loc_params, H5
     return no;
 }
 
-/* H5Ocopy within one store (across connectors: H5VL_nczarr_xcopy.c): a group with its subtree (or only its
- * members with H5O_COPY_SHALLOW_HIERARCHY_FLAG), or a dataset with its data, with attributes unless
- * H5O_COPY_WITHOUT_ATTR_FLAG. Soft and external links do not exist in NCZarr, so the
- * flags that expand them change nothing. */
+/* H5Ocopy. Within one store: a group with its subtree (or only its members with
+ * H5O_COPY_SHALLOW_HIERARCHY_FLAG), or a dataset with its data, with attributes unless
+ * H5O_COPY_WITHOUT_ATTR_FLAG, soft and external links copied as links. Across connectors,
+ * or with the flags that expand soft or external links (which name objects by path), the
+ * generic copy (H5VL_nczarr_xcopy.c). */
 herr_t H5VL_nczarr_object_copy(void *src_obj, const H5VL_loc_params_t *loc_params1, const char *src_name,
                                void *dst_obj, const H5VL_loc_params_t *loc_params2, const char *dst_name,
                                hid_t ocpypl_id, hid_t lcpl_id, hid_t dxpl_id, void **req)
@@ -69,25 +70,20 @@ herr_t H5VL_nczarr_object_copy(void *src_obj, const H5VL_loc_params_t *loc_param
     ncztr_obj *sbase = NULL, *dbase = NULL, *src = NULL, *parent = NULL;
     char *leaf = NULL;
     unsigned cflags = 0, crt = 0, mflags = 0;
-    /* expanding soft or external links is the generic copy's (they name objects by path) */
-    unsigned xflags = 0;
-    if (ocpypl_id != H5P_DEFAULT && ocpypl_id >= 0)
-        (void)H5Pget_copy_object(ocpypl_id, &xflags);
-    if ((xflags & (H5O_COPY_EXPAND_SOFT_LINK_FLAG | H5O_COPY_EXPAND_EXT_LINK_FLAG)) ||
-        H5VL_nczarr_route(so) || H5VL_nczarr_route(dobj) ||
-        (so && dobj && so->file && dobj->file && so->file->tf != dobj->file->tf))
-        return H5VL_nczarr_xcopy_object(src_obj, src_name, dst_obj, dst_name, ocpypl_id, lcpl_id);
     if (!src_name || !*src_name || !dst_name || !*dst_name)
         NCZ_GOTO(FAIL, NCZ_E_ARGS, "H5Ocopy: no source or destination name given");
     if (H5VL_nczarr_check_plist(ocpypl_id, H5P_OBJECT_COPY, "object copy") < 0 ||
         H5VL_nczarr_check_plist(lcpl_id, H5P_LINK_CREATE, "link creation") < 0)
         NCZ_GOTO_QUIET(FAIL);
+    if (ocpypl_id != H5P_DEFAULT && H5Pget_copy_object(ocpypl_id, &cflags) < 0)
+        NCZ_GOTO(FAIL, NCZ_E_HDF5, "H5Ocopy: cannot read the object copy property list");
+    if ((cflags & (H5O_COPY_EXPAND_SOFT_LINK_FLAG | H5O_COPY_EXPAND_EXT_LINK_FLAG)) ||
+        H5VL_nczarr_copy_across(so, dobj))
+        return H5VL_nczarr_xcopy_object(src_obj, src_name, dst_obj, dst_name, cflags, lcpl_id);
     if (!(sbase = locate(so, loc_params1)) || !(dbase = locate(dobj, loc_params2)))
         NCZ_GOTO_QUIET(FAIL);
     if (ncztr_lookup(sbase, src_name, &src) < 0)
         NCZ_GOTO_QUIET(FAIL);
-    if (ocpypl_id != H5P_DEFAULT && H5Pget_copy_object(ocpypl_id, &cflags) < 0)
-        NCZ_GOTO(FAIL, NCZ_E_HDF5, "H5Ocopy: cannot read the object copy property list");
     if (lcpl_id != H5P_DEFAULT && H5Pget_create_intermediate_group(lcpl_id, &crt) < 0)
         NCZ_GOTO(FAIL, NCZ_E_HDF5, "H5Ocopy: cannot read the link creation property list");
     if (cflags & H5O_COPY_SHALLOW_HIERARCHY_FLAG)

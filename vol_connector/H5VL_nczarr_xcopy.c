@@ -534,15 +534,14 @@ static herr_t ends(const void *src_obj, const void *dst_obj, const char *what, h
 }
 
 herr_t H5VL_nczarr_xcopy_object(void *src_obj, const char *src_name, void *dst_obj, const char *dst_name,
-                                hid_t ocpypl_id, hid_t lcpl_id)
+                                unsigned flags, hid_t lcpl_id)
 {
     herr_t ret = SUCCEED;
     xcopy x = {.src_file = H5I_INVALID_HID, .dst_file = H5I_INVALID_HID};
     hid_t sloc, dloc;
     if (ends(src_obj, dst_obj, "H5Ocopy", &sloc, &dloc, &x) < 0)
         NCZ_GOTO_QUIET(FAIL);
-    if (ocpypl_id != H5P_DEFAULT && H5Pget_copy_object(ocpypl_id, &x.flags) < 0)
-        NCZ_GOTO(FAIL, NCZ_E_HDF5, "H5Ocopy: cannot read the object copy property list");
+    x.flags = flags;
     if (x.flags & H5O_COPY_EXPAND_REFERENCE_FLAG)
         NCZ_GOTO(FAIL, NCZ_E_UNSUPPORTED,
                  "H5Ocopy of \"%s\": copying the objects references name (H5O_COPY_EXPAND_REFERENCE_FLAG) "

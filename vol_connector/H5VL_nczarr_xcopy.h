@@ -5,9 +5,10 @@
 
 #include <hdf5.h>
 
-/* H5Ocopy's and H5Lcopy's arguments, with the objects HDF5 hands the callback. */
+/* H5Ocopy's and H5Lcopy's arguments, with the objects HDF5 hands the callback (flags:
+ * H5O_COPY_*, read from the object copy plist). */
 herr_t H5VL_nczarr_xcopy_object(void *src_obj, const char *src_name, void *dst_obj, const char *dst_name,
-                                hid_t ocpypl_id, hid_t lcpl_id);
+                                unsigned flags, hid_t lcpl_id);
 herr_t H5VL_nczarr_xcopy_link(void *src_obj, const char *src_name, void *dst_obj, const char *dst_name,
                               hid_t lcpl_id, hid_t lapl_id);
 

@@ -18,6 +18,11 @@ py=${NCZARR_CONNECTOR_PYTHON:-$NCZARR_ZARR3_PYTHON}
 if [ -n "${ASAN_OPTIONS:-}" ]; then export ASAN_OPTIONS="$ASAN_OPTIONS:intercept_strlen=0"; fi
 if [ -n "${TSAN_OPTIONS:-}" ]; then export TSAN_OPTIONS="$TSAN_OPTIONS:intercept_strlen=0"; fi
 cd "$tmp" || exit 1
+# the suite's files must go through the connector (HDF5 falls back to native HDF5, silently,
+# when the plugin does not load): a file h5py creates is a store
+"$py" -c 'import h5py, sys; h5py.File(sys.argv[1], "w").close()' "$tmp/probe.zarr" &&
+  [ -f "$tmp/probe.zarr/.zgroup" ] ||
+  { echo "FAIL: h5py did not write a store: the connector did not load"; exit 1; }
 COLUMNS=300 timeout 1200 "$py" -m pytest --pyargs h5py -q -p no:cacheprovider --tb=no -rfE \
   -o cache_dir="$tmp/.pytest_cache" >"$tmp/log" 2>&1
 rc=$?

@@ -8,7 +8,8 @@
 #   ok       converted, and h5diff finds no difference
 #   refused  h5repack failed with the connector's message (or HDF5's, for what HDF5 itself
 #            refuses a non-native connector), printed grouped by message
-#   WRONG    converted but h5diff finds differences or fails: silent data loss
+#   WRONG    converted but h5diff finds differences or fails (silent data loss), or the
+#            output is not a store (the connector did not load)
 #   CRASH    a signal, or no answer within the time limit
 # Fails on any WRONG or CRASH, or when fewer files convert than NCZARR_CORPUS_MIN_OK (the
 # count reached so far: it may only go up). The goal (issue [10]) is 95%.
@@ -45,6 +46,12 @@ one() { # $1 = file: prints "<name> <native rc> <convert rc> <diff rc> <message>
     HDF5_VOL_CONNECTOR=nczarr timeout 300 "$P/bin/h5repack" --enable-error-stack "$f" "$w/out.zarr" \
       >"$w/conv.log" 2>&1
     c=$?
+    # HDF5 falls back to native HDF5 when the plugin does not load: then out.zarr is a file
+    if [ $c = 0 ] && [ ! -f "$w/out.zarr/.zgroup" ]; then
+      echo "$name $n $c not-a-store out.zarr is not a store: the connector did not load"
+      rm -rf "$w"
+      return
+    fi
     if [ $c = 0 ]; then
       HDF5_VOL_CONNECTOR=nczarr timeout 900 "$P/bin/h5diff" "$f" "$w/out.zarr" >"$w/diff.log" 2>&1
       d=$?
@@ -79,7 +86,7 @@ while read -r name n c d msg; do
   if [ "$c" = 0 ] && [ "$d" = 0 ]; then ok=$((ok + 1)); echo "$name" >>"$tmp/ok"
   elif [ "$c" -ge 124 ] 2>/dev/null || { [ "$c" = 0 ] && [ "$d" -ge 124 ]; } 2>/dev/null; then
     crash=$((crash + 1)); echo "CRASH $name (h5repack $c, h5diff $d)"
-  elif [ "$c" = 0 ]; then wrong=$((wrong + 1)); echo "WRONG $name: h5diff $d: $msg"
+  elif [ "$c" = 0 ]; then wrong=$((wrong + 1)); echo "WRONG $name: h5diff $d: $msg"  # (or not a store)
   elif [ -z "$msg" ]; then crash=$((crash + 1)); echo "CRASH $name: h5repack $c without a message"
   else refused=$((refused + 1)); echo "$msg" >>"$tmp/refusals"; echo "refused $name: $msg" >>"$tmp/refused"
   fi

@@ -34,6 +34,9 @@ for f in "${files[@]}"; do
   if ! timeout 300 "$B/h5repack" "$in" "$url" >"$tmp/log" 2>&1; then
     sed 's/^/    | /' "$tmp/log" | head -n 20; echo "FAIL: $f: h5repack into the bucket"; status=1; continue
   fi
+  # in the bucket, as a store (HDF5 falls back to native HDF5 when the plugin does not load)
+  code=$(s3_status GET "$bucket/$name.zarr/.zgroup")
+  [ "$code" = 200 ] || { echo "FAIL: $f: no store in the bucket (GET .zgroup: HTTP $code)"; status=1; continue; }
   if ! timeout 300 "$B/h5diff" "$in" "$url" >"$tmp/log" 2>&1; then
     sed 's/^/    | /' "$tmp/log" | head -n 20; echo "FAIL: $f: h5diff of the file and the store in the bucket"; status=1
   fi

@@ -7,7 +7,8 @@
  *    pure Zarr (mode=zarr) refuses a commit, naming why; one is left open at exit;
  *  - soft links (absolute, relative, dangling) and an external link: H5Lget_info2 types and
  *    value sizes, H5Lget_val, H5Oopen through a soft link, H5Lvisit2 does not go through
- *    them, H5Oopen through the external link fails naming the file; all kept on reopen. */
+ *    them, H5Oopen through the external link fails naming the file; all kept on reopen; a
+ *    malformed link entry refuses to open, naming the key. */
 #include "vol_test_util.h"
 
 static char dir[4096];
@@ -239,11 +240,31 @@ static void test_pure_zarr(void)
     H5Fclose(f);
 }
 
+/* A malformed soft or external link entry in "_nczarr_group.hdf5_links" refuses to open,
+ * naming the key. */
+static void test_bad_links(void)
+{
+    char p[4200], cmd[9000];
+    const char *bad[] = {"{\"soft\": 5}", "{\"external\": {\"file\": \"x.h5\"}}"};
+    for (int i = 0; i < 2; i++) {
+        hid_t f = create_store_in(dir, i ? "badext" : "badsoft", p, sizeof p);
+        H5Fclose(f);
+        snprintf(
+            cmd, sizeof cmd,
+            "sed -i 's#\"_nczarr_group\": {#\"_nczarr_group\": {\"hdf5_links\": {\"l\": %s}, #' '%s/.zattrs'",
+            bad[i], p);
+        REQUIRE(system(cmd) == 0, "edit .zattrs");
+        expect_open_error(p, H5F_ACC_RDONLY, "hdf5_links",
+                          i ? "an external link without its path" : "a soft link whose value is a number");
+    }
+}
+
 int main(void)
 {
     scratch_dir(dir, sizeof dir, "datatypes");
     test_store();
     test_pure_zarr();
+    test_bad_links();
     rm_rf(dir);
     TEST_MAIN_END();
 }
