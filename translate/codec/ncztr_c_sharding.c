@@ -213,6 +213,7 @@ static int decode(const void *state, const ncztr_cctx *cx, const void *in, size_
     const unsigned char *ib = s->index_start ? p : p + inlen - s->index_bytes;
     unsigned char *index = malloc(s->ninner * 16);
     unsigned char *tmp = malloc(s->inner.chunk_bytes ? s->inner.chunk_bytes : 1);
+    bool raw = ncztr_chain_is_null(s->chain) && !cx->vlen;
     int rc = 0;
     if (!index || !tmp) {
         rc = NCZTR_CODEC_FAIL(e, "sharding: out of memory");
@@ -239,6 +240,10 @@ static int decode(const void *state, const ncztr_cctx *cx, const void *in, size_
                 "occupy [%zu, %zu): the index is corrupt",
                 i, (unsigned long long)off, (unsigned long long)off, (unsigned long long)len, lo, hi);
             break;
+        } else if (raw && len == s->inner.chunk_bytes) {
+            /* stored as they are: straight from the object into the shard */
+            copy_inner(s, cx, i, out, (unsigned char *)(uintptr_t)(p + off), true);
+            continue;
         } else if (ncztr_chain_decode(s->chain, p + off, (size_t)len, tmp, s->inner.chunk_bytes, e) < 0) {
             char why[sizeof e->msg];
             snprintf(why, sizeof why, "%s", e->msg);
@@ -269,6 +274,9 @@ static bool all_fill(const ncztr_cctx *cx, const unsigned char *b, size_t n)
     return true;
 }
 
+/* The encoded inner chunks go one after another into the object itself, which starts
+ * with room for them all at their usual size (codecs rarely grow data) and grows when
+ * they do not fit: the shard is never copied whole once more at the end. */
 static int encode(const void *state, const ncztr_cctx *cx, const void *in, size_t inlen, void **out,
                   size_t *outlen, ncztr_cerr *e)
 {
@@ -277,16 +285,16 @@ static int encode(const void *state, const ncztr_cctx *cx, const void *in, size_
         return NCZTR_CODEC_FAIL(e, "sharding: %zu bytes, expected a shard of %zu", inlen, cx->chunk_bytes);
     unsigned char *index = malloc(s->ninner * 16),
                   *tmp = malloc(s->inner.chunk_bytes ? s->inner.chunk_bytes : 1);
-    unsigned char *body = NULL;
-    size_t blen = 0, bcap = 0;
+    size_t base = s->index_start ? s->index_bytes : 0, blen = 0;
+    size_t ocap = base + cx->chunk_bytes + cx->chunk_bytes / 64 + s->index_bytes + 64;
+    unsigned char *obj = malloc(ocap);
     void *eidx = NULL;
     size_t eilen = 0;
     int rc = 0;
-    if (!index || !tmp) {
+    if (!index || !tmp || !obj) {
         rc = NCZTR_CODEC_FAIL(e, "sharding: out of memory");
         goto done;
     }
-    size_t base = s->index_start ? s->index_bytes : 0;
     for (size_t i = 0; i < s->ninner && rc == 0; i++) {
         copy_inner(s, cx, i, (unsigned char *)(uintptr_t)in, tmp, false);
         if (all_fill(&s->inner, tmp, s->inner.chunk_bytes / cx->esz)) {
@@ -302,19 +310,19 @@ static int encode(const void *state, const ncztr_cctx *cx, const void *in, size_
             break;
         }
         const void *src = enc ? enc : tmp;
-        if (blen + elen > bcap) {
-            size_t nc = (blen + elen) * 2 + 64;
-            unsigned char *nb = realloc(body, nc);
+        if (base + blen + elen + s->index_bytes > ocap) {
+            size_t nc = (base + blen + elen + s->index_bytes) * 2;
+            unsigned char *nb = realloc(obj, nc);
             if (!nb) {
                 if (enc != tmp)
                     free(enc);
                 rc = NCZTR_CODEC_FAIL(e, "sharding: out of memory");
                 break;
             }
-            body = nb;
-            bcap = nc;
+            obj = nb;
+            ocap = nc;
         }
-        memcpy(body + blen, src, elen);
+        memcpy(obj + base + blen, src, elen);
         if (enc != tmp)
             free(enc);
         put64(index + 16 * i, base + blen, s->index_big);
@@ -323,29 +331,21 @@ static int encode(const void *state, const ncztr_cctx *cx, const void *in, size_
     }
     if (rc == 0 && ncztr_chain_encode(s->ichain, index, s->ninner * 16, &eidx, &eilen, e) < 0)
         rc = -1;
+    if (rc == 0 && eilen != s->index_bytes)
+        rc = NCZTR_CODEC_FAIL(e, "sharding: the index encoded to %zu bytes, expected %zu", eilen,
+                              s->index_bytes);
     if (rc == 0) {
-        const void *isrc = eidx ? eidx : index;
-        unsigned char *obj = malloc(blen + eilen ? blen + eilen : 1);
-        if (!obj) {
-            rc = NCZTR_CODEC_FAIL(e, "sharding: out of memory");
-        } else if (s->index_start) {
-            memcpy(obj, isrc, eilen);
-            if (blen)
-                memcpy(obj + eilen, body, blen);
-        } else {
-            if (blen)
-                memcpy(obj, body, blen);
-            memcpy(obj + blen, isrc, eilen);
-        }
+        memcpy(obj + (s->index_start ? 0 : blen), eidx ? eidx : index, eilen);
         *out = obj;
         *outlen = blen + eilen;
+        obj = NULL;
     }
 done:
     if (eidx != index)
         free(eidx);
     free(index);
     free(tmp);
-    free(body);
+    free(obj);
     return rc;
 }
 

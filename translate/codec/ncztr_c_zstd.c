@@ -3,18 +3,84 @@
  * chunk copies the plugin interface makes, and gives the frame checksum Zarr v3's
  * "checksum" asks for). HDF5 programs see it as filter 32015 with the level as its one
  * parameter, as netCDF-C's plugin has it. Decoding checks a frame's checksum when it has
- * one. Pure computation, thread-safe. */
+ * one. Thread-safe: the compression and decompression contexts are kept in the codec's
+ * state for reuse (a context is a few hundred KiB that a fresh allocation would fault in
+ * page by page for every chunk), each used by one thread at a time. */
 #include "ncztr_codec_internal.h"
 
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <zstd.h>
 
+/* Contexts kept for reuse: about one per worker thread. */
+#define KEEP 16
+
 typedef struct zstd_state {
     int level;
     bool checksum;
+    pthread_mutex_t lock;
+    ZSTD_CCtx *cc[KEEP];
+    ZSTD_DCtx *dc[KEEP];
+    int ncc, ndc;
 } zstd_state;
+
+static void free_state(void *p)
+{
+    zstd_state *s = p;
+    if (!s)
+        return;
+    for (int i = 0; i < s->ncc; i++)
+        ZSTD_freeCCtx(s->cc[i]);
+    for (int i = 0; i < s->ndc; i++)
+        ZSTD_freeDCtx(s->dc[i]);
+    pthread_mutex_destroy(&s->lock);
+    free(s);
+}
+
+/* A context of the state's (or a new one); NULL when out of memory. */
+static ZSTD_CCtx *take_cctx(zstd_state *s)
+{
+    ZSTD_CCtx *c = NULL;
+    pthread_mutex_lock(&s->lock);
+    if (s->ncc)
+        c = s->cc[--s->ncc];
+    pthread_mutex_unlock(&s->lock);
+    return c ? c : ZSTD_createCCtx();
+}
+
+static void give_cctx(zstd_state *s, ZSTD_CCtx *c)
+{
+    pthread_mutex_lock(&s->lock);
+    if (s->ncc < KEEP) {
+        s->cc[s->ncc++] = c;
+        c = NULL;
+    }
+    pthread_mutex_unlock(&s->lock);
+    ZSTD_freeCCtx(c);
+}
+
+static ZSTD_DCtx *take_dctx(zstd_state *s)
+{
+    ZSTD_DCtx *d = NULL;
+    pthread_mutex_lock(&s->lock);
+    if (s->ndc)
+        d = s->dc[--s->ndc];
+    pthread_mutex_unlock(&s->lock);
+    return d ? d : ZSTD_createDCtx();
+}
+
+static void give_dctx(zstd_state *s, ZSTD_DCtx *d)
+{
+    pthread_mutex_lock(&s->lock);
+    if (s->ndc < KEEP) {
+        s->dc[s->ndc++] = d;
+        d = NULL;
+    }
+    pthread_mutex_unlock(&s->lock);
+    ZSTD_freeDCtx(d);
+}
 
 static int parse(const json_t *j, bool v3, const ncztr_cctx *cx, void **state, char *msg, size_t msglen)
 {
@@ -24,8 +90,9 @@ static int parse(const json_t *j, bool v3, const ncztr_cctx *cx, void **state, c
     if (ncztr_codec_int(j, "level", 0, ZSTD_minCLevel(), ZSTD_maxCLevel(), &v, msg, msglen) < 0 ||
         ncztr_codec_int(j, "checksum", 0, 0, 1, &ck, msg, msglen) < 0)
         return -1;
-    zstd_state *s = malloc(sizeof *s);
-    if (!s) {
+    zstd_state *s = calloc(1, sizeof *s);
+    if (!s || pthread_mutex_init(&s->lock, NULL) != 0) {
+        free(s);
         NCZTR_CODEC_MSG("out of memory");
         return -1;
     }
@@ -39,16 +106,19 @@ static int encode(const void *state, const ncztr_cctx *cx, const void *in, size_
                   size_t *outlen, ncztr_cerr *e)
 {
     (void)cx;
-    const zstd_state *s = state;
+    /* the state is shared, but only its context lists change, under its lock */
+    zstd_state *s = (zstd_state *)(uintptr_t)state;
     size_t cap = ZSTD_compressBound(inlen);
     void *buf = malloc(cap ? cap : 1);
-    ZSTD_CCtx *c = ZSTD_createCCtx();
+    ZSTD_CCtx *c = take_cctx(s);
     size_t r = !buf || !c ? 0
-               : ZSTD_isError(ZSTD_CCtx_setParameter(c, ZSTD_c_compressionLevel, s->level)) ||
+               : ZSTD_isError(ZSTD_CCtx_reset(c, ZSTD_reset_session_and_parameters)) ||
+                       ZSTD_isError(ZSTD_CCtx_setParameter(c, ZSTD_c_compressionLevel, s->level)) ||
                        ZSTD_isError(ZSTD_CCtx_setParameter(c, ZSTD_c_checksumFlag, s->checksum))
                    ? (size_t)-1
                    : ZSTD_compress2(c, buf, cap, in, inlen);
-    ZSTD_freeCCtx(c);
+    if (c)
+        give_cctx(s, c);
     if (!buf || !c || ZSTD_isError(r)) {
         free(buf);
         return NCZTR_CODEC_FAIL(e, "zstd: %s", !buf || !c ? "out of memory" : ZSTD_getErrorName(r));
@@ -61,9 +131,13 @@ static int encode(const void *state, const ncztr_cctx *cx, const void *in, size_
 static int decode(const void *state, const ncztr_cctx *cx, const void *in, size_t inlen, void *out,
                   size_t cap, ncztr_dres *res, ncztr_cerr *e)
 {
-    (void)state;
     (void)cx;
-    size_t r = ZSTD_decompress(out, cap, in, inlen);
+    zstd_state *s = (zstd_state *)(uintptr_t)state;
+    ZSTD_DCtx *d = take_dctx(s);
+    if (!d)
+        return NCZTR_CODEC_FAIL(e, "zstd: out of memory");
+    size_t r = ZSTD_decompressDCtx(d, out, cap, in, inlen);
+    give_dctx(s, d);
     if (ZSTD_isError(r))
         return NCZTR_CODEC_FAIL(e, "zstd: %s (a stored chunk of %zu bytes, at most %zu expected out)",
                                 ZSTD_getErrorName(r), inlen, cap);
@@ -103,7 +177,7 @@ const ncztr_codec_class ncztr_codec_zstd = {
     .parse = parse,
     .encode = encode,
     .decode = decode,
-    .free_state = free,
+    .free_state = free_state,
     .to_filt = to_filt,
     .from_filt = from_filt,
 };

@@ -17,6 +17,7 @@
 #include "ncztr_chunkio_internal.h"
 #include "ncztr_codec.h"
 #include "ncztr_stages.h"
+#include "nczm_workers.h"
 
 #include <inttypes.h>
 #include <stdio.h>
@@ -40,6 +41,7 @@ static void job_release(ncztr_ioctx *x, ncztr_cjob *j)
     j->own = false;
     j->ent = NULL;
     j->direct = NULL;
+    j->stream = j->copied = false;
     j->fsel = H5I_INVALID_HID;
 }
 
@@ -102,21 +104,30 @@ static herr_t adopt_chunk(ncztr_ioctx *x, ncztr_cjob *jb, unsigned char *raw, si
     return SUCCEED;
 }
 
-/* Uncompressed chunks have a known size: they are read straight into pooled buffers.
- * Asking for exactly chunk_bytes still tells a short or long object (a damaged chunk). */
+/* Uncompressed chunks have a known size: they are read straight into pooled buffers (or
+ * the user's buffer, or the file's scratch for a streamed chunk). Asking for exactly
+ * chunk_bytes still tells a short or long object (a damaged chunk). */
 static herr_t fetch_raw(ncztr_ioctx *x, ncztr_cjob *jobs, const size_t *which, size_t n)
 {
     herr_t ret = SUCCEED;
     nczm_map *map = x->o->file->map;
     const char *path = x->g.path;
+    size_t nstream = 0;
+    for (size_t i = 0; i < n; i++)
+        nstream += jobs[which[i]].stream;
+    unsigned char *scr = NULL;
+    if (nstream && !(scr = ncztr_scratch_get(x->o->file, NCZTR_SCR_FETCH, nstream * x->g.chunk_bytes)))
+        return NCZ_PUSH(NCZ_E_NOMEM, "dataset \"%s\": out of memory fetching chunks", path);
     nczm_getinto *gets = calloc(n, sizeof *gets);
     NCZ_CHECK_ALLOC(gets, FAIL);
-    for (size_t i = 0; i < n; i++) {
+    for (size_t i = 0, s = 0; i < n; i++) {
         ncztr_cjob *jb = &jobs[which[i]];
         gets[i].key = jb->key;
         gets[i].cap = x->g.chunk_bytes;
         if (jb->direct)
             gets[i].buf = jb->direct;
+        else if (jb->stream)
+            gets[i].buf = scr + (s++) * x->g.chunk_bytes;
         else if (!(gets[i].buf = ncztr_pool_take(x->pool, x->g.chunk_bytes)))
             NCZ_GOTO(FAIL, NCZ_E_NOMEM, "dataset \"%s\": out of memory for chunk \"%s\"", path, jb->key);
     }
@@ -125,11 +136,11 @@ static herr_t fetch_raw(ncztr_ioctx *x, ncztr_cjob *jobs, const size_t *which, s
         ncztr_cjob *jb = &jobs[which[i]];
         if (gets[i].status == NCZM_NOTFOUND) {
             ret = missing_chunk(x, jb);
-        } else if (jb->direct && (gets[i].status == NCZM_OK || gets[i].status == NCZM_LONG)) {
-            gets[i].buf = NULL;
+        } else if ((jb->direct || jb->stream) && (gets[i].status == NCZM_OK || gets[i].status == NCZM_LONG)) {
             if (gets[i].len != x->g.chunk_bytes)
                 ret = bad_size(x, jb, gets[i].len);
-            jb->data = jb->direct;
+            jb->data = gets[i].buf;
+            gets[i].buf = NULL;
         } else if (gets[i].status == NCZM_OK || gets[i].status == NCZM_LONG) {
             unsigned char *raw = gets[i].buf;
             gets[i].buf = NULL;
@@ -141,10 +152,62 @@ static herr_t fetch_raw(ncztr_ioctx *x, ncztr_cjob *jobs, const size_t *which, s
     }
 done:
     for (size_t i = 0; i < n; i++)
-        if (gets[i].buf != jobs[which[i]].direct)
+        if (gets[i].buf != jobs[which[i]].direct && !jobs[which[i]].stream)
             ncztr_pool_give(x->pool, gets[i].buf);
     free(gets);
     return ret;
+}
+
+/* Room for one fetched chunk still encoded: codecs rarely grow data by more than a few
+ * bytes per KiB; a bigger object is fetched again on its own (fetch_encoded). */
+static size_t enc_room(const ncztr_cgeom *g)
+{
+    return g->chunk_bytes + g->chunk_bytes / 64 + 4096;
+}
+
+/* Fetches the stored (encoded) bytes of n chunks into the file's scratch, in one store
+ * call; an object bigger than its room is fetched again into a buffer of its own
+ * (gets[i].buf then differs from in[i], and is the caller's to free). */
+static herr_t fetch_encoded(ncztr_ioctx *x, nczm_getinto *gets, size_t n)
+{
+    nczm_map *map = x->o->file->map;
+    size_t room = enc_room(&x->g);
+    unsigned char *scr = ncztr_scratch_get(x->o->file, NCZTR_SCR_FETCH, n * room);
+    if (!scr)
+        return NCZ_PUSH(NCZ_E_NOMEM, "dataset \"%s\": out of memory fetching chunks", x->g.path);
+    for (size_t i = 0; i < n; i++) {
+        gets[i].buf = scr + i * room;
+        gets[i].cap = room;
+    }
+    nczm_get_into_many(map, n, gets); /* per-request statuses are examined by the caller */
+    for (size_t i = 0; i < n; i++) {
+        if (gets[i].status != NCZM_LONG)
+            continue;
+        nczm_get one = {.key = gets[i].key};
+        nczm_get_many(map, 1, &one);
+        gets[i].status = one.status;
+        gets[i].buf = one.buf;
+        gets[i].len = one.len;
+        gets[i].cap = 0; /* marks a buffer of its own */
+    }
+    return SUCCEED;
+}
+
+/* After a chunk decodes, on the worker that decoded it: its elements go to the user. */
+typedef struct post_arg {
+    const ncztr_ioctx *x;
+    ncztr_cjob *jobs;
+    const size_t *which, *iidx;
+} post_arg;
+
+static void post_copy(void *arg, size_t k, unsigned char *raw)
+{
+    const post_arg *p = arg;
+    ncztr_cjob *jb = &p->jobs[p->which[p->iidx[k]]];
+    if (jb->direct)
+        return;
+    ncztr_box_copy(p->x, jb->coord, raw, true);
+    jb->copied = true;
 }
 
 /* Fetches every job without data in one store call. Missing chunks are all fill. */
@@ -161,10 +224,11 @@ static herr_t fetch_chunks(ncztr_ioctx *x, ncztr_cjob *jobs, size_t njobs)
     herr_t ret = SUCCEED;
     nczm_map *map = x->o->file->map;
     const char *path = x->g.path;
-    nczm_get *gets = NULL;
+    nczm_getinto *gets = NULL;
     ncztr_dec_item *items = NULL;
+    unsigned char **slots = NULL;
     ncztr_stage st;
-    size_t *which = NULL, *iidx = NULL, n = 0, m = 0;
+    size_t *which = NULL, *iidx = NULL, n = 0, m = 0, nstream = 0;
     for (size_t j = 0; j < njobs; j++)
         n += jobs[j].data == NULL;
     if (n == 0)
@@ -189,9 +253,12 @@ static herr_t fetch_chunks(ncztr_ioctx *x, ncztr_cjob *jobs, size_t njobs)
     iidx = calloc(n, sizeof *iidx);
     if (!gets || !items || !iidx)
         NCZ_GOTO(FAIL, NCZ_E_NOMEM, "dataset \"%s\": out of memory fetching chunks", path);
-    for (size_t i = 0; i < n; i++)
+    for (size_t i = 0; i < n; i++) {
         gets[i].key = jobs[which[i]].key;
-    nczm_get_many(map, n, gets); /* per-request statuses are examined below */
+        nstream += jobs[which[i]].stream;
+    }
+    if (fetch_encoded(x, gets, n) < 0)
+        NCZ_GOTO_QUIET(FAIL);
     for (size_t i = 0; i < n; i++) {
         ncztr_cjob *jb = &jobs[which[i]];
         if (gets[i].status == NCZM_NOTFOUND) {
@@ -206,9 +273,25 @@ static herr_t fetch_chunks(ncztr_ioctx *x, ncztr_cjob *jobs, size_t njobs)
         iidx[m++] = i;
         it->in = gets[i].buf;
         it->inlen = gets[i].len;
+        if (jb->stream)
+            continue; /* decoded into the worker's slot (never with a transposition) */
         it->out = jb->direct ? jb->direct : ncztr_pool_take(x->pool, x->g.chunk_bytes);
         if (!it->out || (x->g.transpose && !(it->tmp = ncztr_pool_take(x->pool, x->g.chunk_bytes))))
             NCZ_GOTO(FAIL, NCZ_E_NOMEM, "dataset \"%s\": out of memory for chunk \"%s\"", path, jb->key);
+    }
+    post_arg pa = {x, jobs, which, iidx};
+    if (x->box && !x->write) {
+        st.post = post_copy;
+        st.post_arg = &pa;
+    }
+    if (nstream) {
+        unsigned ns = nczm_workers_slots(st.workers);
+        unsigned char *sb = ncztr_scratch_get(x->o->file, NCZTR_SCR_SLOTS, (size_t)ns * x->g.chunk_bytes);
+        if (!sb || !(slots = calloc(ns, sizeof *slots)))
+            NCZ_GOTO(FAIL, NCZ_E_NOMEM, "dataset \"%s\": out of memory decoding chunks", path);
+        for (unsigned k = 0; k < ns; k++)
+            slots[k] = sb + (size_t)k * x->g.chunk_bytes;
+        st.slot_out = slots;
     }
     /* decode-all: every fetched chunk of the batch at once, on the worker pool */
     size_t bad = ncztr_stage_decode(&st, m, items);
@@ -217,6 +300,8 @@ static herr_t fetch_chunks(ncztr_ioctx *x, ncztr_cjob *jobs, size_t njobs)
                  jobs[which[iidx[bad]]].key, items[bad].err.msg);
     for (size_t k = 0; k < m; k++) {
         ncztr_cjob *jb = &jobs[which[iidx[k]]];
+        if (jb->stream)
+            continue; /* copied, not kept */
         jb->data = items[k].out;
         jb->own = !jb->direct;
         items[k].out = NULL;
@@ -229,43 +314,54 @@ done:
     }
     if (gets)
         for (size_t i = 0; i < n; i++)
-            free(gets[i].buf);
+            if (gets[i].cap == 0)
+                free(gets[i].buf); /* fetched again on its own */
     free(gets);
     free(items);
     free(iidx);
     free(which);
+    free(slots);
     return ret;
 }
 
 static herr_t read_batch(ncztr_ioctx *x, ncztr_cjob *jobs, size_t n, ncztr_putlist *pl)
 {
     ncztr_chunkcache *c = x->a->cache;
-    size_t hits = 0, direct = 0;
+    size_t hits = 0, direct = 0, stream = 0;
     for (size_t j = 0; j < n; j++) {
         ncztr_cjob *jb = &jobs[j];
         size_t vol = 0;
         if (!(jb->key = ncztr_chunk_key(&x->g, jb->coord)))
             return FAIL;
-        if (!x->elem && (jb->fsel = ncztr_chunk_fsel(x, jb->coord, &vol)) < 0)
+        if (!x->elem && !x->box && (jb->fsel = ncztr_chunk_fsel(x, jb->coord, &vol)) < 0)
             return NCZ_PUSH(NCZ_E_HDF5, "dataset \"%s\": cannot select within chunk \"%s\"", x->g.path,
                             jb->key);
         if ((jb->ent = ncztr_cc_find(c, jb->coord))) {
             jb->data = jb->ent->data;
             ncztr_cc_touch(c, jb->ent);
             hits++;
+        } else if (x->box) {
+            /* read whole: not worth caching (the caller has every byte of it) */
+            if ((jb->direct = ncztr_box_direct(x, jb->coord)))
+                direct++;
+            else if ((jb->stream = !x->g.transpose && ncztr_box_whole(x, jb->coord)))
+                stream++;
         } else if ((jb->direct = ncztr_io_direct_run(x, jb, vol))) {
             direct++; /* read straight into the user's buffer, not cached */
         }
     }
     /* The hits are now the most recently used entries: kept. */
-    if (hits + direct < n &&
-        ncztr_cc_make_room(x->o, &x->g, pl, (n - hits - direct) * x->g.chunk_bytes, hits) < 0)
+    if (hits + direct + stream < n &&
+        ncztr_cc_make_room(x->o, &x->g, pl, (n - hits - direct - stream) * x->g.chunk_bytes, hits) < 0)
         return FAIL;
     if (fetch_chunks(x, jobs, n) < 0)
         return FAIL;
-    for (size_t j = 0; j < n; j++)
-        if (!jobs[j].direct && ncztr_io_copy_chunk(x, &jobs[j]) < 0)
-            return FAIL;
+    if (x->box)
+        ncztr_box_copy_jobs(x, jobs, n, true);
+    else
+        for (size_t j = 0; j < n; j++)
+            if (!jobs[j].direct && ncztr_io_copy_chunk(x, &jobs[j]) < 0)
+                return FAIL;
     /* Keep what was fetched: repeated small reads of one chunk then hit memory. */
     for (size_t j = 0; j < n; j++) {
         if (!jobs[j].own)
@@ -293,6 +389,13 @@ static herr_t write_batch(ncztr_ioctx *x, ncztr_cjob *jobs, size_t n, ncztr_putl
             return FAIL;
         if (x->elem) {
             jb->whole = false; /* points: always read-modify-write */
+        } else if (x->box) {
+            jb->whole = ncztr_box_whole(x, jb->coord);
+            vol = 1;
+            for (int k = 0; k < x->g.rank; k++) {
+                uint64_t origin = jb->coord[k] * x->g.chunks[k], in = x->shape[k] - origin;
+                vol *= (size_t)(in < x->g.chunks[k] ? in : x->g.chunks[k]);
+            }
         } else {
             if ((jb->fsel = ncztr_chunk_fsel(x, jb->coord, &vol)) < 0)
                 return NCZ_PUSH(NCZ_E_HDF5, "dataset \"%s\": cannot select within chunk \"%s\"", path,
@@ -309,7 +412,7 @@ static herr_t write_batch(ncztr_ioctx *x, ncztr_cjob *jobs, size_t n, ncztr_putl
                 ncztr_pool_give(x->pool, e->data);
                 free(e);
             }
-            if ((jb->direct = ncztr_io_direct_run(x, jb, vol))) {
+            if ((jb->direct = x->box ? ncztr_box_direct(x, jb->coord) : ncztr_io_direct_run(x, jb, vol))) {
                 jb->data = jb->direct; /* stored from the user's buffer as it is */
                 continue;
             }
@@ -327,9 +430,12 @@ static herr_t write_batch(ncztr_ioctx *x, ncztr_cjob *jobs, size_t n, ncztr_putl
     }
     if (fetch_chunks(x, jobs, n) < 0)
         return FAIL;
-    for (size_t j = 0; j < n; j++)
-        if (!jobs[j].direct && ncztr_io_copy_chunk(x, &jobs[j]) < 0)
-            return FAIL;
+    if (x->box)
+        ncztr_box_copy_jobs(x, jobs, n, false);
+    else
+        for (size_t j = 0; j < n; j++)
+            if (!jobs[j].direct && ncztr_io_copy_chunk(x, &jobs[j]) < 0)
+                return FAIL;
     for (size_t j = 0; j < n; j++) {
         ncztr_cjob *jb = &jobs[j];
         if (jb->direct) {
@@ -415,6 +521,8 @@ static herr_t do_io(ncztr_obj *o, hid_t mem_type, hid_t mem_space, hid_t file_sp
         NCZ_GOTO_QUIET(FAIL);
     if (ncztr_enum_init(x, &en, (size_t)nsel) < 0)
         NCZ_GOTO_QUIET(FAIL);
+    x->workers = nczm_map_workers(o->file->map);
+    ncztr_box_setup(x);
     size_t jcap = ncztr_enum_bound(&en, NCZTR_BATCH_CHUNKS);
     jobs = calloc(jcap, sizeof *jobs);
     NCZ_CHECK_ALLOC(jobs, FAIL);
@@ -447,6 +555,8 @@ done:;
         ncztr_io_clear(x);
         free(x);
     }
+    if (o && o->file)
+        ncztr_scratch_trim(o->file);
     ncz_err_restore(es);
     return ret;
 }

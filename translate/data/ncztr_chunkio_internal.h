@@ -182,6 +182,12 @@ typedef struct ncztr_ioctx {
     size_t tmpcap;
     ncztr_bufpool *pool; /* the array's chunk buffers (its cache's) */
     ncztr_seqw fw, mw;
+    /* Box mode (ncztr_chunkbox.c): the file selection is one block, the memory selection
+     * the same block; chunk pieces are then copied by arithmetic, on the worker pool. */
+    bool box;
+    hsize_t bstart[NCZTR_MAX_RANK], bcount[NCZTR_MAX_RANK]; /* the block in the array */
+    hsize_t mdims[NCZTR_MAX_RANK], mstart[NCZTR_MAX_RANK];  /* memory extent, block start */
+    unsigned workers;                                       /* the store's worker count */
 } ncztr_ioctx;
 
 typedef struct ncztr_crange {
@@ -233,6 +239,10 @@ typedef struct ncztr_cjob {
     /* The chunk is one contiguous run of the user's buffer (ncztr_io_direct_run): a read
      * lands there and a write is stored from there, with no chunk buffer in between. */
     unsigned char *direct;
+    /* Read, box mode: every in-bounds element is read and the chunk is not cached: it is
+     * fetched and decoded into scratch and copied on at once (never kept). */
+    bool stream;
+    bool copied; /* read: its elements are in the user's buffer already */
 } ncztr_cjob;
 
 /* Chunk shape as "10x10", for messages. */
@@ -258,5 +268,28 @@ unsigned char *ncztr_io_direct_run(ncztr_ioctx *x, const ncztr_cjob *jb, size_t 
 
 /* Moves the selected elements of one chunk between its buffer and the user's buffer. */
 herr_t ncztr_io_copy_chunk(ncztr_ioctx *x, const ncztr_cjob *jb);
+
+/* ---- box mode (ncztr_chunkbox.c): no HDF5 calls but in ncztr_box_setup ---- */
+/* Sets x->box and the block when the selections allow (after the spaces and types). */
+void ncztr_box_setup(ncztr_ioctx *x);
+/* Whether the block holds every in-bounds element of chunk coord. */
+bool ncztr_box_whole(const ncztr_ioctx *x, const uint64_t *coord);
+/* Where the whole chunk coord (not an edge chunk) is one run of the user's buffer, its
+ * start; else NULL. */
+unsigned char *ncztr_box_direct(const ncztr_ioctx *x, const uint64_t *coord);
+/* Moves the block's part of chunk coord between chunk (the raw C-order chunk) and the
+ * user's buffer. Thread-safe for different chunks. */
+void ncztr_box_copy(const ncztr_ioctx *x, const uint64_t *coord, unsigned char *chunk, bool to_user);
+/* ncztr_box_copy for every job with data that is neither direct nor copied, on the
+ * worker pool. */
+void ncztr_box_copy_jobs(const ncztr_ioctx *x, ncztr_cjob *jobs, size_t n, bool to_user);
+
+/* ---- a file's scratch buffers (ncztr_scratch.c) ---- */
+enum { NCZTR_SCR_FETCH, NCZTR_SCR_SLOTS, NCZTR_SCR_N };
+/* Buffer which of at least bytes, kept by the file (contents not kept between gets);
+ * NULL when out of memory (nothing pushed). */
+unsigned char *ncztr_scratch_get(ncztr_file *f, int which, size_t bytes);
+/* At the end of an I/O call: gives big scratch back to the system. */
+void ncztr_scratch_trim(ncztr_file *f);
 
 #endif

@@ -24,15 +24,17 @@ typedef struct dec_job {
 
 static int dec_one(void *arg, size_t i, unsigned slot)
 {
-    (void)slot;
     const dec_job *j = arg;
     const ncztr_cgeom *g = j->s->g;
     ncztr_dec_item *it = &j->items[i];
-    unsigned char *dst = g->transpose ? it->tmp : it->out;
+    unsigned char *out = it->out ? it->out : j->s->slot_out[slot];
+    unsigned char *dst = g->transpose ? it->tmp : out;
     if (j->s->decode(j->s->chain, it->in, it->inlen, dst, g->chunk_bytes, &it->err) < 0)
         return 1;
     if (g->transpose)
-        ncztr_transpose(g, it->tmp, it->out, false);
+        ncztr_transpose(g, it->tmp, out, false);
+    if (j->s->post)
+        j->s->post(j->s->post_arg, i, out);
     return 0;
 }
 

@@ -21,6 +21,13 @@ typedef struct ncztr_stage {
     unsigned workers;     /* threads, the caller included (0: one per core) */
     ncztr_decode_fn decode;
     ncztr_encode_fn encode;
+    /* Decode only: items without out decode into slot_out[slot] (chunk_bytes each, one per
+     * thread, nczm_workers_slots(workers) of them); after each item decodes, post (when
+     * set) runs on the same thread with the raw chunk: the chunk is still in that core's
+     * cache. post must be thread-safe and push nothing. */
+    unsigned char **slot_out;
+    void (*post)(void *arg, size_t i, unsigned char *raw);
+    void *post_arg;
 } ncztr_stage;
 
 /* The stage of an array's chain (built on the calling thread, which pushes on failure). */
@@ -29,7 +36,7 @@ herr_t ncztr_stage_init(const ncztr_obj *o, const ncztr_cgeom *g, ncztr_stage *s
 typedef struct ncztr_dec_item {
     const void *in; /* stored bytes */
     size_t inlen;
-    unsigned char *out; /* g->chunk_bytes: the raw C-order chunk */
+    unsigned char *out; /* g->chunk_bytes: the raw C-order chunk (NULL: the slot's, no transpose) */
     unsigned char *tmp; /* with g->transpose, g->chunk_bytes of scratch; else unused */
     ncztr_cerr err;
 } ncztr_dec_item;

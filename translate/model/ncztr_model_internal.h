@@ -162,6 +162,11 @@ struct ncztr_file {
     struct {
         herr_t (*load_stub)(ncztr_obj *o);
     } hooks;
+    /* Scratch buffers of the chunk path, kept between I/O calls so that their pages are
+     * touched once (translate/data/ncztr_scratch.c; freed with the file through
+     * scratch_free, which the data layer sets: calls go down only). */
+    struct ncztr_scratch *scratch;
+    void (*scratch_free)(struct ncztr_scratch *s);
     /* References in attribute values: set by the connector around each attribute read
      * and write (ncztr_file_set_refops). */
     struct {

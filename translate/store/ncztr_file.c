@@ -110,6 +110,8 @@ static void file_free(ncztr_file *f)
             H5Tclose(f->types[i].type);
     nczm_url_clear(&f->url);
     ncztr_zmeta_free(f->old_cons);
+    if (f->scratch_free)
+        f->scratch_free(f->scratch);
     free(f->ncproperties);
     free(f);
 }

@@ -1,0 +1,202 @@
+/* Block selections (the connector's box mode: one block in the file, the same block in
+ * memory, copied by arithmetic on worker threads) against native HDF5 as the judge: the
+ * same random writes and reads go to a store and to a native HDF5 file, and every read
+ * must give native HDF5's bytes. Memory is the block itself, a block inside a bigger
+ * buffer, or a flat 1-D buffer; file blocks are plain, or made of touching regular
+ * blocks; a few strided selections mix in the general path. Chunks at the edges, raw and
+ * compressed, 1-D to 3-D; reads before and after reopening (cached and streamed chunks). */
+#include "vol_test_util.h"
+
+static char dir[4096];
+static unsigned long long rng = 0x243F6A8885A308D3ull;
+
+static unsigned rnd(unsigned n)
+{
+    rng ^= rng << 13, rng ^= rng >> 7, rng ^= rng << 17;
+    return n ? (unsigned)(rng % n) : 0;
+}
+
+typedef struct bcase {
+    const char *name;
+    int rank;
+    hsize_t dims[3], chunks[3];
+    hid_t type;
+    bool deflate;
+} bcase;
+
+/* A random selection in space fs (dims) and the matching memory space; returns the
+ * memory space and the number of elements. */
+static hid_t pick(const bcase *c, hid_t fs, size_t *nelem)
+{
+    int r = c->rank;
+    hsize_t start[3] = {0}, count[3] = {0}, stride[3] = {0}, block[3] = {0};
+    unsigned kind = rnd(10);
+    *nelem = 1;
+    for (int k = 0; k < r; k++) {
+        count[k] = 1 + rnd((unsigned)c->dims[k]);
+        start[k] = rnd((unsigned)(c->dims[k] - count[k] + 1));
+        stride[k] = 1;
+        block[k] = 1;
+    }
+    if (kind == 0) {
+        /* strided: the general path */
+        for (int k = 0; k < r; k++) {
+            stride[k] = 2;
+            count[k] = (count[k] + 1) / 2;
+        }
+        H5Sselect_hyperslab(fs, H5S_SELECT_SET, start, stride, count, block);
+    } else if (kind == 1) {
+        /* touching blocks: count x block with stride == block */
+        for (int k = 0; k < r; k++) {
+            block[k] = count[k] % 2 == 0 ? 2 : 1;
+            count[k] /= block[k];
+            stride[k] = block[k];
+        }
+        H5Sselect_hyperslab(fs, H5S_SELECT_SET, start, stride, count, block);
+        for (int k = 0; k < r; k++)
+            count[k] *= block[k];
+    } else {
+        H5Sselect_hyperslab(fs, H5S_SELECT_SET, start, NULL, count, NULL);
+    }
+    for (int k = 0; k < r; k++)
+        *nelem *= count[k];
+    unsigned mkind = rnd(3);
+    if (mkind == 0) {
+        hsize_t n = *nelem;
+        return H5Screate_simple(1, &n, NULL);
+    }
+    if (mkind == 1)
+        return H5Screate_simple(r, count, NULL);
+    /* a block inside a bigger buffer */
+    hsize_t md[3], ms[3];
+    for (int k = 0; k < r; k++) {
+        md[k] = count[k] + rnd(4);
+        ms[k] = rnd((unsigned)(md[k] - count[k] + 1));
+    }
+    hid_t m = H5Screate_simple(r, md, NULL);
+    H5Sselect_hyperslab(m, H5S_SELECT_SET, ms, NULL, count, NULL);
+    return m;
+}
+
+static size_t mem_bytes(hid_t ms, size_t esz)
+{
+    hsize_t d[3];
+    int r = H5Sget_simple_extent_ndims(ms);
+    H5Sget_simple_extent_dims(ms, d, NULL);
+    size_t n = 1;
+    for (int k = 0; k < r; k++)
+        n *= d[k];
+    return n * esz;
+}
+
+static hid_t make(hid_t f, const bcase *c)
+{
+    hid_t fs = H5Screate_simple(c->rank, c->dims, NULL), dcpl = H5Pcreate(H5P_DATASET_CREATE);
+    H5Pset_chunk(dcpl, c->rank, c->chunks);
+    if (c->deflate) {
+        H5Pset_shuffle(dcpl);
+        H5Pset_deflate(dcpl, 1);
+    }
+    int fill = -7;
+    if (H5Tget_class(c->type) == H5T_INTEGER && H5Tget_size(c->type) == 4)
+        H5Pset_fill_value(dcpl, H5T_NATIVE_INT, &fill);
+    hid_t d = H5Dcreate2(f, c->name, c->type, fs, H5P_DEFAULT, dcpl, H5P_DEFAULT);
+    H5Sclose(fs);
+    H5Pclose(dcpl);
+    return d;
+}
+
+/* The same random read from both; the bytes must agree (the memory outside the selection
+ * included: it must stay as it was). */
+static void compare_read(const bcase *c, hid_t dz, hid_t dn, const char *when)
+{
+    size_t esz = H5Tget_size(c->type), nelem = 0;
+    hid_t fs = H5Screate_simple(c->rank, c->dims, NULL);
+    hid_t ms = pick(c, fs, &nelem);
+    size_t nb = mem_bytes(ms, esz);
+    unsigned char *a = malloc(nb), *b = malloc(nb);
+    memset(a, 0xA5, nb);
+    memset(b, 0xA5, nb);
+    herr_t ra = H5Dread(dz, c->type, ms, fs, H5P_DEFAULT, a);
+    herr_t rb = H5Dread(dn, c->type, ms, fs, H5P_DEFAULT, b);
+    CHECK(ra >= 0 && rb >= 0, "%s %s: read failed (store %d, native %d)", c->name, when, (int)ra, (int)rb);
+    CHECK(memcmp(a, b, nb) == 0, "%s %s: a read of %zu elements differs from native HDF5's", c->name, when,
+          nelem);
+    free(a);
+    free(b);
+    H5Sclose(ms);
+    H5Sclose(fs);
+}
+
+static void run_case(hid_t fz, hid_t fn, const bcase *c)
+{
+    size_t esz = H5Tget_size(c->type);
+    hid_t dz = make(fz, c), dn = make(fn, c);
+    CHECK(dz >= 0 && dn >= 0, "%s: create", c->name);
+    for (int i = 0; i < 60; i++) {
+        size_t nelem = 0;
+        hid_t fs = H5Screate_simple(c->rank, c->dims, NULL);
+        hid_t ms = pick(c, fs, &nelem);
+        size_t nb = mem_bytes(ms, esz);
+        unsigned char *buf = malloc(nb);
+        for (size_t k = 0; k < nb; k++)
+            buf[k] = (unsigned char)rnd(256);
+        herr_t wa = H5Dwrite(dz, c->type, ms, fs, H5P_DEFAULT, buf);
+        herr_t wb = H5Dwrite(dn, c->type, ms, fs, H5P_DEFAULT, buf);
+        CHECK(wa >= 0 && wb >= 0, "%s: write %d failed", c->name, i);
+        free(buf);
+        H5Sclose(ms);
+        H5Sclose(fs);
+        if (i % 3 == 0)
+            compare_read(c, dz, dn, "while writing");
+    }
+    H5Dclose(dz);
+    H5Dclose(dn);
+}
+
+static void reread(hid_t fz, hid_t fn, const bcase *c)
+{
+    hid_t dz = H5Dopen2(fz, c->name, H5P_DEFAULT), dn = H5Dopen2(fn, c->name, H5P_DEFAULT);
+    CHECK(dz >= 0 && dn >= 0, "%s: reopen", c->name);
+    for (int i = 0; i < 40; i++)
+        compare_read(c, dz, dn, "after reopening");
+    H5Dclose(dz);
+    H5Dclose(dn);
+}
+
+int main(void)
+{
+    scratch_dir(dir, sizeof dir, "boxio");
+    char pz[4200], pn[4200];
+    snprintf(pz, sizeof pz, "%s/box.zarr", dir);
+    snprintf(pn, sizeof pn, "%s/box.h5", dir);
+    hid_t nfapl = H5Pcreate(H5P_FILE_ACCESS);
+    H5Pset_vol(nfapl, H5VL_NATIVE, NULL);
+    hid_t fz = H5Fcreate(pz, H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
+    hid_t fn = H5Fcreate(pn, H5F_ACC_TRUNC, H5P_DEFAULT, nfapl);
+    CHECK(fz >= 0 && is_nczarr(fz), "the store is made by the connector");
+    CHECK(fn >= 0 && !is_nczarr(fn), "the judge is a native HDF5 file");
+    const bcase cases[] = {
+        {"i3", 3, {37, 29, 23}, {8, 7, 5}, H5T_NATIVE_INT, false},
+        {"i3z", 3, {37, 29, 23}, {8, 7, 5}, H5T_NATIVE_INT, true},
+        {"d2z", 2, {100, 61}, {16, 16}, H5T_NATIVE_DOUBLE, true},
+        {"d2", 2, {64, 48}, {16, 48}, H5T_NATIVE_DOUBLE, false},
+        {"u1", 1, {1000}, {64}, H5T_NATIVE_UCHAR, false},
+        {"u1z", 1, {1000}, {64}, H5T_NATIVE_UCHAR, true},
+    };
+    size_t nc = sizeof cases / sizeof cases[0];
+    for (size_t i = 0; i < nc; i++)
+        run_case(fz, fn, &cases[i]);
+    H5Fclose(fz);
+    H5Fclose(fn);
+    fz = H5Fopen(pz, H5F_ACC_RDONLY, H5P_DEFAULT);
+    fn = H5Fopen(pn, H5F_ACC_RDONLY, nfapl);
+    CHECK(fz >= 0 && fn >= 0, "reopen both files");
+    for (size_t i = 0; i < nc; i++)
+        reread(fz, fn, &cases[i]);
+    H5Fclose(fz);
+    H5Fclose(fn);
+    H5Pclose(nfapl);
+    rm_rf(dir);
+    TEST_MAIN_END();
+}
