@@ -314,9 +314,13 @@ static void usage(void)
             "         [--peers nczarr,native,netcdf,zarr3] [--workers 1,2,4,8,16] [--zstd-level L]\n"
             "         [--python PATH] [--connector-dir DIR] [--filter-dir DIR] [--timeout S]\n"
             "         [--zarr-format 2|3] [--shards N] [--s3 URL --s3-storage-options JSON]\n"
+            "         [--cols N] [--chunk RxC]\n"
             "  --dir          where the stores go (default /dev/shm: memory; a disk directory\n"
             "                 measures the page cache, which cannot be dropped)\n"
-            "  --mib          array size in MiB, rounded down to 16 MiB (default 1024)\n"
+            "  --mib          array size in MiB, rounded down to whole calls (default 1024)\n"
+            "  --cols         columns of the float32 array (default 8192; rows follow from --mib)\n"
+            "  --chunk        chunk shape rows x columns (default 256x1024); each call writes or\n"
+            "                 reads 512 full rows, so rows must divide 512 and columns --cols\n"
             "  --runs         runs per figure, median reported (default 5)\n"
             "  --workers      also run the connector's compressed cases with workers=N for each N\n"
             "  --python       zarr-python 3's interpreter (default $BENCH_PYTHON or\n"
@@ -342,6 +346,7 @@ int main(int argc, char **argv)
     double mib = 1024;
     int runs = 5, timeout_s = 600, on_case[NCASES] = {1, 1, 1, 1}, on_peer[NPEERS] = {1, 1, 1, 1};
     int workers[32], nworkers = 0;
+    size_t cols = 8192, crows = 256, ccols = 1024;
     static char python[4096], script[4096];
     const char *home = getenv("HOME");
     snprintf(python, sizeof python, "%s/.cache/vol-nczarr/venv/bin/python", home ? home : "");
@@ -392,6 +397,10 @@ int main(int argc, char **argv)
             cfg.s3_options = v;
         else if (!strcmp(o, "--shards"))
             bad = (cfg.shards = atoi(v)) < 1 || cfg.shards > 64;
+        else if (!strcmp(o, "--cols"))
+            bad = (cols = strtoul(v, NULL, 10)) < 1 || cols > ((size_t)1 << 24);
+        else if (!strcmp(o, "--chunk"))
+            bad = sscanf(v, "%zux%zu", &crows, &ccols) != 2 || crows < 1 || ccols < 1 || 512 % crows != 0;
         else
             bad = 1;
         if (bad) {
@@ -403,13 +412,21 @@ int main(int argc, char **argv)
     }
     cfg.python = python;
     cfg.script = script;
-    cfg.cols = 8192;
-    cfg.crows = 256;
-    cfg.ccols = 1024;
+    if (cols % ccols != 0) {
+        fprintf(stderr, "bench_codecs: --chunk columns %zu do not divide --cols %zu\n", ccols, cols);
+        return 2;
+    }
+    cfg.cols = cols;
+    cfg.crows = crows;
+    cfg.ccols = ccols;
     cfg.slab_rows = 512;
     cfg.nslabs = 2;
     size_t slab_bytes = cfg.slab_rows * cfg.cols * sizeof(float);
     cfg.rows = (size_t)(mib * 1048576.0 / (double)slab_bytes) * cfg.slab_rows;
+    if (cfg.rows == 0) {
+        fprintf(stderr, "bench_codecs: --mib %g is less than one call of 512 rows\n", mib);
+        return 2;
+    }
 
     char base[4096], tmpl[4200];
     if (!realpath(dir_arg, base)) {

@@ -310,6 +310,11 @@ unsigned nczm_map_workers(const nczm_map *map)
     return map ? map->workers : 1;
 }
 
+int nczm_map_vectored(const nczm_map *map)
+{
+    return map && map->drv->vectored;
+}
+
 static nczm_status tree_bytes(nczm_map *map, const char *key, int depth, uint64_t *sum)
 {
     nczm_list list = {0};

@@ -14,6 +14,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/uio.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -199,6 +200,10 @@ typedef struct nczm_put {
     const void *buf; /* in */
     size_t len;      /* in */
     nczm_status status;
+    /* in, instead of buf (NULL): the object is these iovcnt pieces in order, len bytes in
+     * all (gathered by the kernel where the store can: the directory store's writev) */
+    const struct iovec *iov;
+    int iovcnt;
 } nczm_put;
 nczm_status nczm_get_many(nczm_map *map, size_t n, nczm_get *reqs);
 nczm_status nczm_put_many(nczm_map *map, size_t n, nczm_put *reqs);
@@ -220,6 +225,11 @@ typedef struct nczm_getinto {
     size_t cap;      /* in: bytes available at buf */
     size_t len;      /* out: the object's length */
     nczm_status status;
+    /* in, instead of buf (NULL): the object's bytes go to these iovcnt pieces in order, cap
+     * bytes in all (scattered by the kernel where the store can: the directory store's
+     * preadv); an object shorter than cap fills the first len bytes of them */
+    const struct iovec *iov;
+    int iovcnt;
 } nczm_getinto;
 nczm_status nczm_get_into_many(nczm_map *map, size_t n, nczm_getinto *reqs);
 
@@ -233,6 +243,9 @@ int nczm_map_readonly(const nczm_map *map);
  * layers above, may use (nczm_workers.h); 0, the default, means one per core. */
 void nczm_map_set_workers(nczm_map *map, unsigned workers);
 unsigned nczm_map_workers(const nczm_map *map);
+/* Whether the store moves gather/scatter lists (nczm_put.iov, nczm_getinto.iov) itself,
+ * straight between the caller's memory and the object; elsewhere they cost a copy. */
+int nczm_map_vectored(const nczm_map *map);
 /* HTTP requests this map has sent, retries included (0 for local stores): what opening or
  * reading a remote store cost. */
 uint64_t nczm_map_requests(const nczm_map *map);

@@ -4,6 +4,7 @@
 #include "nczm_workers.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 /* The loops used when a store has no native batch: run the requests in order, keeping the
  * message of the first real failure (a later one would otherwise overwrite it). */
@@ -20,13 +21,21 @@ static nczm_status loop_get(nczm_map *map, size_t n, nczm_get *reqs)
     return NCZM_OK;
 }
 
+/* One put through the driver: a gather list goes to writev (only vectored drivers see one). */
+static nczm_status put_one(nczm_map *map, const nczm_put *r)
+{
+    if (r->iovcnt > 0)
+        return map->drv->writev(map, r->key, r->iov, r->iovcnt, r->len);
+    return map->drv->write(map, r->key, r->buf ? r->buf : "", r->len);
+}
+
 static nczm_status loop_put(nczm_map *map, size_t n, nczm_put *reqs)
 {
     nczm_first_err fe = {.have = 0};
     for (size_t i = 0; i < n; i++) {
         if (reqs[i].status != NCZM_OK)
             continue;
-        reqs[i].status = map->drv->write(map, reqs[i].key, reqs[i].buf ? reqs[i].buf : "", reqs[i].len);
+        reqs[i].status = put_one(map, &reqs[i]);
         nczm_first_err_note(&fe, map, reqs[i].status != NCZM_OK);
     }
     nczm_first_err_restore(&fe, map);
@@ -69,7 +78,7 @@ static int par_item(void *arg, size_t i, unsigned s)
         nczm_put *r = &((nczm_put *)b->reqs)[i];
         if (r->status != NCZM_OK)
             return 0;
-        st = r->status = m->drv->write(m, r->key, r->buf ? r->buf : "", r->len);
+        st = r->status = put_one(m, r);
         failed = st != NCZM_OK;
     } else {
         nczm_getinto *r = &((nczm_getinto *)b->reqs)[i];
@@ -162,17 +171,40 @@ static nczm_status put_batch(nczm_map *map, size_t n, nczm_put *reqs, int commit
             reqs[i].status = NCZM_BADKEY;
         else if (map->readonly)
             reqs[i].status = NCZM_PERM;
-        else if (!reqs[i].buf && reqs[i].len)
+        else if (!reqs[i].buf && !reqs[i].iovcnt && reqs[i].len)
             reqs[i].status = NCZM_INVAL;
         else
             reqs[i].status = NCZM_OK;
         if (reqs[i].status != NCZM_OK && first_bad == n)
             first_bad = i;
     }
+    /* Gather lists for a driver that takes buffers only: gathered here. */
+    int gather = !map->drv->vectored || commit;
+    for (size_t i = 0; gather && i < n; i++) {
+        if (reqs[i].iovcnt <= 0 || reqs[i].status != NCZM_OK)
+            continue;
+        unsigned char *b = malloc(reqs[i].len ? reqs[i].len : 1);
+        if (!b) {
+            reqs[i].status = NCZM_NOMEM;
+            continue;
+        }
+        size_t o = 0;
+        for (int k = 0; k < reqs[i].iovcnt; k++) {
+            memcpy(b + o, reqs[i].iov[k].iov_base, reqs[i].iov[k].iov_len);
+            o += reqs[i].iov[k].iov_len;
+        }
+        reqs[i].buf = b;
+    }
     nczm_status bst = commit && map->drv->commit_many ? map->drv->commit_many(map, n, reqs)
                       : map->drv->put_many            ? map->drv->put_many(map, n, reqs)
                       : par_run(map, P_PUT, n, reqs)  ? NCZM_OK
                                                       : loop_put(map, n, reqs);
+    for (size_t i = 0; gather && i < n; i++) {
+        if (reqs[i].iovcnt > 0) {
+            free((void *)(uintptr_t)reqs[i].buf);
+            reqs[i].buf = NULL;
+        }
+    }
     for (size_t i = 0; i < n; i++) {
         nczm_status s = reqs[i].status;
         if (s == NCZM_OK)
@@ -240,16 +272,40 @@ nczm_status nczm_get_into_many(nczm_map *map, size_t n, nczm_getinto *reqs)
         reqs[i].len = 0;
         if (nczm_key_problem(reqs[i].key))
             reqs[i].status = NCZM_BADKEY;
-        else if (!reqs[i].buf && reqs[i].cap)
+        else if (!reqs[i].buf && !reqs[i].iovcnt && reqs[i].cap)
             reqs[i].status = NCZM_INVAL;
         else
             reqs[i].status = NCZM_OK;
         if (reqs[i].status != NCZM_OK && first_bad == n)
             first_bad = i;
     }
+    /* Scatter lists for a driver that takes buffers only: read into one here, then spread. */
+    int scatter = !map->drv->vectored;
+    for (size_t i = 0; scatter && i < n; i++) {
+        if (reqs[i].iovcnt <= 0 || reqs[i].status != NCZM_OK)
+            continue;
+        if (!(reqs[i].buf = malloc(reqs[i].cap ? reqs[i].cap : 1)))
+            reqs[i].status = NCZM_NOMEM;
+    }
     nczm_status bst = map->drv->get_into_many             ? map->drv->get_into_many(map, n, reqs)
                       : par_run(map, P_GET_INTO, n, reqs) ? NCZM_OK
                                                           : loop_get_into(map, n, reqs);
+    for (size_t i = 0; scatter && i < n; i++) {
+        if (reqs[i].iovcnt <= 0 || !reqs[i].buf)
+            continue;
+        if (reqs[i].status == NCZM_OK) {
+            const unsigned char *b = reqs[i].buf;
+            size_t left = reqs[i].len;
+            for (int k = 0; k < reqs[i].iovcnt && left; k++) {
+                size_t l = reqs[i].iov[k].iov_len < left ? reqs[i].iov[k].iov_len : left;
+                memcpy(reqs[i].iov[k].iov_base, b, l);
+                b += l;
+                left -= l;
+            }
+        }
+        free(reqs[i].buf);
+        reqs[i].buf = NULL;
+    }
     for (size_t i = 0; i < n; i++) {
         nczm_status s = reqs[i].status;
         if (s == NCZM_OK || s == NCZM_NOTFOUND)

@@ -302,6 +302,49 @@ static nczm_status pread_all(nczm_map *map, const char *key, int fd, void *buf, 
     return NCZM_OK;
 }
 
+/* The first count bytes of the object into the pieces of iov, in order (the kernel
+ * scatters them: no copy through a buffer of ours). */
+static nczm_status preadv_all(nczm_map *map, const char *key, int fd, const struct iovec *iov, int iovcnt,
+                              size_t count)
+{
+    int k = 0;
+    size_t off = 0, pos = 0;
+    while (pos < count && k < iovcnt) {
+        struct iovec v[64];
+        int nv = 0;
+        size_t want = 0;
+        for (int j = k; j < iovcnt && nv < 64 && pos + want < count; j++, nv++) {
+            size_t l = iov[j].iov_len - (j == k ? off : 0);
+            if (l > count - pos - want)
+                l = count - pos - want;
+            v[nv].iov_base = (char *)iov[j].iov_base + (j == k ? off : 0);
+            v[nv].iov_len = l;
+            want += l;
+        }
+        ssize_t r = preadv(fd, v, nv, (off_t)pos);
+        if (r < 0) {
+            if (errno == EINTR)
+                continue;
+            return nczm_file_key_err(map, "read", key, errno);
+        }
+        if (r == 0)
+            return nczm_seterr(map, NCZM_IO, "%s: read \"%s\": object shrank while being read", map->location,
+                               key);
+        pos += (size_t)r;
+        for (size_t done = (size_t)r; done && k < iovcnt;) {
+            size_t rest = iov[k].iov_len - off;
+            if (done < rest) {
+                off += done;
+                break;
+            }
+            done -= rest;
+            k++;
+            off = 0;
+        }
+    }
+    return NCZM_OK;
+}
+
 /* ---------------------------------------------------------------- open/destroy/probe */
 
 static nczm_status file_open(const nczm_url *url, unsigned flags, nczm_map **out, char errmsg[NCZM_ERRLEN])
@@ -524,6 +567,8 @@ static nczm_status file_get_into(nczm_map *map, nczm_getinto *r)
     r->len = size > SIZE_MAX ? SIZE_MAX : (size_t)size;
     if (size > r->cap)
         st = nczm_long_err(map, r->key, size, r->cap);
+    else if (r->iovcnt > 0)
+        st = preadv_all(map, r->key, fd, r->iov, r->iovcnt, (size_t)size);
     else
         st = pread_all(map, r->key, fd, r->buf, (size_t)size, 0);
     close(fd);
@@ -555,6 +600,8 @@ const nczm_driver nczm_file_driver = {
     /* Every call works on descriptors it opens itself, below the read-only rootfd. */
     .concurrent = 1,
     .map_size = sizeof(file_map),
+    .writev = nczm_file_writev,
+    .vectored = 1,
     .rename_tree = nczm_file_rename_tree,
     .copy_tree = NULL,
 };

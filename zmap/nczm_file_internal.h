@@ -22,6 +22,7 @@ typedef struct file_map {
 #define FM(map) ((file_map *)(map))
 
 nczm_status nczm_file_write(nczm_map *map, const char *key, const void *data, size_t len);
+nczm_status nczm_file_writev(nczm_map *map, const char *key, const struct iovec *iov, int iovcnt, size_t len);
 
 /* Metadata objects, durably (nczm_filewrite.c says how): after a crash each object is the
  * old one or the new one, whole. */

@@ -6,32 +6,51 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
-/* Writes data to a new temporary file in the open directory dfd, on disk before it returns
- * when sync; *tmpp gets its name (malloc'ed). errno-style result: 0 or the error. */
-static int write_tmp_at(int dfd, const void *data, size_t len, int sync, char **tmpp)
+/* Writes the pieces iov[0..iovcnt) (len bytes in all) to a new temporary file in the open
+ * directory dfd, on disk before it returns when sync; *tmpp gets its name (malloc'ed).
+ * errno-style result: 0 or the error. */
+static int write_tmp_at(int dfd, const struct iovec *iov, int iovcnt, size_t len, int sync, char **tmpp)
 {
     char *tmp = NULL;
     int fd = nczm_open_tmp_at(dfd, NULL, &tmp), e = 0;
     if (fd < 0)
         return errno;
-    const char *p = data;
-    size_t left = len;
-    while (left) {
-        ssize_t w = write(fd, p, left > ((size_t)1 << 30) ? (size_t)1 << 30 : left);
+    /* writev takes at most IOV_MAX pieces and may write part of them: k and off say how
+     * far it got */
+    int k = 0;
+    size_t off = 0, left = len;
+    while (left && k < iovcnt) {
+        struct iovec v[64];
+        int nv = 0;
+        for (int j = k; j < iovcnt && nv < 64; j++, nv++) {
+            v[nv].iov_base = (char *)iov[j].iov_base + (j == k ? off : 0);
+            v[nv].iov_len = iov[j].iov_len - (j == k ? off : 0);
+        }
+        ssize_t w = writev(fd, v, nv);
         if (w < 0 && errno == EINTR)
             continue;
         if (w <= 0) {
             e = w < 0 ? errno : EIO;
             break;
         }
-        p += w;
         left -= (size_t)w;
+        for (size_t done = (size_t)w; done && k < iovcnt;) {
+            size_t rest = iov[k].iov_len - off;
+            if (done < rest) {
+                off += done;
+                break;
+            }
+            done -= rest;
+            k++;
+            off = 0;
+        }
     }
     if (!e && sync && fdatasync(fd) != 0)
         e = errno;
@@ -57,8 +76,8 @@ static nczm_status write_err(nczm_map *map, const char *key, int e)
 /* Writes data to a new temporary file in the key's directory (made as needed), on disk
  * before it returns when sync. On success *dfdp is the open directory (release with
  * nczm_file_put_dir), *tmpp the temporary's name in it and *leafp the key's last segment. */
-static nczm_status write_tmp(nczm_map *map, const char *key, const void *data, size_t len, int sync,
-                             int *dfdp, char **tmpp, const char **leafp)
+static nczm_status write_tmp(nczm_map *map, const char *key, const struct iovec *iov, int iovcnt, size_t len,
+                             int sync, int *dfdp, char **tmpp, const char **leafp)
 {
     const file_map *fm = FM(map);
     int e = 0;
@@ -68,7 +87,7 @@ static nczm_status write_tmp(nczm_map *map, const char *key, const void *data, s
      * making it and creating the file in it. */
     for (int attempt = 0; attempt < 3; attempt++) {
         int dfd = nczm_file_open_parent(fm, key, 1, leafp);
-        e = dfd < 0 ? errno : write_tmp_at(dfd, data, len, sync, tmpp);
+        e = dfd < 0 ? errno : write_tmp_at(dfd, iov, iovcnt, len, sync, tmpp);
         if (!e) {
             *dfdp = dfd;
             return NCZM_OK;
@@ -94,17 +113,23 @@ static nczm_status rename_tmp(nczm_map *map, const char *key, int dfd, const cha
     return nczm_file_key_err(map, "write", key, e);
 }
 
-nczm_status nczm_file_write(nczm_map *map, const char *key, const void *data, size_t len)
+nczm_status nczm_file_writev(nczm_map *map, const char *key, const struct iovec *iov, int iovcnt, size_t len)
 {
     int dfd;
     char *tmp;
     const char *leaf;
-    nczm_status st = write_tmp(map, key, data, len, 0, &dfd, &tmp, &leaf);
+    nczm_status st = write_tmp(map, key, iov, iovcnt, len, 0, &dfd, &tmp, &leaf);
     if (st == NCZM_OK)
         st = rename_tmp(map, key, dfd, tmp, leaf);
     nczm_file_put_dir(FM(map), dfd);
     free(tmp);
     return st;
+}
+
+nczm_status nczm_file_write(nczm_map *map, const char *key, const void *data, size_t len)
+{
+    struct iovec v = {(void *)(uintptr_t)data, len};
+    return nczm_file_writev(map, key, &v, 1, len);
 }
 
 /* Flushes the file system that holds the store. */
@@ -195,13 +220,13 @@ nczm_status nczm_file_commit_many(nczm_map *map, size_t n, nczm_put *reqs)
             continue;
         const char *leaf;
         int dfd = cached_parent(fm, &dc, reqs[i].key, 1, &leaf);
-        int e = dfd < 0 ? errno : write_tmp_at(dfd, reqs[i].buf, reqs[i].len, each, &tmps[i]);
+        struct iovec v = {(void *)(uintptr_t)reqs[i].buf, reqs[i].len};
+        int e = dfd < 0 ? errno : write_tmp_at(dfd, &v, 1, reqs[i].len, each, &tmps[i]);
         if (e) {
             /* the slow path, with its retries and messages */
             cache_drop(fm, &dc);
             int dfd2;
-            reqs[i].status =
-                write_tmp(map, reqs[i].key, reqs[i].buf, reqs[i].len, each, &dfd2, &tmps[i], &leaf);
+            reqs[i].status = write_tmp(map, reqs[i].key, &v, 1, reqs[i].len, each, &dfd2, &tmps[i], &leaf);
             nczm_file_put_dir(fm, dfd2);
         }
         nczm_first_err_note(&fe, map, reqs[i].status != NCZM_OK);

@@ -87,6 +87,12 @@ typedef struct nczm_driver {
      * the worker pool (nczm_workers.h), as many requests at once as the map's workers. */
     int concurrent;
     size_t map_size;
+    /* Optional: write taking a gather list (iovcnt >= 1, len bytes in all). With it, and
+     * when get_into honours a request's iov, the driver sets vectored: requests with a list
+     * then reach it as they are; for other drivers the dispatcher gathers and scatters
+     * through a buffer of its own. */
+    nczm_status (*writev)(nczm_map *map, const char *key, const struct iovec *iov, int iovcnt, size_t len);
+    int vectored;
     /* Optional, both: the prefixes are valid non-empty keys, the second neither equal to nor
      * below the first, the map writable. Statuses as documented for nczm_rename_tree. A
      * driver that cannot do a particular call its own way (a directory store spanning

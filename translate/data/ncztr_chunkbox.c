@@ -111,6 +111,56 @@ bool ncztr_box_whole(const ncztr_ioctx *x, const uint64_t *coord)
     return true;
 }
 
+bool ncztr_box_full(const ncztr_ioctx *x, const uint64_t *coord)
+{
+    hsize_t lo[RMAX], n[RMAX], m[RMAX];
+    piece(x, coord, lo, n, m);
+    for (int k = 0; k < x->g.rank; k++)
+        if (lo[k] != 0 || n[k] != x->g.chunks[k])
+            return false;
+    return true;
+}
+
+size_t ncztr_box_iov(const ncztr_ioctx *x, const uint64_t *coord, struct iovec *iov, size_t cap)
+{
+    int rank = x->g.rank;
+    size_t esz = x->g.esz, count = 0;
+    hsize_t lo[RMAX], n[RMAX], m[RMAX];
+    piece(x, coord, lo, n, m);
+    size_t mstr[RMAX], moff = 0;
+    for (int k = rank - 1; k >= 0; k--) {
+        mstr[k] = k == rank - 1 ? esz : mstr[k + 1] * (size_t)x->mdims[k + 1];
+        moff += (size_t)m[k] * mstr[k];
+    }
+    int d = rank - 1;
+    size_t run = (size_t)n[d] * esz;
+    while (d > 0 && n[d] == x->mdims[d]) { /* the chunk is whole: only memory decides */
+        d--;
+        run *= (size_t)n[d];
+    }
+    hsize_t idx[RMAX] = {0};
+    unsigned char *u = x->ubuf + moff, *end = NULL;
+    for (;;) {
+        if (count && end == u) {
+            if (count <= cap)
+                iov[count - 1].iov_len += run; /* touches the previous run */
+        } else if (++count <= cap) {
+            iov[count - 1] = (struct iovec){u, run};
+        }
+        end = u + run;
+        int k = d - 1;
+        for (; k >= 0; k--) {
+            u += mstr[k];
+            if (++idx[k] < n[k])
+                break;
+            u -= mstr[k] * (size_t)n[k];
+            idx[k] = 0;
+        }
+        if (k < 0)
+            return count;
+    }
+}
+
 unsigned char *ncztr_box_direct(const ncztr_ioctx *x, const uint64_t *coord)
 {
     if (x->g.transpose)

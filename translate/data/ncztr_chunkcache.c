@@ -312,6 +312,7 @@ static void pitem_clear(ncztr_pitem *p, ncztr_bufpool *pool)
         ncztr_pool_give(pool, p->raw);
     ncztr_pool_give(pool, p->trans);
     free(p->key);
+    free(p->iov);
     memset(p, 0, sizeof *p);
 }
 
@@ -331,6 +332,25 @@ herr_t ncztr_pl_add(const ncztr_obj *o, const ncztr_cgeom *g, ncztr_putlist *pl,
 {
     (void)o;
     ncztr_pitem it = {.key = key, .raw = raw, .own_raw = own_raw, .ent = ent};
+    if (pl->n == pl->cap) {
+        size_t nc = pl->cap ? pl->cap * 2 : 16;
+        ncztr_pitem *v = realloc(pl->v, nc * sizeof *v);
+        if (!v) {
+            NCZ_PUSH(NCZ_E_NOMEM, "out of memory writing chunk \"%s\"", key);
+            pitem_clear(&it, pl->pool);
+            return FAIL;
+        }
+        pl->v = v;
+        pl->cap = nc;
+    }
+    pl->v[pl->n++] = it;
+    pl->bytes += g->chunk_bytes;
+    return SUCCEED;
+}
+
+herr_t ncztr_pl_add_iov(const ncztr_cgeom *g, ncztr_putlist *pl, char *key, struct iovec *iov, int iovcnt)
+{
+    ncztr_pitem it = {.key = key, .iov = iov, .iovcnt = iovcnt};
     if (pl->n == pl->cap) {
         size_t nc = pl->cap ? pl->cap * 2 : 16;
         ncztr_pitem *v = realloc(pl->v, nc * sizeof *v);
@@ -400,6 +420,15 @@ herr_t ncztr_pl_run(const ncztr_obj *o, const ncztr_cgeom *g, ncztr_putlist *pl)
     if (!reqs || !idx)
         NCZ_GOTO(FAIL, NCZ_E_NOMEM, "out of memory storing the chunks of \"%s\"", g->path);
     for (size_t i = 0; i < pl->n; i++) {
+        if (pl->v[i].iov) { /* raw, gathered from the user's buffer by the store */
+            idx[m] = i;
+            reqs[m].key = pl->v[i].key;
+            reqs[m].iov = pl->v[i].iov;
+            reqs[m].iovcnt = pl->v[i].iovcnt;
+            reqs[m].len = g->chunk_bytes;
+            m++;
+            continue;
+        }
         if (!pl->v[i].enc)
             continue;
         idx[m] = i;

@@ -41,7 +41,10 @@ static void job_release(ncztr_ioctx *x, ncztr_cjob *j)
     j->own = false;
     j->ent = NULL;
     j->direct = NULL;
-    j->stream = j->copied = false;
+    j->stream = j->copied = j->full = false;
+    free(j->iov);
+    j->iov = NULL;
+    j->niov = 0;
     j->fsel = H5I_INVALID_HID;
 }
 
@@ -112,21 +115,43 @@ static herr_t fetch_raw(ncztr_ioctx *x, ncztr_cjob *jobs, const size_t *which, s
     herr_t ret = SUCCEED;
     nczm_map *map = x->o->file->map;
     const char *path = x->g.path;
-    size_t nstream = 0;
-    for (size_t i = 0; i < n; i++)
-        nstream += jobs[which[i]].stream;
-    unsigned char *scr = NULL;
-    if (nstream && !(scr = ncztr_scratch_get(x->o->file, NCZTR_SCR_FETCH, nstream * x->g.chunk_bytes)))
+    size_t nstream = 0, niov = 0;
+    /* Whole chunks inside the block go from the store straight to their runs in the
+     * user's buffer where the store scatters (one copy per byte, the kernel's) */
+    bool vec = x->box && !x->g.transpose && nczm_map_vectored(map);
+    size_t *runs = calloc(n, sizeof *runs);
+    if (!runs)
         return NCZ_PUSH(NCZ_E_NOMEM, "dataset \"%s\": out of memory fetching chunks", path);
+    for (size_t i = 0; i < n; i++) {
+        ncztr_cjob *jb = &jobs[which[i]];
+        if (vec && jb->stream && jb->full &&
+            (runs[i] = ncztr_box_iov(x, jb->coord, NULL, 0)) > NCZTR_IOV_MAX_RUNS)
+            runs[i] = 0;
+        niov += runs[i];
+        nstream += jb->stream && !runs[i];
+    }
+    unsigned char *scr = NULL;
+    struct iovec *iovs = niov ? malloc(niov * sizeof *iovs) : NULL;
     nczm_getinto *gets = calloc(n, sizeof *gets);
-    NCZ_CHECK_ALLOC(gets, FAIL);
-    for (size_t i = 0, s = 0; i < n; i++) {
+    if (!gets || (niov && !iovs) ||
+        (nstream && !(scr = ncztr_scratch_get(x->o->file, NCZTR_SCR_FETCH, nstream * x->g.chunk_bytes)))) {
+        free(runs);
+        free(iovs);
+        free(gets);
+        return NCZ_PUSH(NCZ_E_NOMEM, "dataset \"%s\": out of memory fetching chunks", path);
+    }
+    for (size_t i = 0, s = 0, v = 0; i < n; i++) {
         ncztr_cjob *jb = &jobs[which[i]];
         gets[i].key = jb->key;
         gets[i].cap = x->g.chunk_bytes;
-        if (jb->direct)
+        if (jb->direct) {
             gets[i].buf = jb->direct;
-        else if (jb->stream)
+        } else if (runs[i]) {
+            gets[i].iov = iovs + v;
+            gets[i].iovcnt = (int)runs[i];
+            ncztr_box_iov(x, jb->coord, iovs + v, runs[i]);
+            v += runs[i];
+        } else if (jb->stream)
             gets[i].buf = scr + (s++) * x->g.chunk_bytes;
         else if (!(gets[i].buf = ncztr_pool_take(x->pool, x->g.chunk_bytes)))
             NCZ_GOTO(FAIL, NCZ_E_NOMEM, "dataset \"%s\": out of memory for chunk \"%s\"", path, jb->key);
@@ -140,6 +165,7 @@ static herr_t fetch_raw(ncztr_ioctx *x, ncztr_cjob *jobs, const size_t *which, s
             if (gets[i].len != x->g.chunk_bytes)
                 ret = bad_size(x, jb, gets[i].len);
             jb->data = gets[i].buf;
+            jb->copied = gets[i].iovcnt > 0; /* already where it belongs */
             gets[i].buf = NULL;
         } else if (gets[i].status == NCZM_OK || gets[i].status == NCZM_LONG) {
             unsigned char *raw = gets[i].buf;
@@ -155,6 +181,8 @@ done:
         if (gets[i].buf != jobs[which[i]].direct && !jobs[which[i]].stream)
             ncztr_pool_give(x->pool, gets[i].buf);
     free(gets);
+    free(iovs);
+    free(runs);
     return ret;
 }
 
@@ -230,14 +258,14 @@ static herr_t fetch_chunks(ncztr_ioctx *x, ncztr_cjob *jobs, size_t njobs)
     ncztr_stage st;
     size_t *which = NULL, *iidx = NULL, n = 0, m = 0, nstream = 0;
     for (size_t j = 0; j < njobs; j++)
-        n += jobs[j].data == NULL;
+        n += !jobs[j].data && !jobs[j].iov;
     if (n == 0)
         return SUCCEED;
     which = calloc(n, sizeof *which);
     NCZ_CHECK_ALLOC(which, FAIL);
     n = 0;
     for (size_t j = 0; j < njobs; j++)
-        if (!jobs[j].data)
+        if (!jobs[j].data && !jobs[j].iov)
             which[n++] = j;
     ncztr_chain *chain = ncztr_array_chain(x->o);
     if (!chain)
@@ -344,8 +372,10 @@ static herr_t read_batch(ncztr_ioctx *x, ncztr_cjob *jobs, size_t n, ncztr_putli
             /* read whole: not worth caching (the caller has every byte of it) */
             if ((jb->direct = ncztr_box_direct(x, jb->coord)))
                 direct++;
-            else if ((jb->stream = !x->g.transpose && ncztr_box_whole(x, jb->coord)))
+            else if ((jb->stream = !x->g.transpose && ncztr_box_whole(x, jb->coord))) {
+                jb->full = ncztr_box_full(x, jb->coord);
                 stream++;
+            }
         } else if ((jb->direct = ncztr_io_direct_run(x, jb, vol))) {
             direct++; /* read straight into the user's buffer, not cached */
         }
@@ -382,6 +412,8 @@ static herr_t write_batch(ncztr_ioctx *x, ncztr_cjob *jobs, size_t n, ncztr_putl
 {
     const char *path = x->g.path;
     ncztr_chunkcache *c = x->a->cache;
+    ncztr_chain *chain = x->box && !x->g.transpose ? ncztr_array_chain(x->o) : NULL;
+    bool vec = chain && ncztr_chain_is_null(chain) && nczm_map_vectored(x->o->file->map);
     for (size_t j = 0; j < n; j++) {
         ncztr_cjob *jb = &jobs[j];
         size_t vol = 0;
@@ -416,6 +448,17 @@ static herr_t write_batch(ncztr_ioctx *x, ncztr_cjob *jobs, size_t n, ncztr_putl
                 jb->data = jb->direct; /* stored from the user's buffer as it is */
                 continue;
             }
+            if (vec && ncztr_box_full(x, jb->coord)) {
+                /* gathered from its runs in the user's buffer by the store */
+                size_t k = ncztr_box_iov(x, jb->coord, NULL, 0);
+                if (k <= NCZTR_IOV_MAX_RUNS) {
+                    if (!(jb->iov = malloc(k * sizeof *jb->iov)))
+                        return NCZ_PUSH(NCZ_E_NOMEM, "dataset \"%s\": out of memory for chunk \"%s\"", path,
+                                        jb->key);
+                    jb->niov = ncztr_box_iov(x, jb->coord, jb->iov, k);
+                    continue;
+                }
+            }
             if (!(jb->data = ncztr_pool_take(x->pool, x->g.chunk_bytes)))
                 return NCZ_PUSH(NCZ_E_NOMEM, "dataset \"%s\": out of memory for chunk \"%s\"", path, jb->key);
             jb->own = true;
@@ -441,6 +484,14 @@ static herr_t write_batch(ncztr_ioctx *x, ncztr_cjob *jobs, size_t n, ncztr_putl
         if (jb->direct) {
             herr_t r = ncztr_pl_add(x->o, &x->g, pl, jb->key, jb->direct, false, NULL);
             jb->key = NULL;
+            if (r < 0)
+                return FAIL;
+            continue;
+        }
+        if (jb->iov) {
+            herr_t r = ncztr_pl_add_iov(&x->g, pl, jb->key, jb->iov, (int)jb->niov);
+            jb->key = NULL;
+            jb->iov = NULL;
             if (r < 0)
                 return FAIL;
             continue;

@@ -9,6 +9,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <sys/uio.h>
 
 /* Chunk bytes moved by one batch (one get_many/put_many) and chunks per batch (bounds the
  * dataspace ids held at once). */
@@ -105,6 +106,10 @@ typedef struct ncztr_pitem {
     void *enc;            /* bytes to store: raw, trans, or a buffer of the codec */
     size_t enclen;
     ncztr_cc_entry *ent; /* flush: entry to mark clean once stored */
+    /* instead of raw (NULL), a raw chunk stored as it is: its runs in the user's buffer,
+     * gathered by the store (owned; chunk_bytes in all) */
+    struct iovec *iov;
+    int iovcnt;
 } ncztr_pitem;
 
 typedef struct ncztr_putlist {
@@ -117,6 +122,9 @@ typedef struct ncztr_putlist {
  * stored, or NULL. */
 herr_t ncztr_pl_add(const ncztr_obj *o, const ncztr_cgeom *g, ncztr_putlist *pl, char *key,
                     unsigned char *raw, bool own_raw, ncztr_cc_entry *ent);
+/* Queues a raw chunk stored as it is, given as its runs in the user's buffer (iov, owned
+ * from here on whatever the outcome); takes ownership of key. */
+herr_t ncztr_pl_add_iov(const ncztr_cgeom *g, ncztr_putlist *pl, char *key, struct iovec *iov, int iovcnt);
 /* Stores every queued chunk with one store call and empties the list. */
 herr_t ncztr_pl_run(const ncztr_obj *o, const ncztr_cgeom *g, ncztr_putlist *pl);
 void ncztr_pl_clear(ncztr_putlist *pl);
@@ -243,6 +251,11 @@ typedef struct ncztr_cjob {
      * fetched and decoded into scratch and copied on at once (never kept). */
     bool stream;
     bool copied; /* read: its elements are in the user's buffer already */
+    bool full;   /* box mode: the whole chunk is in the block (not an edge chunk) */
+    /* write, box mode, raw chunks: the chunk's runs in the user's buffer, stored by the
+     * store's gather I/O with no chunk buffer (owned; NULL otherwise) */
+    struct iovec *iov;
+    size_t niov;
 } ncztr_cjob;
 
 /* Chunk shape as "10x10", for messages. */
@@ -277,6 +290,14 @@ bool ncztr_box_whole(const ncztr_ioctx *x, const uint64_t *coord);
 /* Where the whole chunk coord (not an edge chunk) is one run of the user's buffer, its
  * start; else NULL. */
 unsigned char *ncztr_box_direct(const ncztr_ioctx *x, const uint64_t *coord);
+/* Whether all of chunk coord lies in the block (so it is not an edge chunk either). */
+bool ncztr_box_full(const ncztr_ioctx *x, const uint64_t *coord);
+/* For a chunk with ncztr_box_full: the runs of the user's buffer that make up the chunk in
+ * C order, merged where they touch, into iov when they are at most cap; returns how many
+ * there are. */
+size_t ncztr_box_iov(const ncztr_ioctx *x, const uint64_t *coord, struct iovec *iov, size_t cap);
+/* The most runs a chunk may take to be moved by gather/scatter I/O rather than a copy. */
+#define NCZTR_IOV_MAX_RUNS 4096
 /* Moves the block's part of chunk coord between chunk (the raw C-order chunk) and the
  * user's buffer. Thread-safe for different chunks. */
 void ncztr_box_copy(const ncztr_ioctx *x, const uint64_t *coord, unsigned char *chunk, bool to_user);

@@ -1,0 +1,42 @@
+#!/usr/bin/env bash
+# The raw-data workload against native HDF5 and netCDF-C: float32 16384 x 16384 (1 GiB) in
+# chunks of 512 x 512 (1 MiB), written and read back in blocks of 512 full rows (one
+# H5Dwrite/H5Dread of a hyperslab per block: 32 chunks per call, none of them a contiguous
+# run of the caller's buffer), raw and shuffle+deflate, on a tmpfs and on a disk directory.
+# Each figure is the median of --runs runs, the peers taking turns, every write and read a
+# process of its own; bench_codecs prints peak RSS beside each. Not a test: nothing is
+# asserted.
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+build=$here/../build
+mib=1024 runs=5 dirs="/dev/shm ${TMPDIR:-/var/tmp}"
+usage() {
+  cat <<USAGE
+usage: bench/bench_raw.sh [--build DIR] [--mib N] [--runs N] [--dirs "DIR ..."]
+  --build  the build tree (default $build)
+  --mib    array size in MiB (default $mib; 16384 columns, rows follow)
+  --runs   runs per figure, median reported (default $runs)
+  --dirs   store directories, a tmpfs and a disk one (default "$dirs")
+USAGE
+}
+cmdline="bench/bench_raw.sh${*:+ $*}"
+while [ $# -gt 0 ]; do
+  case $1 in
+    --build) build=$2; shift 2 ;;
+    --mib) mib=$2; shift 2 ;;
+    --runs) runs=$2; shift 2 ;;
+    --dirs) dirs=$2; shift 2 ;;
+    -h | --help) usage; exit 0 ;;
+    *) usage >&2; exit 2 ;;
+  esac
+done
+bin=$build/bench/bench_codecs
+[ -x "$bin" ] || { echo "bench_raw: no $bin (build the project first)" >&2; exit 1; }
+echo "# $cmdline"
+echo "# $(date -u +%Y-%m-%dT%H:%MZ), $(nproc) cores"
+for d in $dirs; do
+  echo
+  echo "## $d ($(stat -f -c %T "$d"))"
+  "$bin" --dir "$d" --mib "$mib" --runs "$runs" --cols 16384 --chunk 512x512 --cases raw,deflate \
+    --peers nczarr,native,netcdf
+done
