@@ -21,10 +21,11 @@ static nczm_status loop_get(nczm_map *map, size_t n, nczm_get *reqs)
     return NCZM_OK;
 }
 
-/* One put through the driver: a gather list goes to writev (only vectored drivers see one). */
+/* One put through the driver: a gather list goes to writev (only vectored drivers get one
+ * not gathered). */
 static nczm_status put_one(nczm_map *map, const nczm_put *r)
 {
-    if (r->iovcnt > 0)
+    if (r->iovcnt > 0 && !r->buf) /* not gathered into a buffer by put_batch */
         return map->drv->writev(map, r->key, r->iov, r->iovcnt, r->len);
     return map->drv->write(map, r->key, r->buf ? r->buf : "", r->len);
 }

@@ -281,12 +281,45 @@ static nczm_status open_object(nczm_map *map, const char *op, const char *key, i
     return NCZM_OK;
 }
 
-static nczm_status pread_all(nczm_map *map, const char *key, int fd, void *buf, size_t count, uint64_t start)
+int nczm_iovcur_take(const nczm_iovcur *c, struct iovec *v, int max, size_t limit)
 {
-    char *p = buf;
-    while (count) {
-        size_t chunk = count > ((size_t)1 << 30) ? (size_t)1 << 30 : count;
-        ssize_t r = pread(fd, p, chunk, (off_t)start);
+    int nv = 0;
+    size_t want = 0;
+    for (int j = c->k; j < c->n && nv < max && want < limit; j++, nv++) {
+        size_t skip = j == c->k ? c->off : 0, l = c->iov[j].iov_len - skip;
+        if (l > limit - want)
+            l = limit - want;
+        v[nv].iov_base = (char *)c->iov[j].iov_base + skip;
+        v[nv].iov_len = l;
+        want += l;
+    }
+    return nv;
+}
+
+void nczm_iovcur_skip(nczm_iovcur *c, size_t done)
+{
+    while (done && c->k < c->n) {
+        size_t rest = c->iov[c->k].iov_len - c->off;
+        if (done < rest) {
+            c->off += done;
+            return;
+        }
+        done -= rest;
+        c->k++;
+        c->off = 0;
+    }
+}
+
+/* count bytes of the object from start into the pieces of iov, in order (the kernel
+ * scatters them: no copy through a buffer of ours). */
+static nczm_status preadv_all(nczm_map *map, const char *key, int fd, const struct iovec *iov, int iovcnt,
+                              size_t count, uint64_t start)
+{
+    nczm_iovcur c = {iov, iovcnt, 0, 0};
+    while (count && c.k < c.n) {
+        struct iovec v[64];
+        int nv = nczm_iovcur_take(&c, v, 64, count);
+        ssize_t r = preadv(fd, v, nv, (off_t)start);
         if (r < 0) {
             if (errno == EINTR)
                 continue;
@@ -295,54 +328,17 @@ static nczm_status pread_all(nczm_map *map, const char *key, int fd, void *buf, 
         if (r == 0)
             return nczm_seterr(map, NCZM_IO, "%s: read \"%s\": object shrank while being read", map->location,
                                key);
-        p += r;
         count -= (size_t)r;
         start += (uint64_t)r;
+        nczm_iovcur_skip(&c, (size_t)r);
     }
     return NCZM_OK;
 }
 
-/* The first count bytes of the object into the pieces of iov, in order (the kernel
- * scatters them: no copy through a buffer of ours). */
-static nczm_status preadv_all(nczm_map *map, const char *key, int fd, const struct iovec *iov, int iovcnt,
-                              size_t count)
+static nczm_status pread_all(nczm_map *map, const char *key, int fd, void *buf, size_t count, uint64_t start)
 {
-    int k = 0;
-    size_t off = 0, pos = 0;
-    while (pos < count && k < iovcnt) {
-        struct iovec v[64];
-        int nv = 0;
-        size_t want = 0;
-        for (int j = k; j < iovcnt && nv < 64 && pos + want < count; j++, nv++) {
-            size_t l = iov[j].iov_len - (j == k ? off : 0);
-            if (l > count - pos - want)
-                l = count - pos - want;
-            v[nv].iov_base = (char *)iov[j].iov_base + (j == k ? off : 0);
-            v[nv].iov_len = l;
-            want += l;
-        }
-        ssize_t r = preadv(fd, v, nv, (off_t)pos);
-        if (r < 0) {
-            if (errno == EINTR)
-                continue;
-            return nczm_file_key_err(map, "read", key, errno);
-        }
-        if (r == 0)
-            return nczm_seterr(map, NCZM_IO, "%s: read \"%s\": object shrank while being read", map->location,
-                               key);
-        pos += (size_t)r;
-        for (size_t done = (size_t)r; done && k < iovcnt;) {
-            size_t rest = iov[k].iov_len - off;
-            if (done < rest) {
-                off += done;
-                break;
-            }
-            done -= rest;
-            k++;
-            off = 0;
-        }
-    }
-    return NCZM_OK;
+    struct iovec v = {buf, count};
+    return preadv_all(map, key, fd, &v, 1, count, start);
 }
 
 /* ---------------------------------------------------------------- open/destroy/probe */
@@ -568,7 +564,7 @@ static nczm_status file_get_into(nczm_map *map, nczm_getinto *r)
     if (size > r->cap)
         st = nczm_long_err(map, r->key, size, r->cap);
     else if (r->iovcnt > 0)
-        st = preadv_all(map, r->key, fd, r->iov, r->iovcnt, (size_t)size);
+        st = preadv_all(map, r->key, fd, r->iov, r->iovcnt, (size_t)size, 0);
     else
         st = pread_all(map, r->key, fd, r->buf, (size_t)size, 0);
     close(fd);

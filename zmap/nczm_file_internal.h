@@ -23,6 +23,17 @@ typedef struct file_map {
 
 nczm_status nczm_file_write(nczm_map *map, const char *key, const void *data, size_t len);
 nczm_status nczm_file_writev(nczm_map *map, const char *key, const struct iovec *iov, int iovcnt, size_t len);
+/* A position in a list of pieces, for readv/writev calls that move part of what they are
+ * asked to (and take at most IOV_MAX pieces at once). */
+typedef struct nczm_iovcur {
+    const struct iovec *iov;
+    int n, k;   /* pieces; the current one */
+    size_t off; /* bytes of the current one already moved */
+} nczm_iovcur;
+/* Up to max pieces from the cursor on, limit bytes at most, into v; returns how many. */
+int nczm_iovcur_take(const nczm_iovcur *c, struct iovec *v, int max, size_t limit);
+/* Moves the cursor done bytes on. */
+void nczm_iovcur_skip(nczm_iovcur *c, size_t done);
 
 /* Metadata objects, durably (nczm_filewrite.c says how): after a crash each object is the
  * old one or the new one, whole. */

@@ -22,17 +22,11 @@ static int write_tmp_at(int dfd, const struct iovec *iov, int iovcnt, size_t len
     int fd = nczm_open_tmp_at(dfd, NULL, &tmp), e = 0;
     if (fd < 0)
         return errno;
-    /* writev takes at most IOV_MAX pieces and may write part of them: k and off say how
-     * far it got */
-    int k = 0;
-    size_t off = 0, left = len;
-    while (left && k < iovcnt) {
+    nczm_iovcur c = {iov, iovcnt, 0, 0};
+    size_t left = len;
+    while (left && c.k < c.n) {
         struct iovec v[64];
-        int nv = 0;
-        for (int j = k; j < iovcnt && nv < 64; j++, nv++) {
-            v[nv].iov_base = (char *)iov[j].iov_base + (j == k ? off : 0);
-            v[nv].iov_len = iov[j].iov_len - (j == k ? off : 0);
-        }
+        int nv = nczm_iovcur_take(&c, v, 64, left);
         ssize_t w = writev(fd, v, nv);
         if (w < 0 && errno == EINTR)
             continue;
@@ -41,16 +35,7 @@ static int write_tmp_at(int dfd, const struct iovec *iov, int iovcnt, size_t len
             break;
         }
         left -= (size_t)w;
-        for (size_t done = (size_t)w; done && k < iovcnt;) {
-            size_t rest = iov[k].iov_len - off;
-            if (done < rest) {
-                off += done;
-                break;
-            }
-            done -= rest;
-            k++;
-            off = 0;
-        }
+        nczm_iovcur_skip(&c, (size_t)w);
     }
     if (!e && sync && fdatasync(fd) != 0)
         e = errno;

@@ -134,9 +134,11 @@ void ncztr_pool_give(ncztr_bufpool *p, unsigned char *buf)
 
 void ncztr_pool_trim(ncztr_bufpool *p)
 {
-    size_t keep = p->chunk_bytes ? NCZTR_POOL_KEEP_BYTES / p->chunk_bytes : 1;
-    if (keep < 1)
-        keep = 1;
+    /* Two at least: a call that fills a chunk and stores another (shards written half by
+     * half) finds both again in the next call rather than in fresh memory. */
+    size_t keep = p->chunk_bytes ? NCZTR_POOL_KEEP_BYTES / p->chunk_bytes : 2;
+    if (keep < 2)
+        keep = 2;
     while (p->n > keep)
         free(p->v[--p->n]);
 }
@@ -324,6 +326,25 @@ void ncztr_pl_clear(ncztr_putlist *pl)
     memset(pl, 0, sizeof *pl);
 }
 
+/* Appends an item (owning what it holds, whatever the outcome). */
+static herr_t pl_push(const ncztr_cgeom *g, ncztr_putlist *pl, ncztr_pitem *it)
+{
+    if (pl->n == pl->cap) {
+        size_t nc = pl->cap ? pl->cap * 2 : 16;
+        ncztr_pitem *v = realloc(pl->v, nc * sizeof *v);
+        if (!v) {
+            NCZ_PUSH(NCZ_E_NOMEM, "out of memory writing chunk \"%s\"", it->key);
+            pitem_clear(it, pl->pool);
+            return FAIL;
+        }
+        pl->v = v;
+        pl->cap = nc;
+    }
+    pl->v[pl->n++] = *it;
+    pl->bytes += g->chunk_bytes;
+    return SUCCEED;
+}
+
 /* Queues a chunk: takes ownership of key, and of raw when own_raw, whatever the outcome.
  * Transposition and codecs wait for ncztr_pl_run, which runs them for the whole batch on
  * the worker pool. */
@@ -332,39 +353,13 @@ herr_t ncztr_pl_add(const ncztr_obj *o, const ncztr_cgeom *g, ncztr_putlist *pl,
 {
     (void)o;
     ncztr_pitem it = {.key = key, .raw = raw, .own_raw = own_raw, .ent = ent};
-    if (pl->n == pl->cap) {
-        size_t nc = pl->cap ? pl->cap * 2 : 16;
-        ncztr_pitem *v = realloc(pl->v, nc * sizeof *v);
-        if (!v) {
-            NCZ_PUSH(NCZ_E_NOMEM, "out of memory writing chunk \"%s\"", key);
-            pitem_clear(&it, pl->pool);
-            return FAIL;
-        }
-        pl->v = v;
-        pl->cap = nc;
-    }
-    pl->v[pl->n++] = it;
-    pl->bytes += g->chunk_bytes;
-    return SUCCEED;
+    return pl_push(g, pl, &it);
 }
 
 herr_t ncztr_pl_add_iov(const ncztr_cgeom *g, ncztr_putlist *pl, char *key, struct iovec *iov, int iovcnt)
 {
     ncztr_pitem it = {.key = key, .iov = iov, .iovcnt = iovcnt};
-    if (pl->n == pl->cap) {
-        size_t nc = pl->cap ? pl->cap * 2 : 16;
-        ncztr_pitem *v = realloc(pl->v, nc * sizeof *v);
-        if (!v) {
-            NCZ_PUSH(NCZ_E_NOMEM, "out of memory writing chunk \"%s\"", key);
-            pitem_clear(&it, pl->pool);
-            return FAIL;
-        }
-        pl->v = v;
-        pl->cap = nc;
-    }
-    pl->v[pl->n++] = it;
-    pl->bytes += g->chunk_bytes;
-    return SUCCEED;
+    return pl_push(g, pl, &it);
 }
 
 /* Encodes every queued chunk (encode-all, on the worker pool). Items that fail keep enc

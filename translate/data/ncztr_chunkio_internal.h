@@ -22,8 +22,9 @@
  * itself. Fetches, whole-chunk writes, decodes and transpositions take buffers here;
  * evicted cache entries and stored chunks give theirs back. It belongs to the array's
  * chunk cache (freed with it); during a call it keeps at most one batch worth of buffers,
- * and between calls at most NCZTR_POOL_KEEP_BYTES (ncztr_pool_trim), so that an idle
- * array holds little beyond its chunk cache. Every buffer holds at least chunk_bytes. */
+ * and between calls at most NCZTR_POOL_KEEP_BYTES, or two buffers when chunks are bigger
+ * (ncztr_pool_trim), so that an idle array holds little beyond its chunk cache. Every
+ * buffer holds at least chunk_bytes. */
 #define NCZTR_POOL_KEEP_BYTES ((size_t)8 << 20)
 typedef struct ncztr_bufpool {
     unsigned char **v;
