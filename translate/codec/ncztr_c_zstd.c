@@ -17,13 +17,17 @@
 /* Contexts kept for reuse: about one per worker thread. */
 #define KEEP 16
 
+/* Contexts of one kind kept for reuse (under the state's lock). */
+typedef struct ctx_list {
+    void *v[KEEP];
+    int n;
+} ctx_list;
+
 typedef struct zstd_state {
     int level;
     bool checksum;
     pthread_mutex_t lock;
-    ZSTD_CCtx *cc[KEEP];
-    ZSTD_DCtx *dc[KEEP];
-    int ncc, ndc;
+    ctx_list cc, dc; /* ZSTD_CCtx, ZSTD_DCtx */
 } zstd_state;
 
 static void free_state(void *p)
@@ -31,55 +35,35 @@ static void free_state(void *p)
     zstd_state *s = p;
     if (!s)
         return;
-    for (int i = 0; i < s->ncc; i++)
-        ZSTD_freeCCtx(s->cc[i]);
-    for (int i = 0; i < s->ndc; i++)
-        ZSTD_freeDCtx(s->dc[i]);
+    for (int i = 0; i < s->cc.n; i++)
+        ZSTD_freeCCtx(s->cc.v[i]);
+    for (int i = 0; i < s->dc.n; i++)
+        ZSTD_freeDCtx(s->dc.v[i]);
     pthread_mutex_destroy(&s->lock);
     free(s);
 }
 
-/* A context of the state's (or a new one); NULL when out of memory. */
-static ZSTD_CCtx *take_cctx(zstd_state *s)
+/* A kept context, or NULL (the caller makes one). */
+static void *take_ctx(zstd_state *s, ctx_list *l)
 {
-    ZSTD_CCtx *c = NULL;
+    void *c = NULL;
     pthread_mutex_lock(&s->lock);
-    if (s->ncc)
-        c = s->cc[--s->ncc];
+    if (l->n)
+        c = l->v[--l->n];
     pthread_mutex_unlock(&s->lock);
-    return c ? c : ZSTD_createCCtx();
+    return c;
 }
 
-static void give_cctx(zstd_state *s, ZSTD_CCtx *c)
+/* Keeps c; returns NULL, or c itself when the list is full (the caller frees it). */
+static void *give_ctx(zstd_state *s, ctx_list *l, void *c)
 {
     pthread_mutex_lock(&s->lock);
-    if (s->ncc < KEEP) {
-        s->cc[s->ncc++] = c;
+    if (l->n < KEEP) {
+        l->v[l->n++] = c;
         c = NULL;
     }
     pthread_mutex_unlock(&s->lock);
-    ZSTD_freeCCtx(c);
-}
-
-static ZSTD_DCtx *take_dctx(zstd_state *s)
-{
-    ZSTD_DCtx *d = NULL;
-    pthread_mutex_lock(&s->lock);
-    if (s->ndc)
-        d = s->dc[--s->ndc];
-    pthread_mutex_unlock(&s->lock);
-    return d ? d : ZSTD_createDCtx();
-}
-
-static void give_dctx(zstd_state *s, ZSTD_DCtx *d)
-{
-    pthread_mutex_lock(&s->lock);
-    if (s->ndc < KEEP) {
-        s->dc[s->ndc++] = d;
-        d = NULL;
-    }
-    pthread_mutex_unlock(&s->lock);
-    ZSTD_freeDCtx(d);
+    return c;
 }
 
 static int parse(const json_t *j, bool v3, const ncztr_cctx *cx, void **state, char *msg, size_t msglen)
@@ -110,7 +94,9 @@ static int encode(const void *state, const ncztr_cctx *cx, const void *in, size_
     zstd_state *s = (zstd_state *)(uintptr_t)state;
     size_t cap = ZSTD_compressBound(inlen);
     void *buf = malloc(cap ? cap : 1);
-    ZSTD_CCtx *c = take_cctx(s);
+    ZSTD_CCtx *c = take_ctx(s, &s->cc);
+    if (!c)
+        c = ZSTD_createCCtx();
     size_t r = !buf || !c ? 0
                : ZSTD_isError(ZSTD_CCtx_reset(c, ZSTD_reset_session_and_parameters)) ||
                        ZSTD_isError(ZSTD_CCtx_setParameter(c, ZSTD_c_compressionLevel, s->level)) ||
@@ -118,7 +104,7 @@ static int encode(const void *state, const ncztr_cctx *cx, const void *in, size_
                    ? (size_t)-1
                    : ZSTD_compress2(c, buf, cap, in, inlen);
     if (c)
-        give_cctx(s, c);
+        ZSTD_freeCCtx(give_ctx(s, &s->cc, c));
     if (!buf || !c || ZSTD_isError(r)) {
         free(buf);
         return NCZTR_CODEC_FAIL(e, "zstd: %s", !buf || !c ? "out of memory" : ZSTD_getErrorName(r));
@@ -133,11 +119,13 @@ static int decode(const void *state, const ncztr_cctx *cx, const void *in, size_
 {
     (void)cx;
     zstd_state *s = (zstd_state *)(uintptr_t)state;
-    ZSTD_DCtx *d = take_dctx(s);
+    ZSTD_DCtx *d = take_ctx(s, &s->dc);
+    if (!d)
+        d = ZSTD_createDCtx();
     if (!d)
         return NCZTR_CODEC_FAIL(e, "zstd: out of memory");
     size_t r = ZSTD_decompressDCtx(d, out, cap, in, inlen);
-    give_dctx(s, d);
+    ZSTD_freeDCtx(give_ctx(s, &s->dc, d));
     if (ZSTD_isError(r))
         return NCZTR_CODEC_FAIL(e, "zstd: %s (a stored chunk of %zu bytes, at most %zu expected out)",
                                 ZSTD_getErrorName(r), inlen, cap);

@@ -97,28 +97,21 @@ static void piece(const ncztr_ioctx *x, const uint64_t *coord, hsize_t *lo, hsiz
     }
 }
 
-bool ncztr_box_whole(const ncztr_ioctx *x, const uint64_t *coord)
+int ncztr_box_cover(const ncztr_ioctx *x, const uint64_t *coord)
 {
     hsize_t lo[RMAX], n[RMAX], m[RMAX];
     piece(x, coord, lo, n, m);
+    int cover = NCZTR_BOX_FULL;
     for (int k = 0; k < x->g.rank; k++) {
         hsize_t origin = coord[k] * x->g.chunks[k], in = x->shape[k] - origin;
         if (in > x->g.chunks[k])
             in = x->g.chunks[k];
         if (lo[k] != 0 || n[k] != in)
-            return false;
+            return NCZTR_BOX_PART;
+        if (n[k] != x->g.chunks[k])
+            cover = NCZTR_BOX_WHOLE; /* the chunk reaches past the array's edge */
     }
-    return true;
-}
-
-bool ncztr_box_full(const ncztr_ioctx *x, const uint64_t *coord)
-{
-    hsize_t lo[RMAX], n[RMAX], m[RMAX];
-    piece(x, coord, lo, n, m);
-    for (int k = 0; k < x->g.rank; k++)
-        if (lo[k] != 0 || n[k] != x->g.chunks[k])
-            return false;
-    return true;
+    return cover;
 }
 
 size_t ncztr_box_iov(const ncztr_ioctx *x, const uint64_t *coord, struct iovec *iov, size_t cap)
@@ -168,9 +161,6 @@ unsigned char *ncztr_box_direct(const ncztr_ioctx *x, const uint64_t *coord)
     hsize_t lo[RMAX], n[RMAX], m[RMAX];
     piece(x, coord, lo, n, m);
     int rank = x->g.rank;
-    for (int k = 0; k < rank; k++)
-        if (lo[k] != 0 || n[k] != x->g.chunks[k]) /* not all of the chunk (an edge chunk) */
-            return NULL;
     /* one run in memory: full memory rows from some dimension d on, single indices above */
     int d = rank - 1;
     while (d > 0 && n[d] == x->mdims[d])

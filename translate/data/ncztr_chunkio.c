@@ -370,12 +370,12 @@ static herr_t read_batch(ncztr_ioctx *x, ncztr_cjob *jobs, size_t n, ncztr_putli
             hits++;
         } else if (x->box) {
             /* read whole: not worth caching (the caller has every byte of it) */
-            if ((jb->direct = ncztr_box_direct(x, jb->coord)))
+            int cover = ncztr_box_cover(x, jb->coord);
+            jb->full = cover == NCZTR_BOX_FULL;
+            if (jb->full && (jb->direct = ncztr_box_direct(x, jb->coord)))
                 direct++;
-            else if ((jb->stream = !x->g.transpose && ncztr_box_whole(x, jb->coord))) {
-                jb->full = ncztr_box_full(x, jb->coord);
+            else if ((jb->stream = !x->g.transpose && cover != NCZTR_BOX_PART))
                 stream++;
-            }
         } else if ((jb->direct = ncztr_io_direct_run(x, jb, vol))) {
             direct++; /* read straight into the user's buffer, not cached */
         }
@@ -417,17 +417,16 @@ static herr_t write_batch(ncztr_ioctx *x, ncztr_cjob *jobs, size_t n, ncztr_putl
     for (size_t j = 0; j < n; j++) {
         ncztr_cjob *jb = &jobs[j];
         size_t vol = 0;
+        bool edge = false; /* whole, but the chunk reaches past the array */
         if (!(jb->key = ncztr_chunk_key(&x->g, jb->coord)))
             return FAIL;
         if (x->elem) {
             jb->whole = false; /* points: always read-modify-write */
         } else if (x->box) {
-            jb->whole = ncztr_box_whole(x, jb->coord);
-            vol = 1;
-            for (int k = 0; k < x->g.rank; k++) {
-                uint64_t origin = jb->coord[k] * x->g.chunks[k], in = x->shape[k] - origin;
-                vol *= (size_t)(in < x->g.chunks[k] ? in : x->g.chunks[k]);
-            }
+            int cover = ncztr_box_cover(x, jb->coord);
+            jb->whole = cover != NCZTR_BOX_PART;
+            jb->full = cover == NCZTR_BOX_FULL;
+            edge = cover == NCZTR_BOX_WHOLE;
         } else {
             if ((jb->fsel = ncztr_chunk_fsel(x, jb->coord, &vol)) < 0)
                 return NCZ_PUSH(NCZ_E_HDF5, "dataset \"%s\": cannot select within chunk \"%s\"", path,
@@ -435,6 +434,7 @@ static herr_t write_batch(ncztr_ioctx *x, ncztr_cjob *jobs, size_t n, ncztr_putl
             hssize_t np = H5Sget_select_npoints(jb->fsel);
             /* A partial compound write keeps the other members: never a whole overwrite. */
             jb->whole = np >= 0 && (size_t)np == vol && !x->bkg;
+            edge = vol != x->g.chunk_elems;
         }
         ncztr_cc_entry *e = ncztr_cc_find(c, jb->coord);
         if (jb->whole) {
@@ -444,11 +444,12 @@ static herr_t write_batch(ncztr_ioctx *x, ncztr_cjob *jobs, size_t n, ncztr_putl
                 ncztr_pool_give(x->pool, e->data);
                 free(e);
             }
-            if ((jb->direct = x->box ? ncztr_box_direct(x, jb->coord) : ncztr_io_direct_run(x, jb, vol))) {
+            if ((jb->direct = x->box ? (jb->full ? ncztr_box_direct(x, jb->coord) : NULL)
+                                     : ncztr_io_direct_run(x, jb, vol))) {
                 jb->data = jb->direct; /* stored from the user's buffer as it is */
                 continue;
             }
-            if (vec && ncztr_box_full(x, jb->coord)) {
+            if (vec && jb->full) {
                 /* gathered from its runs in the user's buffer by the store */
                 size_t k = ncztr_box_iov(x, jb->coord, NULL, 0);
                 if (k <= NCZTR_IOV_MAX_RUNS) {
@@ -462,7 +463,7 @@ static herr_t write_batch(ncztr_ioctx *x, ncztr_cjob *jobs, size_t n, ncztr_putl
             if (!(jb->data = ncztr_pool_take(x->pool, x->g.chunk_bytes)))
                 return NCZ_PUSH(NCZ_E_NOMEM, "dataset \"%s\": out of memory for chunk \"%s\"", path, jb->key);
             jb->own = true;
-            if (vol != x->g.chunk_elems) /* edge chunk: the overhang is stored too */
+            if (edge) /* the overhang is stored too */
                 ncztr_fill_elems(&x->a->za, jb->data, x->g.chunk_elems);
         } else if (e) {
             jb->ent = e;

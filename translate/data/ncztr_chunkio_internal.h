@@ -252,7 +252,7 @@ typedef struct ncztr_cjob {
      * fetched and decoded into scratch and copied on at once (never kept). */
     bool stream;
     bool copied; /* read: its elements are in the user's buffer already */
-    bool full;   /* box mode: the whole chunk is in the block (not an edge chunk) */
+    bool full;   /* box mode: covered NCZTR_BOX_FULL (the whole chunk is in the block) */
     /* write, box mode, raw chunks: the chunk's runs in the user's buffer, stored by the
      * store's gather I/O with no chunk buffer (owned; NULL otherwise) */
     struct iovec *iov;
@@ -286,14 +286,14 @@ herr_t ncztr_io_copy_chunk(ncztr_ioctx *x, const ncztr_cjob *jb);
 /* ---- box mode (ncztr_chunkbox.c): no HDF5 calls but in ncztr_box_setup ---- */
 /* Sets x->box and the block when the selections allow (after the spaces and types). */
 void ncztr_box_setup(ncztr_ioctx *x);
-/* Whether the block holds every in-bounds element of chunk coord. */
-bool ncztr_box_whole(const ncztr_ioctx *x, const uint64_t *coord);
-/* Where the whole chunk coord (not an edge chunk) is one run of the user's buffer, its
+/* How much of chunk coord the block covers: part of its elements in the array, all of
+ * them (an edge chunk, reaching past the array), or the whole chunk. */
+enum { NCZTR_BOX_PART, NCZTR_BOX_WHOLE, NCZTR_BOX_FULL };
+int ncztr_box_cover(const ncztr_ioctx *x, const uint64_t *coord);
+/* For a chunk covered NCZTR_BOX_FULL: where it is one run of the user's buffer, its
  * start; else NULL. */
 unsigned char *ncztr_box_direct(const ncztr_ioctx *x, const uint64_t *coord);
-/* Whether all of chunk coord lies in the block (so it is not an edge chunk either). */
-bool ncztr_box_full(const ncztr_ioctx *x, const uint64_t *coord);
-/* For a chunk with ncztr_box_full: the runs of the user's buffer that make up the chunk in
+/* For a chunk covered NCZTR_BOX_FULL: the runs of the user's buffer that make up the chunk in
  * C order, merged where they touch, into iov when they are at most cap; returns how many
  * there are. */
 size_t ncztr_box_iov(const ncztr_ioctx *x, const uint64_t *coord, struct iovec *iov, size_t cap);
