@@ -4,7 +4,11 @@
  *                store strings),
  *   "vlen-bytes" bytes: HDF5 sequences of uint8,
  *   "vlen-array" sequences of numbers (HDF5 H5T_VLEN; the form of zarr-python's ragged
- *                arrays): dtype "|O", filters [{"id": "vlen-array", "dtype": "<u4"}].
+ *                arrays): dtype "|O", filters [{"id": "vlen-array", "dtype": "<u4"}];
+ *   and, as "vlen-utf8" text, one JSON text per element for values with variable-length
+ *   parts inside (kind 'j': strings in compounds, sequences of sequences or compounds; the
+ *   exact HDF5 type kept in "_nczarr_array.hdf5_type"; an unwritten element is all zero,
+ *   NULL strings and empty sequences, HDF5's default).
  *
  * Chunks of these arrays have no fixed size, so they bypass the fixed-size chunk path and
  * its cache: an I/O call decodes the chunks it touches through the array's codec chain
@@ -30,7 +34,8 @@ typedef struct vchunk {
 typedef struct vctx {
     ncztr_obj *o;
     ncztr_chain *chain; /* the array's, owned by it */
-    char kind;          /* 'u' text, 'b' bytes, 'a' numbers (ncztr_zarray.vlen_kind) */
+    char kind;          /* 'u' text, 'b' bytes, 'a' numbers, 'j' JSON (ncztr_zarray.vlen_kind) */
+    hid_t mtype;        /* 'j': the application's element type */
     ncztr_cgeom g;
     int rank;
     hsize_t shape[NCZTR_MAX_RANK];
@@ -308,6 +313,59 @@ static herr_t move_text(vctx *x, bool write, hsize_t fidx, char **mem)
     return SUCCEED;
 }
 
+/* JSON texts: the application's element (its own type, x->mtype) <-> the text of the
+ * value in the array's exact type. A read's parts are malloc'ed (H5Treclaim frees them). */
+static herr_t move_json(vctx *x, bool write, hsize_t fidx, unsigned char *mem)
+{
+    vchunk *c = NULL;
+    hvl_t *e = element(x, fidx, &c);
+    hid_t at = x->o->arr->type;
+    if (!e)
+        return FAIL;
+    if (write) {
+        herr_t ret = SUCCEED;
+        size_t asz = H5Tget_size(at);
+        unsigned char *v = calloc(1, asz);
+        json_t *j = NULL;
+        char *text = NULL;
+        NCZ_CHECK_ALLOC(v, FAIL);
+        if (ncztr_cvalue_convert(x->mtype, mem, at, v, 1, x->g.path) < 0 ||
+            !(j = ncztr_celem_to_json(at, v, x->g.path)))
+            NCZ_GOTO_QUIET(FAIL);
+        if (!(text = ncztr_json_dump(j))) /* shortest reals, exact uint64 */
+            NCZ_GOTO(FAIL, NCZ_E_NOMEM, "out of memory");
+        free(e->p);
+        e->len = strlen(text);
+        e->p = text;
+        text = NULL;
+        c->dirty = true;
+    done:;
+        hid_t es = ncz_err_save();
+        json_decref(j);
+        ncztr_refval_free(at, v, 1);
+        free(v);
+        free(text);
+        ncz_err_restore(es);
+        return ret;
+    }
+    memset(mem, 0, H5Tget_size(x->mtype));
+    if (!e->len) /* never written */
+        return SUCCEED;
+    json_error_t err;
+    json_t *j = ncztr_json_parse_text(e->p, e->len, JSON_DECODE_ANY | JSON_ALLOW_NUL, &err);
+    if (!j)
+        return NCZ_PUSH(NCZ_E_FORMAT, "dataset \"%s\": an element is not JSON: %s", x->g.path, err.text);
+    herr_t r = ncztr_celem_from_json(x->mtype, j, mem, x->g.path);
+    json_decref(j);
+    if (r < 0) {
+        hid_t es = ncz_err_save();
+        ncztr_refval_free(x->mtype, mem, 1);
+        memset(mem, 0, H5Tget_size(x->mtype));
+        ncz_err_restore(es);
+    }
+    return r;
+}
+
 /* ---------------------------------------------------------------- selections */
 
 typedef struct seqit {
@@ -366,6 +424,11 @@ static void give_back(vctx *x, hid_t mem_space, void *buf, size_t msz, size_t n)
     if (seqit_start(&ms, mem_space) < 0)
         return;
     for (size_t i = 0; i < n && seqit_next(&ms, &mi) > 0; i++) {
+        if (x->kind == 'j') {
+            ncztr_refval_free(x->mtype, (unsigned char *)buf + mi * msz, 1);
+            memset((unsigned char *)buf + mi * msz, 0, msz);
+            continue;
+        }
         if (x->kind == 'u') {
             char **t = (char **)((unsigned char *)buf + mi * msz);
             if (x->free_fn)
@@ -390,6 +453,10 @@ static void give_back(vctx *x, hid_t mem_space, void *buf, size_t msz, size_t n)
 
 static herr_t check_mem_type(vctx *x, hid_t mem_type)
 {
+    if (x->kind == 'j') {
+        x->mtype = mem_type;
+        return ncztr_cvalue_check(mem_type, x->g.path);
+    }
     if (x->kind == 'u') {
         if (H5Tis_variable_str(mem_type) <= 0)
             return NCZ_PUSH(NCZ_E_ARGS,
@@ -501,7 +568,9 @@ herr_t ncztr_vlen_io(ncztr_obj *o, hid_t mem_type, hid_t mem_space, hid_t file_s
         if (rm == 0)
             NCZ_GOTO(FAIL, NCZ_E_ARGS, "dataset \"%s\": the memory selection ended early", x.g.path);
         void *m = (unsigned char *)buf + mi * msz;
-        if ((x.kind == 'u' ? move_text(&x, write, fi, m) : move_elem(&x, write, fi, m)) < 0)
+        if ((x.kind == 'j'   ? move_json(&x, write, fi, m)
+             : x.kind == 'u' ? move_text(&x, write, fi, m)
+                             : move_elem(&x, write, fi, m)) < 0)
             NCZ_GOTO_QUIET(FAIL);
     }
     if (write && store_dirty(&x) < 0)

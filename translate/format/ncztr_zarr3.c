@@ -370,7 +370,7 @@ static json_t *v3_data_type(const char *key, const ncztr_zarray *za)
                          za->time_kind == 'M' ? "numpy.datetime64" : "numpy.timedelta64", "configuration",
                          "unit", za->time_unit, "scale_factor", 1);
     if (dt->tclass == NCZTR_T_VLEN && za->vlen_kind != 'a')
-        snprintf(name, sizeof name, "%s", za->vlen_kind == 'u' ? "string" : "variable_length_bytes");
+        snprintf(name, sizeof name, "%s", za->vlen_kind == 'b' ? "variable_length_bytes" : "string");
     else if (za->complex)
         snprintf(name, sizeof name, "complex%zu", dt->size * 8);
     else if (dt->is_bool)

@@ -369,7 +369,8 @@ char *ncztr_zarray_dump(const ncztr_zarray *za)
         } else if (za->dtype.tclass == NCZTR_T_VLEN) {
             f = za->vlen_kind == 'a' ? json_null() : json_string(za->vlen_fill ? za->vlen_fill : "");
         } else {
-            f = ncztr_fill_to_json(&za->dtype, za->has_fill ? za->fill : NULL);
+            f = ncztr_fill_to_json(&za->dtype,
+                                   za->has_fill && !ncztr_zarray_fill_elided(za) ? za->fill : NULL);
         }
         if (!f)
             NCZ_GOTO_QUIET(NULL);
@@ -437,6 +438,12 @@ herr_t ncztr_zarray_utf32_fill(const char *key, const json_t *j, ncztr_zarray *z
         return NCZ_PUSH(NCZ_E_NOMEM, "out of memory reading %s", key);
     za->has_fill = 1;
     return SUCCEED;
+}
+
+bool ncztr_zarray_fill_elided(const ncztr_zarray *za)
+{
+    return za->dtype.tclass == NCZTR_T_STRUCT && za->has_fill && za->fill &&
+           za->dtype.size > ((size_t)1 << 20) && ncztr_bytes_zero(za->fill, za->dtype.size);
 }
 
 herr_t ncztr_zarray_parse_fill(const char *key, json_t *j, ncztr_zarray *za)

@@ -69,6 +69,11 @@ herr_t ncztr_zarray_utf32_fill(const char *key, const json_t *fill, ncztr_zarray
 /* A "fill_value" (j, NULL when absent) of the data type za holds, by its kind: numbers,
  * strings, complex, time, text of variable or fixed width (hex bit patterns are v3's, read
  * by the v3 reader itself). */
+/* A structured array whose records are larger than 1 MiB and whose fill value is all zero
+ * bytes: "fill_value" is written as null, since its Base64 (zarr-python's form) would make
+ * the metadata as large as a record; NCZarr keeps "_nczarr_array.fill_zero" to say the
+ * fill value is zero (zarr-python 3 fills missing chunks with zeros for null). */
+bool ncztr_zarray_fill_elided(const ncztr_zarray *za);
 herr_t ncztr_zarray_parse_fill(const char *key, json_t *j, ncztr_zarray *za);
 /* Object arrays: kind 'u' (vlen-utf8), 'b' (vlen-bytes) or 'a' (vlen-array, whose codec
  * (v2's object, v3's configuration) names the numbers' "dtype"); and their fill value. */

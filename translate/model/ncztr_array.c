@@ -143,8 +143,10 @@ static herr_t build_array(ncztr_file *f, const char *name, hid_t type, hid_t spa
      * in "_nczarr_array" so that HDF5 programs get their type back. */
     bool half = ncztr_is_half_float(type);
     H5T_class_t tcls = H5Tget_class(type);
+    bool raw = ncztr_type_is_raw(type);
     bool special = tcls == H5T_COMPOUND || tcls == H5T_ARRAY || tcls == H5T_ENUM || tcls == H5T_BITFIELD ||
-                   tcls == H5T_OPAQUE;
+                   tcls == H5T_OPAQUE || raw;
+    bool jvals = isvlen <= 0 && ncztr_array_json_elems(type);
     /* Zarr v3 has variable-length text ("string", vlen-utf8) where NCZarr v2 stores netCDF's
      * strings as fixed-width "|S" for netCDF-C */
     bool vtext = isvlen > 0 && f->zarr_format == 3;
@@ -154,14 +156,25 @@ static herr_t build_array(ncztr_file *f, const char *name, hid_t type, hid_t spa
         if (!(za->filters = json_pack("[{s:s}]", "id", "vlen-utf8")))
             NCZ_GOTO(FAIL, NCZ_E_NOMEM, "out of memory");
         a->vlen_string = false;
+    } else if (jvals) {
+        /* values with variable-length parts inside (strings in compounds or arrays, sequences
+         * of anything but numbers): one JSON text per element, stored as "vlen-utf8" text
+         * (zarr-python reads the texts); the exact type is kept (hdf5_type) */
+        if (ncztr_cvalue_check(type, name) < 0 || ncztr_zarray_set_vlen(name, 'u', NULL, za) < 0)
+            NCZ_GOTO_QUIET(FAIL);
+        za->vlen_kind = 'j';
+        if (!(za->filters = json_pack("[{s:s}]", "id", "vlen-utf8")))
+            NCZ_GOTO(FAIL, NCZ_E_NOMEM, "out of memory");
+        a->nc_hidden = true;
     } else if (tcls == H5T_VLEN) {
         /* numcodecs' "vlen-array" object arrays: zarr-python reads them (netCDF-C cannot,
          * so they are listed apart, as structured arrays are) */
         if (ncztr_vlen_from_hdf5(type, name, za) < 0)
             NCZ_GOTO_QUIET(FAIL);
         a->nc_hidden = true;
-    } else if (tcls == H5T_COMPOUND || tcls == H5T_ARRAY) {
-        /* a Zarr structured dtype of packed records; the exact type is kept (hdf5_type) */
+    } else if (tcls == H5T_COMPOUND || tcls == H5T_ARRAY || raw) {
+        /* a Zarr structured dtype of packed records (a raw number: one "|V<n>" field); the
+         * exact type is kept (hdf5_type) */
         hid_t st = ncztr_ctype_storage(type, name);
         if (st < 0)
             NCZ_GOTO_QUIET(FAIL);
@@ -247,7 +260,8 @@ static herr_t build_array(ncztr_file *f, const char *name, hid_t type, hid_t spa
     }
     za->order = 'C';
     za->dimsep = '.';
-    a->type = tcls == H5T_VLEN                                        ? ncztr_array_elem_type(a)
+    a->type = jvals                                                   ? H5Tcopy(type)
+              : tcls == H5T_VLEN                                      ? ncztr_array_elem_type(a)
               : vtext                                                 ? H5Tcopy(type)
               : a->vlen_string                                        ? ncztr_vlen_string_type(H5T_CSET_ASCII)
               : half || special || (H5Tget_class(type) == H5T_STRING) ? H5Tcopy(type)
@@ -256,9 +270,9 @@ static herr_t build_array(ncztr_file *f, const char *name, hid_t type, hid_t spa
         NCZ_GOTO(FAIL, NCZ_E_HDF5, "dataset \"%s\": cannot copy its type", name);
     if ((stype = ncztr_array_elem_type(a)) < 0)
         NCZ_GOTO_QUIET(FAIL);
-    if (tcls == H5T_VLEN) {
+    if (tcls == H5T_VLEN || jvals) {
         /* unwritten elements are empty sequences, HDF5's default fill; another one has no
-         * place in the "vlen-array" encoding */
+         * place in the "vlen-array" encoding (nor in JSON texts, where it would be "") */
         H5D_fill_value_t fv = H5D_FILL_VALUE_DEFAULT;
         if (H5Pfill_value_defined(dcpl, &fv) < 0 || fv == H5D_FILL_VALUE_USER_DEFINED)
             NCZ_GOTO(FAIL, NCZ_E_NOTREPR,
@@ -320,7 +334,7 @@ herr_t ncztr_array_create(ncztr_obj *parent, const char *name, hid_t type, hid_t
     ncztr_file *f = parent->file;
     if (f->readonly)
         NCZ_GOTO(FAIL, NCZ_E_ARGS, "cannot create dataset \"%s\": the store is open read-only", name);
-    if (ncztr_check_name(name, "dataset") < 0)
+    if (ncztr_check_link_name(name, "dataset", false) < 0)
         NCZ_GOTO_QUIET(FAIL);
     if (ncztr_check_key_room(parent, name, ncztr_array_key_extra(H5Sget_simple_extent_ndims(space))) < 0)
         NCZ_GOTO_QUIET(FAIL);
@@ -396,47 +410,6 @@ ncztr_dim *ncztr_find_dim(ncztr_file *f, const char *fqn, ncztr_obj **owner)
     return d;
 }
 
-/* A kept exact type must describe the stored bytes: an enum over the dtype's integers, a
- * compound/array whose structured dtype is the one in .zarray. */
-static herr_t check_kept_type(const ncztr_array *a, const char *key)
-{
-    herr_t ret = SUCCEED;
-    json_t *sj = NULL;
-    hid_t base = H5I_INVALID_HID;
-    const ncztr_zarray *za = &a->za;
-    switch (H5Tget_class(a->type)) {
-    case H5T_ENUM:
-    case H5T_BITFIELD:
-    case H5T_OPAQUE: {
-        ncztr_dtype dt;
-        base = H5Tget_class(a->type) == H5T_ENUM ? H5Tget_super(a->type) : ncztr_bits_base(a->type);
-        if (base < 0 || ncztr_dtype_from_hdf5(base, 0, key, &dt) < 0 || za->dtype.tclass == NCZTR_T_STRUCT ||
-            strcmp(dt.zarr, za->dtype.zarr) != 0)
-            NCZ_GOTO(FAIL, NCZ_E_FORMAT, "%s: the kept HDF5 enum type does not match dtype %s", key,
-                     za->dtype.zarr);
-        break;
-    }
-    case H5T_COMPOUND:
-    case H5T_ARRAY:
-        if (za->dtype.tclass != NCZTR_T_STRUCT || !(sj = ncztr_struct_from_hdf5(a->type, key)) ||
-            !json_equal(sj, za->structured))
-            NCZ_GOTO(FAIL, NCZ_E_FORMAT, "%s: the kept HDF5 %s type does not match the structured dtype", key,
-                     H5Tget_class(a->type) == H5T_ARRAY ? "array" : "compound");
-        break;
-    default:
-        NCZ_GOTO(FAIL, NCZ_E_FORMAT,
-                 "%s: the kept HDF5 type is not an enum, bitfield, opaque, compound or array type", key);
-    }
-done:
-    json_decref(sj);
-    if (base >= 0) {
-        hid_t es = ncz_err_save();
-        H5Tclose(base);
-        ncz_err_restore(es);
-    }
-    return ret;
-}
-
 /* Pure Zarr arrays name their dimensions in xarray's _ARRAY_DIMENSIONS: they become shared
  * dimensions of the root group, as netCDF-C infers them, so that saving the store keeps the
  * names. A name already defined with another size stays anonymous for this array. */
@@ -509,6 +482,15 @@ herr_t ncztr_array_setup_loaded(ncztr_obj *o, json_t *nca, json_t *zattrs, const
             a->storage = NCZTR_STORAGE_CONTIGUOUS;
         else if (st && !strcmp(st, "compact"))
             a->storage = NCZTR_STORAGE_COMPACT;
+        json_t *fz = json_object_get(nca, "fill_zero");
+        if (fz && json_is_integer(fz) && json_integer_value(fz) == 1 && !za->has_fill &&
+            za->dtype.tclass == NCZTR_T_STRUCT) {
+            /* a large record's zero fill value, not written out (ncztr_zarray_fill_elided) */
+            free(za->fill);
+            za->fill = calloc(1, za->dtype.size);
+            NCZ_CHECK_ALLOC(za->fill, FAIL);
+            za->has_fill = 1;
+        }
         json_t *fs = json_object_get(nca, "fixedstring");
         fixedstring = fs && ((json_is_integer(fs) && json_integer_value(fs)) || json_is_true(fs));
         json_t *refs = json_object_get(nca, "dimension_references");
@@ -594,8 +576,10 @@ herr_t ncztr_array_setup_loaded(ncztr_obj *o, json_t *nca, json_t *zattrs, const
             NCZ_GOTO(FAIL, NCZ_E_FORMAT, "%s: \"_nczarr_array.hdf5_type\" must be a string", key);
         if ((a->type = ncztr_type_decode(json_string_value(ht), key)) < 0)
             NCZ_GOTO_QUIET(FAIL);
-        if (check_kept_type(a, key) < 0)
+        if (ncztr_array_check_kept_type(a, key) < 0)
             NCZ_GOTO_QUIET(FAIL);
+        if (za->dtype.tclass == NCZTR_T_VLEN)
+            za->vlen_kind = 'j';
         a->vlen_string = false;
     } else if (za->dtype.tclass == NCZTR_T_STRUCT) {
         /* a structured array from another writer: its packed compound type */

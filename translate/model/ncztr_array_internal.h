@@ -32,6 +32,15 @@ herr_t ncztr_array_text_fill_from_dcpl(hid_t dcpl, hid_t type, ncztr_zarray *za,
 /* A variable-length sequence type of numbers as zarr-python's object dtype with the
  * "vlen-array" filter (za's dtype, vlen_base and filters); NOTREPR for sequences of
  * anything else. */
+/* Whether a dataset of this type stores one JSON text per element ('j' arrays): values with
+ * variable-length parts inside (strings in compounds or arrays, sequences of anything but
+ * plain numbers), no references. */
+bool ncztr_array_json_elems(hid_t type);
+/* A kept exact type ("_nczarr_array.hdf5_type") must describe the stored bytes: an enum,
+ * bitfield or opaque type over the dtype's integers, a compound, array or raw number whose
+ * structured dtype is the one in the metadata, a type with variable-length parts for
+ * "vlen-utf8" JSON texts. FAIL naming key otherwise. */
+herr_t ncztr_array_check_kept_type(const ncztr_array *a, const char *key);
 herr_t ncztr_vlen_from_hdf5(hid_t type, const char *name, ncztr_zarray *za);
 
 /* The array's own creation plist (not a copy), built when missing. */

@@ -18,8 +18,27 @@ hid_t ncztr_vlen_string_type(H5T_cset_t cset)
     return t;
 }
 
+bool ncztr_array_json_elems(hid_t type)
+{
+    H5T_class_t c = H5Tget_class(type);
+    if ((c != H5T_VLEN && c != H5T_COMPOUND && c != H5T_ARRAY) || !ncztr_type_has_parts(type) ||
+        ncztr_type_has_ref(type))
+        return false;
+    if (c != H5T_VLEN)
+        return true;
+    /* sequences of plain numbers are numcodecs' "vlen-array" */
+    hid_t b = H5Tget_super(type);
+    H5T_class_t bc = b >= 0 ? H5Tget_class(b) : H5T_NO_CLASS;
+    bool numbers = (bc == H5T_INTEGER || bc == H5T_FLOAT) && !ncztr_type_is_raw(b) && !ncztr_is_half_float(b);
+    if (b >= 0)
+        H5Tclose(b);
+    return !numbers;
+}
+
 hid_t ncztr_array_elem_type(const ncztr_array *a)
 {
+    if (a->za.dtype.tclass == NCZTR_T_VLEN && a->za.vlen_kind == 'j')
+        return H5Tcopy(a->type);
     if (a->za.dtype.tclass == NCZTR_T_VLEN && a->za.vlen_kind == 'u')
         return ncztr_vlen_string_type(H5T_CSET_UTF8);
     if (a->za.utf32) { /* 4n bytes of NUL-padded UTF-8 above the chain (ncztr_c_utf32.c) */
@@ -164,5 +183,58 @@ done:
     json_decref(fl);
     if (base >= 0)
         H5Tclose(base);
+    return ret;
+}
+
+/* A kept exact type must describe the stored bytes: an enum over the dtype's integers, a
+ * compound/array whose structured dtype is the one in .zarray. */
+herr_t ncztr_array_check_kept_type(const ncztr_array *a, const char *key)
+{
+    herr_t ret = SUCCEED;
+    json_t *sj = NULL;
+    hid_t base = H5I_INVALID_HID;
+    const ncztr_zarray *za = &a->za;
+    if (za->dtype.tclass == NCZTR_T_VLEN) {
+        /* JSON texts: any type whose values have variable-length parts */
+        if (za->vlen_kind != 'u' || !ncztr_array_json_elems(a->type) || ncztr_cvalue_check(a->type, key) < 0)
+            NCZ_GOTO(FAIL, NCZ_E_FORMAT,
+                     "%s: the kept HDF5 type of an object array must have variable-length parts, its "
+                     "values stored as \"vlen-utf8\" JSON texts",
+                     key);
+        NCZ_GOTO_QUIET(SUCCEED);
+    }
+    if (ncztr_type_is_raw(a->type)) /* one "|V<n>" field */
+        goto structured;
+    switch (H5Tget_class(a->type)) {
+    case H5T_ENUM:
+    case H5T_BITFIELD:
+    case H5T_OPAQUE: {
+        ncztr_dtype dt;
+        base = H5Tget_class(a->type) == H5T_ENUM ? H5Tget_super(a->type) : ncztr_bits_base(a->type);
+        if (base < 0 || ncztr_dtype_from_hdf5(base, 0, key, &dt) < 0 || za->dtype.tclass == NCZTR_T_STRUCT ||
+            strcmp(dt.zarr, za->dtype.zarr) != 0)
+            NCZ_GOTO(FAIL, NCZ_E_FORMAT, "%s: the kept HDF5 enum type does not match dtype %s", key,
+                     za->dtype.zarr);
+        break;
+    }
+    case H5T_COMPOUND:
+    case H5T_ARRAY:
+    structured:
+        if (za->dtype.tclass != NCZTR_T_STRUCT || !(sj = ncztr_struct_from_hdf5(a->type, key)) ||
+            !json_equal(sj, za->structured))
+            NCZ_GOTO(FAIL, NCZ_E_FORMAT, "%s: the kept HDF5 %s type does not match the structured dtype", key,
+                     H5Tget_class(a->type) == H5T_ARRAY ? "array" : "compound");
+        break;
+    default:
+        NCZ_GOTO(FAIL, NCZ_E_FORMAT,
+                 "%s: the kept HDF5 type is not an enum, bitfield, opaque, compound or array type", key);
+    }
+done:
+    json_decref(sj);
+    if (base >= 0) {
+        hid_t es = ncz_err_save();
+        H5Tclose(base);
+        ncz_err_restore(es);
+    }
     return ret;
 }

@@ -3,6 +3,8 @@
 #include "ncztr_format.h"
 #include "ncztr_model_internal.h"
 
+#include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -83,6 +85,8 @@ static void obj_free(ncztr_obj *o)
     free(o->target_path);
     free(o->ext_file);
     free(o->name);
+    free(o->esc_key);
+    free(o->esc_from);
     free(o);
 }
 
@@ -178,36 +182,6 @@ char *ncztr_obj_key(const ncztr_obj *o)
     return build_path(o, false);
 }
 
-/* keyless: the name of an alias, which names no key, so the file systems' 255 bytes do
- * not limit it. */
-herr_t ncztr_check_link_name(const char *name, const char *what, bool keyless)
-{
-    if (!name || !*name)
-        return NCZ_PUSH(NCZ_E_ARGS, "%s name is empty", what);
-    if (strcmp(name, ".") == 0 || strcmp(name, "..") == 0)
-        return NCZ_PUSH(NCZ_E_ARGS, "%s name \"%s\" is not allowed in a Zarr store", what, name);
-    if (!keyless && strlen(name) > 255)
-        return NCZ_PUSH(NCZ_E_ARGS, "%s name \"%.40s...\" is longer than 255 bytes", what, name);
-    for (const unsigned char *p = (const unsigned char *)name; *p; p++)
-        if (*p < 0x20 || *p == 0x7f || *p == '/' || *p == '\\')
-            return NCZ_PUSH(NCZ_E_ARGS, "%s name \"%s\" contains a character not allowed in a Zarr key", what,
-                            name);
-    if (name[0] == '.')
-        return NCZ_PUSH(NCZ_E_ARGS, "%s name \"%s\" starts with '.', which Zarr reserves for metadata keys",
-                        what, name);
-    return SUCCEED;
-}
-
-herr_t ncztr_check_name(const char *name, const char *what)
-{
-    return ncztr_check_link_name(name, what, false);
-}
-
-herr_t ncztr_check_alias_name(const char *name)
-{
-    return ncztr_check_link_name(name, "hard link", true);
-}
-
 static herr_t resolve_new(ncztr_obj *base, const char *path, bool create_intermediate, ncztr_obj **parent,
                           char **leaf, bool keyless);
 
@@ -287,28 +261,12 @@ done:
     return ret;
 }
 
-herr_t ncztr_check_key_room(const ncztr_obj *parent, const char *name, size_t extra)
-{
-    char *pk = ncztr_obj_key(parent);
-    if (!pk)
-        return FAIL;
-    size_t len = strlen(pk) + (*pk ? 1 : 0) + strlen(name) + extra;
-    free(pk);
-    size_t max = nczm_key_max(parent->file->map);
-    if (len > max)
-        return NCZ_PUSH(
-            NCZ_E_NOTREPR,
-            "cannot create \"%s\": its keys would be %zu bytes long, more than the %zu bytes this "
-            "store allows",
-            name, len, max);
-    return SUCCEED;
-}
-
 herr_t ncztr_group_create(ncztr_obj *parent, const char *name, ncztr_obj **out)
 {
     if (parent->file->readonly)
         return NCZ_PUSH(NCZ_E_ARGS, "cannot create group \"%s\": the store is open read-only", name);
-    if (ncztr_check_name(name, "group") < 0 || ncztr_check_key_room(parent, name, ncztr_meta_key_extra()) < 0)
+    if (ncztr_check_link_name(name, "group", false) < 0 ||
+        ncztr_check_key_room(parent, name, ncztr_meta_key_extra()) < 0)
         return FAIL;
     ncztr_obj *g = ncztr_obj_new(parent->file, NCZTR_GROUP, name);
     if (!g)
@@ -468,11 +426,9 @@ herr_t ncztr_attr_create(ncztr_obj *o, const char *name, hid_t type, hid_t space
             NCZ_GOTO_QUIET(FAIL);
         o->file->has_ref_attrs = true;
     } else if (ncztr_cattr_is_special(type)) {
-        /* enum/compound/array/half: every member must have a JSON form */
-        hid_t st = ncztr_ctype_storage(type, name);
-        if (st < 0)
+        /* enum/compound/array/sequence/half/raw: every member must have a JSON form */
+        if (ncztr_cvalue_check(type, name) < 0)
             NCZ_GOTO_QUIET(FAIL);
-        H5Tclose(st);
     } else if (ncztr_dtype_from_hdf5(type, NCZTR_DEFAULT_MAXSTRLEN, name, &dt) < 0) {
         NCZ_GOTO_QUIET(FAIL);
     }
@@ -642,6 +598,13 @@ static void free_vlen_strings(hid_t t, void *data, size_t n)
         }
 }
 
+/* Values with variable-length parts other than plain strings (sequences, strings inside
+ * compounds or arrays): converted through JSON (ncztr_cvalue_convert). */
+static bool has_nested_parts(hid_t type)
+{
+    return ncztr_cattr_is_special(type) && ncztr_type_has_parts(type);
+}
+
 herr_t ncztr_attr_write(ncztr_obj *o, ncztr_attr *a, hid_t mem_type, const void *buf)
 {
     if (a->deleted)
@@ -656,11 +619,16 @@ herr_t ncztr_attr_write(ncztr_obj *o, ncztr_attr *a, hid_t mem_type, const void 
     void *nd = calloc(a->val.nelem ? a->val.nelem : 1, esz);
     if (!nd)
         return NCZ_PUSH(NCZ_E_NOMEM, "out of memory writing attribute \"%s\"", a->name);
-    if (convert_values(mem_type, buf, a->val.type, nd, a->val.nelem, a->name, a->val.data) < 0) {
+    bool parts = has_nested_parts(a->val.type);
+    if ((parts ? ncztr_cvalue_convert(mem_type, buf, a->val.type, nd, a->val.nelem, a->name)
+               : convert_values(mem_type, buf, a->val.type, nd, a->val.nelem, a->name, a->val.data)) < 0) {
         free(nd);
         return FAIL;
     }
-    free_vlen_strings(a->val.type, a->val.data, a->val.nelem);
+    if (parts)
+        ncztr_refval_free(a->val.type, a->val.data, a->val.nelem);
+    else
+        free_vlen_strings(a->val.type, a->val.data, a->val.nelem);
     free(a->val.data);
     a->val.data = nd;
     o->attrs_dirty = true;
@@ -677,6 +645,8 @@ herr_t ncztr_attr_read(const ncztr_obj *o, const ncztr_attr *a, hid_t mem_type, 
         return SUCCEED;
     if (ncztr_type_has_ref(a->val.type))
         return ncztr_attr_read_refs(o, a, mem_type, buf);
+    if (has_nested_parts(a->val.type))
+        return ncztr_cvalue_convert(a->val.type, a->val.data, mem_type, buf, a->val.nelem, a->name);
     return convert_values(a->val.type, a->val.data, mem_type, buf, a->val.nelem, a->name, buf);
 }
 

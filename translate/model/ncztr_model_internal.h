@@ -79,7 +79,10 @@ struct ncztr_array {
 
 struct ncztr_obj {
     ncztr_objkind kind;
-    char *name;        /* link name in the parent ("" for the root) */
+    char *name; /* link name in the parent ("" for the root) */
+    /* the key name, when the link name cannot be one (ncztr_key_escape), and the name it
+     * was made from: remade when the name changed */
+    char *esc_key, *esc_from;
     ncztr_obj *parent; /* NULL for the root or once unlinked */
     ncztr_file *file;
     uint64_t id;     /* object token (ncztr_ids.c): unique among live objects, kept across
@@ -254,6 +257,14 @@ void ncztr_ds_scale_attrs(const ncztr_obj *o, bool *scale, bool *dimonly);
 herr_t ncztr_ds_add_text(ncztr_obj *o, const char *name, const char *text);
 /* The name of o's key in its group: NCZTR_NON_COORD dropped. */
 const char *ncztr_obj_keyname(const ncztr_obj *o);
+/* The key name standing for a link name a Zarr key cannot hold: one starting with '.'
+ * (Zarr's metadata keys), holding a control character or '\\' (a separator for some Zarr
+ * readers), or longer than 255 bytes (a file name's limit). Those bytes become %XX, with a
+ * '_' before a leading one (netCDF-C's rule for a name's first character); past 200 bytes
+ * the rest becomes "~" and 16 hex digits of a hash of the whole name. The group keeps
+ * {key name: link name} in "_nczarr_group.hdf5_names". NULL when the name is a key name as
+ * it is; malloc'ed otherwise (NULL, pushed, when out of memory: *failed set). */
+char *ncztr_key_escape(const char *name, bool *failed);
 
 /* The key under which an anonymous dataset keeps its chunks until it is linked
  * (ncztr_anon.c). */

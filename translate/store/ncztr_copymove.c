@@ -30,10 +30,15 @@ static char *child_key(const ncztr_obj *parent, const ncztr_obj *o, const char *
     size_t pl = strlen(NCZTR_NON_COORD);
     if (o->kind == NCZTR_ARRAY && strncmp(new_name, NCZTR_NON_COORD, pl) == 0 && new_name[pl])
         new_name += pl; /* see ncztr_obj_keyname */
-    char *pk = ncztr_obj_key(parent), *k = pk ? nczm_key_join(pk, new_name) : NULL;
+    bool failed = false;
+    char *esc = ncztr_key_escape(new_name, &failed); /* see ncztr_obj_keyname */
+    if (failed)
+        return NULL;
+    char *pk = ncztr_obj_key(parent), *k = pk ? nczm_key_join(pk, esc ? esc : new_name) : NULL;
     if (pk && !k)
         NCZ_PUSH(NCZ_E_NOMEM, "out of memory building the key of \"%s\"", new_name);
     free(pk);
+    free(esc);
     return k;
 }
 
@@ -302,7 +307,8 @@ static herr_t copy_rec(ncztr_obj *src, ncztr_obj *parent, const char *name, unsi
         *out = NULL;
         if (t)
             return ncztr_alias_create(t, parent, name);
-        if (ncztr_check_name(name, "link") < 0 || !(c = ncztr_obj_new(parent->file, NCZTR_ALIAS, name)))
+        if (ncztr_check_link_name(name, "link", true) < 0 ||
+            !(c = ncztr_obj_new(parent->file, NCZTR_ALIAS, name)))
             return FAIL;
         if (!(c->target_path = strdup(src->target_path ? src->target_path : "/")) ||
             ncztr_obj_attach(parent, c) < 0) {

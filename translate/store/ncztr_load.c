@@ -305,7 +305,26 @@ typedef struct child_list {
     size_t n, na; /* names[0..na) are listed arrays (NCZarr) */
     bool pure;
     const nczm_list *present; /* the group's listing, or NULL: probe every name */
+    json_t *hdf5_names;       /* "_nczarr_group.hdf5_names" {key name: link name}, or NULL */
 } child_list;
+
+/* The link name of the child stored under key name nm: the group's "hdf5_names" entry when
+ * it escapes to nm (ncztr_key_escape), else nm. */
+static const char *link_name(json_t *hdf5_names, const char *nm)
+{
+    const char *hn = json_is_object(hdf5_names) ? json_string_value(json_object_get(hdf5_names, nm)) : NULL;
+    if (!hn || ncztr_check_link_name(hn, "link", false) < 0) {
+        H5Eclear2(H5E_DEFAULT);
+        return nm;
+    }
+    bool failed = false;
+    char *k = ncztr_key_escape(hn, &failed);
+    bool same = k && strcmp(k, nm) == 0;
+    free(k);
+    if (failed)
+        H5Eclear2(H5E_DEFAULT);
+    return same ? hn : nm;
+}
 
 static bool listed(const nczm_list *l, const char *name)
 {
@@ -414,7 +433,8 @@ static herr_t load_batch(loader *L, ncztr_obj *g, const char *key, const child_l
             continue;
         if (cl->pure && !has_zg && !has_za)
             continue; /* a chunk or a stray key */
-        if (ncztr_child(g, nm))
+        const char *ln = link_name(cl->hdf5_names, nm);
+        if (ncztr_child(g, ln))
             continue; /* listed twice */
         char *ck = nczm_key_join(key, nm);
         NCZ_CHECK_ALLOC(ck, FAIL);
@@ -426,7 +446,7 @@ static herr_t load_batch(loader *L, ncztr_obj *g, const char *key, const child_l
                 free(ck);
                 NCZ_GOTO(FAIL, NCZ_E_FORMAT, "group \"%s\": %s", nm, zg_err ? zg_err : zat_err);
             }
-            c = ncztr_obj_new(L->f, NCZTR_GROUP, nm);
+            c = ncztr_obj_new(L->f, NCZTR_GROUP, ln);
             if (!c || ncztr_obj_attach(g, c) < 0) {
                 ncztr_obj_unref(c);
                 free(ck);
@@ -437,7 +457,7 @@ static herr_t load_batch(loader *L, ncztr_obj *g, const char *key, const child_l
                 NCZ_GOTO_QUIET(FAIL);
             }
         } else if ((cl->pure && has_za) || want_array) {
-            c = ncztr_obj_new(L->f, NCZTR_ARRAY, nm);
+            c = ncztr_obj_new(L->f, NCZTR_ARRAY, ln);
             if (!c || ncztr_obj_attach(g, c) < 0) {
                 ncztr_obj_unref(c);
                 free(ck);
@@ -485,12 +505,12 @@ done:
     return ret;
 }
 
-static herr_t load_children(loader *L, ncztr_obj *g, const char *key, size_t na, const char **arrays,
-                            size_t ng, const char **groups, bool pure)
+static herr_t load_children(loader *L, ncztr_obj *g, const char *key, json_t *hdf5_names, size_t na,
+                            const char **arrays, size_t ng, const char **groups, bool pure)
 {
     herr_t ret = SUCCEED;
     nczm_list names = {0}, present = {0};
-    child_list cl = {NULL, 0, na, pure, NULL};
+    child_list cl = {NULL, 0, na, pure, NULL, hdf5_names};
     if (pure) {
         if (list_pure(L, key, &names) < 0)
             NCZ_GOTO_QUIET(FAIL);
@@ -567,13 +587,15 @@ static herr_t load_group(loader *L, ncztr_obj *g, json_t *zattrs, const char *ke
     }
     if (ncztr_load_attrs(g, zattrs, zkey) < 0)
         NCZ_GOTO_QUIET(FAIL);
-    if (!(pure && absent) && load_children(L, g, key, na, arrays, ng, groups, pure) < 0)
+    if (!(pure && absent) && load_children(L, g, key, ng_obj ? json_object_get(ng_obj, "hdf5_names") : NULL,
+                                           na, arrays, ng, groups, pure) < 0)
         NCZ_GOTO_QUIET(FAIL);
     if (ng_obj && ncztr_alias_load(g, json_object_get(ng_obj, "hdf5_links"), zkey) < 0)
         NCZ_GOTO_QUIET(FAIL);
     if (nvisible != SIZE_MAX)
         for (size_t i = nvisible; i < na; i++) {
-            ncztr_obj *c = ncztr_child(g, arrays[i]);
+            ncztr_obj *c =
+                ncztr_child(g, link_name(ng_obj ? json_object_get(ng_obj, "hdf5_names") : NULL, arrays[i]));
             if (c && c->kind == NCZTR_ARRAY && c->arr)
                 c->arr->nc_hidden = true;
         }

@@ -43,6 +43,37 @@ static void attr_extras(ncztr_attr *a, json_t *ashapes, json_t *acsets)
     a->val.space = s;
 }
 
+/* A list of fixed-length strings comes back as variable-length strings (NCZarr's
+ * convention for "|Sn" lists): made the kept fixed-length type again. */
+static herr_t to_fixed_strings(ncztr_attrval *v, hid_t t, const char *name)
+{
+    if (H5Tequal(v->type, t) > 0)
+        return SUCCEED;
+    size_t sz = H5Tget_size(t);
+    void *d = calloc(v->nelem ? v->nelem : 1, sz);
+    hid_t nt = H5Tcopy(t);
+    if (!d || nt < 0) {
+        free(d);
+        if (nt >= 0)
+            H5Tclose(nt);
+        return NCZ_PUSH(NCZ_E_NOMEM, "out of memory");
+    }
+    if (ncztr_convert(v->type, v->data, t, d, v->nelem, name) < 0) {
+        free(d);
+        H5Tclose(nt);
+        return FAIL;
+    }
+    hid_t sp = v->space;
+    size_t n = v->nelem;
+    v->space = H5I_INVALID_HID;
+    ncztr_attrval_clear(v);
+    v->type = nt;
+    v->space = sp;
+    v->nelem = n;
+    v->data = d;
+    return SUCCEED;
+}
+
 /* What the store has for an attribute that cannot be read, to write it back unchanged
  * (see ncztr_attr.raw). */
 static herr_t unreadable_raw(ncztr_attr *a, json_t *val, json_t *type, json_t *ashapes, json_t *atype)
@@ -244,8 +275,15 @@ herr_t ncztr_load_attrs(ncztr_obj *o, json_t *zattrs, const char *key)
             if (refs) {
                 got = load_ref_attr(a, val, t, ashapes);
                 o->file->has_ref_attrs = true;
-            } else if (t >= 0 && ncztr_cattr_is_special(t))
-                got = ncztr_cattr_from_json(name, val, t, &a->val);
+            } else if (t >= 0 && ncztr_cattr_is_special(t)) {
+                json_t *sh = json_is_object(ashapes) ? json_object_get(ashapes, name) : NULL;
+                got = ncztr_cattr_from_json(name, val, t, json_is_array(sh) && json_array_size(sh) == 0,
+                                            &a->val);
+            } else if (t >= 0 && H5Tget_class(t) == H5T_STRING && H5Tis_variable_str(t) == 0) {
+                got = ncztr_attr_decode(name, val, type, &a->val, &a->load_warning);
+                if (got >= 0 && (got = to_fixed_strings(&a->val, t, name)) < 0)
+                    ncztr_attrval_clear(&a->val);
+            }
             if (t >= 0)
                 H5Tclose(t);
             if (got < 0 && !refs)

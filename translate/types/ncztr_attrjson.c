@@ -58,14 +58,8 @@ void ncztr_attrval_clear(ncztr_attrval *val)
     }
     if (val->space >= 0 && H5Iis_valid(val->space) <= 0)
         val->space = H5I_INVALID_HID;
-    if (val->data && val->type >= 0 && ncztr_type_has_ref(val->type))
+    if (val->data && val->type >= 0 && ncztr_type_has_parts(val->type))
         ncztr_refval_free(val->type, val->data, val->nelem);
-    else if (val->data && val->type >= 0 && H5Tget_class(val->type) == H5T_STRING &&
-             H5Tis_variable_str(val->type) > 0) {
-        char **s = val->data;
-        for (size_t i = 0; i < val->nelem; i++)
-            free(s[i]);
-    }
     free(val->data);
     if (val->type >= 0)
         H5Tclose(val->type);
@@ -104,8 +98,8 @@ herr_t ncztr_attrval_copy(const ncztr_attrval *src, ncztr_attrval *dst)
         for (size_t i = 0; i < src->nelem; i++)
             if (s[i] && !(d[i] = strdup(s[i])))
                 NCZ_GOTO(FAIL, NCZ_E_NOMEM, "out of memory copying an attribute value");
-    } else if (ncztr_type_has_ref(src->type)) {
-        /* object ids, with variable-length parts of their own */
+    } else if (ncztr_type_has_parts(src->type)) {
+        /* object ids, variable-length parts */
         if (ncztr_refval_copy(src->type, src->data, v.data, src->nelem, "attribute value copy") < 0)
             NCZ_GOTO_QUIET(FAIL);
     } else if (src->nelem) {

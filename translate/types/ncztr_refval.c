@@ -52,8 +52,8 @@ static bool needs_walk(hid_t t)
     H5T_class_t c = H5Tget_class(t);
     if (c == H5T_REFERENCE)
         return H5Tget_size(t) == sizeof(H5R_ref_t);
-    if (c == H5T_VLEN)
-        return H5Tis_variable_str(t) <= 0;
+    if (c == H5T_VLEN || c == H5T_STRING)
+        return H5Tis_variable_str(t) > 0 || c == H5T_VLEN;
     if (c == H5T_COMPOUND) {
         int nm = H5Tget_nmembers(t);
         for (int i = 0; i < nm; i++) {
@@ -73,6 +73,11 @@ static bool needs_walk(hid_t t)
     if (s >= 0)
         H5Tclose(s);
     return r;
+}
+
+bool ncztr_type_has_parts(hid_t type)
+{
+    return needs_walk(type);
 }
 
 uint64_t ncztr_refval_slot_id(const void *slot)
@@ -181,10 +186,27 @@ done:
     return ret;
 }
 
+/* A variable-length string: freed, or copied (in every other mode that makes a value). */
+static herr_t walk_str(const walk *w, const unsigned char *src, unsigned char *dst)
+{
+    char *s, *d = NULL;
+    memcpy(&s, src, sizeof s);
+    if (w->mode == W_FREE)
+        free(s);
+    if (w->mode == W_FREE || w->mode == W_IDS)
+        return SUCCEED;
+    if (s && !(d = strdup(s)))
+        return NCZ_PUSH(NCZ_E_NOMEM, "out of memory");
+    memcpy(dst, &d, sizeof d);
+    return SUCCEED;
+}
+
 static herr_t walk_elem(const walk *w, hid_t t, const unsigned char *src, unsigned char *dst)
 {
     herr_t ret = SUCCEED;
     H5T_class_t c = H5Tget_class(t);
+    if (c == H5T_STRING && H5Tis_variable_str(t) > 0)
+        return walk_str(w, src, dst);
     if (c == H5T_REFERENCE && H5Tget_size(t) == sizeof(H5R_ref_t))
         return walk_ref(w, src, dst);
     if (c == H5T_VLEN && H5Tis_variable_str(t) <= 0)

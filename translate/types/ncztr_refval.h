@@ -23,6 +23,9 @@ typedef herr_t (*ncztr_ref_out_fn)(void *ctx, uint64_t id, H5R_ref_t *ref);
  * Old-style references (H5T_STD_REF_OBJ, _DSETREG) are not counted: HDF5 refuses them for
  * non-native files before they reach the connector. */
 bool ncztr_type_has_ref(hid_t type);
+/* Whether values of type own memory: references, variable-length sequences or strings,
+ * anywhere in it (what the walks below visit; a string is malloc'ed, a copy strdup'ed). */
+bool ncztr_type_has_parts(hid_t type);
 /* Whether it holds HDF5's deprecated references (H5T_STD_REF_OBJ, H5T_STD_REF_DSETREG),
  * which HDF5 lets only its native connector make (H5Rcreate). */
 bool ncztr_type_has_old_ref(hid_t type);

@@ -182,10 +182,28 @@ hid_t ncztr_type_decode(const char *b64, const char *what);
  * netCDF-C reads as the JSON's text). */
 herr_t ncztr_cattr_to_json(const char *name, const ncztr_attrval *val, json_t **value,
                            char dtype[NCZTR_DTYPE_MAX]);
-/* Decodes a value written by ncztr_cattr_to_json for the exact type `type` (copied). */
-herr_t ncztr_cattr_from_json(const char *name, json_t *value, hid_t type, ncztr_attrval *out);
-/* One element of a number, enum, fixed string, compound or array type as that JSON, and
- * back (elem: H5Tget_size(type) bytes). */
+/* Decodes a value written by ncztr_cattr_to_json for the exact type `type` (copied);
+ * scalar: the store says the value is one element (its shape kept as []), else a list is
+ * a list of elements unless its nesting says it is one element. */
+herr_t ncztr_cattr_from_json(const char *name, json_t *value, hid_t type, bool scalar, ncztr_attrval *out);
+/* Whether every value of type has a JSON form (numbers, strings fixed or variable-length,
+ * enums, bitfields, opaque and raw bytes, compounds, arrays, variable-length sequences);
+ * NCZ_E_NOTREPR naming `what` and the class otherwise. */
+herr_t ncztr_cvalue_check(hid_t type, const char *what);
+/* n values of src_t -> dst_t through their JSON form (members matched by name, numbers
+ * range-checked), for types with variable-length parts, whose HDF5 conversion would share
+ * or free memory that belongs to the other side. dst's parts are malloc'ed; on failure
+ * they are freed and dst zeroed. */
+herr_t ncztr_cvalue_convert(hid_t src_t, const void *src, hid_t dst_t, void *dst, size_t n, const char *what);
+/* A number or bit pattern no Zarr dtype describes: floats other than IEEE binary16/32/64
+ * (x87 long double, IBM or VAX formats), integers not of 1, 2, 4 or 8 bytes or in VAX
+ * byte order, opaque types and bitfields not of 1, 2, 4 or 8 bytes. Stored as its bytes
+ * (a "|V<n>" field; in JSON the Base64 of the bytes), the exact type kept. */
+bool ncztr_type_is_raw(hid_t type);
+/* One element of a number, enum, string, compound, array or sequence type as that JSON,
+ * and back (elem: H5Tget_size(type) bytes, zeroed before a decode; the variable-length
+ * parts a decode makes are malloc'ed: ncztr_refval_free or H5Treclaim frees them). A
+ * variable-length string is a JSON string (NULL: null), a sequence a list. */
 json_t *ncztr_celem_to_json(hid_t type, const void *elem, const char *what);
 herr_t ncztr_celem_from_json(hid_t type, const json_t *j, void *elem, const char *what);
 

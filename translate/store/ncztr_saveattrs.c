@@ -1,0 +1,178 @@
+/* An object's attributes in its .zattrs (NCZarr's JSON attribute convention, with the
+ * exact HDF5 types, shapes and name character sets NCZarr has no place for). */
+#include "ncztr_save_internal.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* A list of fixed-length strings reads back as variable-length strings (NCZarr's "|Sn"
+ * lists): its type is kept too. */
+static bool fixed_string_list(const ncztr_attr *a)
+{
+    return a->val.nelem > 1 && H5Tget_class(a->val.type) == H5T_STRING &&
+           H5Tis_variable_str(a->val.type) == 0 && H5Tget_size(a->val.type) > 1;
+}
+
+/* What NCZarr has no place for in an attribute: the shape of a rank > 1 attribute (its
+ * value is stored flattened) or of a 1-D one without elements (the value [] alone means
+ * H5S_NULL) into "_nczarr_attr.hdf5.ashapes", the character encoding of its name into
+ * "_nczarr_attr.hdf5.acsets". An unreadable attribute keeps the shape it was found with. */
+static herr_t attr_extras(const ncztr_attr *a, json_t *ashapes, json_t *acsets)
+{
+    json_t *raw_shape = a->load_error ? json_object_get(a->raw, "ashape") : NULL;
+    if (raw_shape && json_object_set(ashapes, a->name, raw_shape) < 0)
+        return NCZ_PUSH(NCZ_E_NOMEM, "out of memory");
+    int rank = a->load_error ? 0 : H5Sget_simple_extent_ndims(a->val.space);
+    if (rank > 1 || (rank == 1 && a->val.nelem == 0)) {
+        hsize_t dims[H5S_MAX_RANK];
+        bool ok = true;
+        json_t *l = json_array();
+        if (!l || H5Sget_simple_extent_dims(a->val.space, dims, NULL) < 0) {
+            json_decref(l);
+            return NCZ_PUSH(NCZ_E_HDF5, "attribute \"%s\": cannot read its dataspace", a->name);
+        }
+        for (int k = 0; k < rank; k++)
+            jadd(&ok, l, json_integer((json_int_t)dims[k]));
+        if (!ok) {
+            json_decref(l);
+            return NCZ_PUSH(NCZ_E_NOMEM, "out of memory");
+        }
+        if (json_object_set_new(ashapes, a->name, l) < 0)
+            return NCZ_PUSH(NCZ_E_NOMEM, "out of memory");
+    }
+    if (a->name_cset != H5T_CSET_ASCII &&
+        json_object_set_new(acsets, a->name, json_integer(a->name_cset)) < 0)
+        return NCZ_PUSH(NCZ_E_NOMEM, "out of memory");
+    return SUCCEED;
+}
+
+/* An attribute that could not be read goes back as the store had it: value, types entry
+ * and kept HDF5 type (see ncztr_attr.raw). types is NULL for pure Zarr. */
+static herr_t unreadable_attr(const ncztr_attr *a, json_t *j, json_t *types, json_t **atypes)
+{
+    json_t *type = json_object_get(a->raw, "type"), *atype = json_object_get(a->raw, "atype");
+    if (json_object_set(j, a->name, json_object_get(a->raw, "value")) < 0 ||
+        (types && type && json_object_set(types, a->name, type) < 0))
+        return NCZ_PUSH(NCZ_E_NOMEM, "out of memory");
+    if (types && atype &&
+        ((!*atypes && !(*atypes = json_object())) || json_object_set(*atypes, a->name, atype) < 0))
+        return NCZ_PUSH(NCZ_E_NOMEM, "out of memory");
+    return SUCCEED;
+}
+
+/* References are written as the paths their objects have now (renames before the save
+ * are followed); one to an object no longer in the store as null. */
+static herr_t ref_path(void *ctx, uint64_t id, char **path)
+{
+    ncztr_obj *t = ncztr_find_by_id(ctx, id);
+    *path = NULL;
+    if (t && !(*path = ncztr_obj_path(t)))
+        return FAIL;
+    return SUCCEED;
+}
+
+/* A value holding references (see ncztr_refattr_to_json); a scalar whose element is a
+ * JSON list keeps the shape [] to be told from a list of elements. */
+static herr_t ref_attr_json(ncztr_file *f, const ncztr_attr *a, json_t **v, char dtype[NCZTR_DTYPE_MAX],
+                            json_t *ashapes)
+{
+    if (ncztr_refattr_to_json(a->name, &a->val, ref_path, f, v, dtype) < 0)
+        return FAIL;
+    if (H5Sget_simple_extent_type(a->val.space) == H5S_SCALAR && ncztr_reftype_elem_is_list(a->val.type) &&
+        json_object_set_new(ashapes, a->name, json_array()) < 0)
+        return NCZ_PUSH(NCZ_E_NOMEM, "out of memory");
+    return SUCCEED;
+}
+
+/* A floating-point array's "_FillValue" in a Zarr v3 store, as xarray writes and reads it
+ * there: the Base64 of the value as a little-endian float64 (see xarray_fill in
+ * ncztr_loadattrs.c). *v is replaced; left alone for other attributes. */
+static herr_t xarray_fill_json(const ncztr_obj *o, const ncztr_attr *a, json_t **v,
+                               char dtype[NCZTR_DTYPE_MAX])
+{
+    const ncztr_zarray *za = o->kind == NCZTR_ARRAY && o->arr ? &o->arr->za : NULL;
+    H5T_class_t c = H5Tget_class(a->val.type);
+    if (o->file->zarr_format != 3 || !za || strcmp(a->name, "_FillValue") != 0 || a->val.nelem != 1 ||
+        (c != H5T_INTEGER && c != H5T_FLOAT) || za->complex || za->dtype.tclass != NCZTR_T_FLOAT)
+        return SUCCEED;
+    unsigned char buf[32];
+    size_t asz = H5Tget_size(a->val.type);
+    if (asz > sizeof buf)
+        return SUCCEED;
+    memcpy(buf, a->val.data, asz);
+    if (H5Tconvert(a->val.type, H5T_IEEE_F64LE, 1, buf, NULL, H5P_DEFAULT) < 0)
+        return NCZ_PUSH(NCZ_E_HDF5, "attribute \"_FillValue\" of \"%s\": cannot convert it to float64",
+                        o->name);
+    char *b64 = ncztr_b64_encode(buf, 8);
+    json_t *nv = b64 ? json_string(b64) : NULL;
+    free(b64);
+    if (!nv)
+        return NCZ_PUSH(NCZ_E_NOMEM, "out of memory");
+    json_decref(*v);
+    *v = nv;
+    snprintf(dtype, NCZTR_DTYPE_MAX, "%s", za->dtype.zarr);
+    return SUCCEED;
+}
+
+/* The "_FillValue" attribute of a text array of a Zarr v3 store is left out: xarray fails
+ * to open a group holding one (its FillValueCoder decodes numbers only), and the array's own
+ * "fill_value" holds the same value (netCDF and HDF5 programs read it from there). */
+static bool text_fill_attr(const ncztr_obj *o, const ncztr_attr *a)
+{
+    const ncztr_zarray *za = o->kind == NCZTR_ARRAY && o->arr ? &o->arr->za : NULL;
+    return o->file->zarr_format == 3 && za && strcmp(a->name, "_FillValue") == 0 &&
+           (za->dtype.tclass == NCZTR_T_STRING || za->dtype.tclass == NCZTR_T_CHAR ||
+            (za->dtype.tclass == NCZTR_T_VLEN && za->vlen_kind != 'a'));
+}
+
+herr_t ncztr_save_user_attrs(const ncztr_obj *o, json_t *j, json_t *types, json_t **atypes, json_t *ashapes,
+                             json_t *acsets)
+{
+    herr_t ret = SUCCEED;
+    ncztr_file *f = o->file;
+    bool nc = !f->opts.pure_zarr, ok = true;
+    json_t *v = NULL;
+    for (size_t i = 0; i < o->nattrs; i++) {
+        char dtype[NCZTR_DTYPE_MAX];
+        if (ncztr_attr_is_plumbing(o, o->attrs[i]))
+            continue; /* written as dimensions */
+        if (text_fill_attr(o, o->attrs[i]))
+            continue;
+        if (o->attrs[i]->load_error) {
+            if (unreadable_attr(o->attrs[i], j, nc ? types : NULL, atypes) < 0 ||
+                (nc && attr_extras(o->attrs[i], ashapes, acsets) < 0))
+                NCZ_GOTO_QUIET(FAIL);
+            continue;
+        }
+        bool refs = ncztr_type_has_ref(o->attrs[i]->val.type);
+        if (refs ? ref_attr_json(f, o->attrs[i], &v, dtype, ashapes) < 0
+                 : (ncztr_attr_to_json(o->attrs[i]->name, &o->attrs[i]->val, &v, dtype) < 0 ||
+                    xarray_fill_json(o, o->attrs[i], &v, dtype) < 0))
+            NCZ_GOTO_QUIET(FAIL);
+        if (nc && !refs && ncztr_cattr_is_special(o->attrs[i]->val.type) &&
+            H5Sget_simple_extent_type(o->attrs[i]->val.space) == H5S_SCALAR &&
+            ncztr_reftype_elem_is_list(o->attrs[i]->val.type))
+            jset(&ok, ashapes, o->attrs[i]->name, json_array()); /* one element that is a list */
+        if (nc && (refs || ncztr_cattr_is_special(o->attrs[i]->val.type) || fixed_string_list(o->attrs[i]))) {
+            /* the exact type of an enum, compound, array, sequence, raw number, reference or
+             * fixed-string list attribute: "_nczarr_attr.hdf5.atypes" */
+            char *b64 = ncztr_type_encode(o->attrs[i]->val.type, o->attrs[i]->name);
+            if (!b64 || (!*atypes && !(*atypes = json_object()))) {
+                free(b64);
+                NCZ_GOTO(FAIL, NCZ_E_NOMEM, "out of memory");
+            }
+            jset(&ok, *atypes, o->attrs[i]->name, json_string(b64));
+            free(b64);
+        }
+        jset(&ok, j, o->attrs[i]->name, v);
+        jset(&ok, types, o->attrs[i]->name, json_string(dtype));
+        v = NULL;
+        if (nc && attr_extras(o->attrs[i], ashapes, acsets) < 0)
+            NCZ_GOTO_QUIET(FAIL);
+    }
+    if (!ok)
+        NCZ_GOTO(FAIL, NCZ_E_NOMEM, "out of memory");
+done:
+    json_decref(v);
+    return ret;
+}

@@ -1,0 +1,35 @@
+/* Shared by the two halves of the exact-type code: ncztr_ctype.c (structured dtypes and
+ * packed storage types) and ncztr_cvalue.c (values as JSON). */
+#ifndef NCZTR_CTYPE_INTERNAL_H
+#define NCZTR_CTYPE_INTERNAL_H
+
+#include "ncztr_refval.h"
+#include "ncztr_types.h"
+
+#define NCZTR_CT_MAX_DEPTH  8                 /* nesting of compounds, arrays, sequences */
+#define NCZTR_CT_MAX_FIELDS 4096              /* fields of one compound */
+#define NCZTR_CT_MAX_RECORD ((size_t)1 << 28) /* bytes of one record */
+
+/* Keeps the error stack across HDF5 calls made while cleaning up (they clear it). */
+static inline void ncztr_ct_close(hid_t t)
+{
+    if (t < 0)
+        return;
+    hid_t es = ncz_err_save();
+    H5Tclose(t);
+    ncz_err_restore(es);
+}
+
+/* IEEE binary16 in either byte order. */
+static inline bool ncztr_ct_is_half(hid_t t)
+{
+    size_t spos, epos, esize, mpos, msize;
+    return H5Tget_class(t) == H5T_FLOAT && H5Tget_size(t) == 2 &&
+           H5Tget_fields(t, &spos, &epos, &esize, &mpos, &msize) >= 0 && esize == 5 && msize == 10 &&
+           (H5Tget_order(t) == H5T_ORDER_LE || H5Tget_order(t) == H5T_ORDER_BE);
+}
+
+/* The dtype text of a leaf member type (number, enum, fixed string, raw bytes "|V<n>"). */
+herr_t ncztr_ct_leaf_dtype(hid_t t, const char *what, char out[NCZTR_DTYPE_MAX]);
+
+#endif
