@@ -448,6 +448,27 @@ static H5VL_nczarr_file_t *store_wrap(ncztr_file *tf, const char *name, unsigned
     return f;
 }
 
+/* H5Fcreate(H5F_ACC_TRUNC) of a store that is still open: what the open store holds is
+ * written first, then the new store takes the path over, and the old one never writes
+ * again (its objects read what they read, and refuse writes as a read-only store does).
+ * HDF5 refuses to truncate an open file, but HDF5 1.14.6's H5DSattach_scale leaves the
+ * references and datasets it opens open for good when the file is not native
+ * (hl/src/H5DS.c), and those hold file ids no program can close: every netCDF-4 program
+ * that creates a file name twice would stop here. */
+static bool supersede(H5VL_nczarr_store_t *st, unsigned flags)
+{
+    if (!(flags & H5F_ACC_TRUNC) || (!ncztr_file_is_readonly(st->tf) && ncztr_file_flush(st->tf) < 0))
+        return false;
+    for (H5VL_nczarr_store_t **p = &g_open_stores; *p; p = &(*p)->next)
+        if (*p == st) {
+            *p = st->next;
+            break;
+        }
+    st->next = NULL;
+    ncztr_file_detach(st->tf);
+    return true;
+}
+
 static H5VL_nczarr_store_t *find_open(const char *name)
 {
     for (H5VL_nczarr_store_t *st = g_open_stores; st; st = st->next)
@@ -468,7 +489,8 @@ void *H5VL_nczarr_file_create(const char *name, unsigned flags, hid_t fcpl_id, h
         NCZ_PUSH(NCZ_E_ARGS, "file name is empty");
         return NULL;
     }
-    if (find_open(name)) {
+    H5VL_nczarr_store_t *open_st = find_open(name);
+    if (open_st && !supersede(open_st, flags)) {
         NCZ_PUSH(NCZ_E_EXISTS, "cannot create \"%s\": it is open", name);
         return NULL;
     }

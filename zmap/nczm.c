@@ -289,6 +289,12 @@ int nczm_map_readonly(const nczm_map *map)
     return map ? map->readonly : 1;
 }
 
+void nczm_map_set_readonly(nczm_map *map)
+{
+    if (map)
+        map->readonly = 1;
+}
+
 uint64_t nczm_map_requests(const nczm_map *map)
 {
     return map ? map->requests : 0;

@@ -239,6 +239,9 @@ size_t nczm_key_max(const nczm_map *map);
 nczm_kind nczm_map_kind(const nczm_map *map);
 const char *nczm_map_location(const nczm_map *map);
 int nczm_map_readonly(const nczm_map *map);
+/* From now on the map writes nothing: writes fail as on a read-only map, and what a zip
+ * archive had pending is dropped at close (another map took its location over). */
+void nczm_map_set_readonly(nczm_map *map);
 /* Threads (the caller included) that one batch on this map, and the chunk work of the
  * layers above, may use (nczm_workers.h); 0, the default, means one per core. */
 void nczm_map_set_workers(nczm_map *map, unsigned workers);

@@ -17,8 +17,11 @@ assert_store "$store" "types_readers" || exit 1
 env -u HDF5_VOL_CONNECTOR -u HDF5_PLUGIN_PATH LD_PRELOAD= "$writer" "$tmp/types.h5"
 
 compare_h5dump "$tmp/types.h5" "$store" "types_readers"
-# h5diff exits 0 when it skips objects it cannot compare: none may be skipped
-"$NCZARR_PREFIX/bin/h5diff" -c "$tmp/types.h5" "$store" >"$tmp/diff.txt" 2>&1 ||
+compare_h5dump "$tmp/types.h5" "$store" "types_readers, in creation order" --sort_by=creation_order
+# h5diff exits 0 when it skips objects it cannot compare: none may be skipped. The long
+# doubles are left to h5dump above: native HDF5 writes x87 long doubles with whatever its
+# conversion buffer held in their 6 padding bytes, and h5diff counts bytes that differ.
+"$NCZARR_PREFIX/bin/h5diff" -c --exclude-path /long_double "$tmp/types.h5" "$store" >"$tmp/diff.txt" 2>&1 ||
   { echo "FAIL: h5diff:"; cat "$tmp/diff.txt"; exit 1; }
 if grep -q . "$tmp/diff.txt"; then echo "FAIL: h5diff skipped objects:"; cat "$tmp/diff.txt"; exit 1; fi
 echo "ok: h5diff compares every object and finds no difference"

@@ -67,7 +67,11 @@ int main(int argc, char **argv)
         fprintf(stderr, "usage: %s FILE\n", argv[0]);
         return 2;
     }
-    hid_t f = H5Fcreate(argv[1], H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
+    /* links in creation order, which h5dump --sort_by=creation_order shows */
+    hid_t fcpl = H5Pcreate(H5P_FILE_CREATE);
+    H5Pset_link_creation_order(fcpl, H5P_CRT_ORDER_TRACKED | H5P_CRT_ORDER_INDEXED);
+    hid_t f = H5Fcreate(argv[1], H5F_ACC_TRUNC, fcpl, H5P_DEFAULT);
+    H5Pclose(fcpl);
     if (f < 0)
         return 1;
     ncz_expect_connector(f, argv[1]);
@@ -99,7 +103,11 @@ int main(int argc, char **argv)
     put(f, "seq_of_compounds", vp, vp, 2, ps);
 
     /* numbers no Zarr dtype describes */
-    long double ld[3] = {1.0L / 3.0L, -2.5L, 1e-4000L};
+    long double ld[3];
+    memset(ld, 0, sizeof ld); /* x87 uses 10 of the 16 bytes: the rest zeroed */
+    ld[0] = 1.0L / 3.0L;
+    ld[1] = -2.5L;
+    ld[2] = 1e-4000L;
     put(f, "long_double", H5T_NATIVE_LDOUBLE, H5T_NATIVE_LDOUBLE, 3, ld);
     double dv[2] = {3.25, -1e10};
     /* HDF5's own VAX type: one made with H5Tset_order is written (natively too) in a form
@@ -133,6 +141,50 @@ int main(int argc, char **argv)
             H5Gclose(g);
         }
     }
+    /* a plain dataset after the others (stored apart from them: the creation order is kept),
+     * with text attributes whose types their values do not say: a 20-byte string holding 19
+     * characters, a space-padded one, one with no elements; and a sequence dataset with
+     * the zero fill value netCDF-C sets explicitly */
+    {
+        hsize_t one = 1;
+        int v = 42;
+        hid_t sp = H5Screate_simple(1, &one, NULL), sc = H5Screate(H5S_SCALAR), nul = H5Screate(H5S_NULL);
+        hid_t d = H5Dcreate2(f, "last_plain", H5T_STD_I32LE, sp, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+        check(d >= 0 && H5Dwrite(d, H5T_NATIVE_INT, H5S_ALL, H5S_ALL, H5P_DEFAULT, &v) >= 0, "last_plain");
+        hid_t s20 = H5Tcopy(H5T_C_S1), s8 = H5Tcopy(H5T_C_S1), s1 = H5Tcopy(H5T_C_S1);
+        H5Tset_size(s20, 20);
+        H5Tset_size(s8, 8);
+        H5Tset_strpad(s8, H5T_STR_SPACEPAD);
+        char t20[20] = "nineteen characters", t8[8] = "abc     ";
+        hid_t a1 = H5Acreate2(d, "s20", s20, sc, H5P_DEFAULT, H5P_DEFAULT);
+        hid_t a2 = H5Acreate2(d, "s8", s8, sc, H5P_DEFAULT, H5P_DEFAULT);
+        hid_t a3 = H5Acreate2(d, "empty", s1, nul, H5P_DEFAULT, H5P_DEFAULT);
+        check(a1 >= 0 && H5Awrite(a1, s20, t20) >= 0 && a2 >= 0 && H5Awrite(a2, s8, t8) >= 0 && a3 >= 0,
+              "string attributes");
+        H5Aclose(a1);
+        H5Aclose(a2);
+        H5Aclose(a3);
+        H5Tclose(s20);
+        H5Tclose(s8);
+        H5Tclose(s1);
+        H5Dclose(d);
+        hid_t vi = H5Tvlen_create(H5T_NATIVE_INT), dcpl = H5Pcreate(H5P_DATASET_CREATE);
+        hvl_t zero = {0, NULL};
+        H5Pset_fill_value(dcpl, vi, &zero);
+        d = H5Dcreate2(f, "zero_fill_seqs", vi, sp, H5P_DEFAULT, dcpl, H5P_DEFAULT);
+        int five = 5;
+        hvl_t one5 = {1, &five};
+        check(d >= 0 && H5Dwrite(d, vi, H5S_ALL, H5S_ALL, H5P_DEFAULT, &one5) >= 0,
+              "a sequence dataset with the zero fill value");
+        if (d >= 0)
+            H5Dclose(d);
+        H5Pclose(dcpl);
+        H5Tclose(vi);
+        H5Sclose(sp);
+        H5Sclose(sc);
+        H5Sclose(nul);
+    }
+
     /* a rename onto such a name, and away from one */
     check(H5Lmove(f, "records", f, ".records", H5P_DEFAULT, H5P_DEFAULT) >= 0, "move to .records");
     check(H5Lmove(f, "back\\slash", f, "plain", H5P_DEFAULT, H5P_DEFAULT) >= 0, "move to plain");

@@ -220,9 +220,13 @@ static herr_t build_array(ncztr_file *f, const char *name, hid_t type, hid_t spa
         if (rank < 1 || rank > NCZTR_MAX_RANK || H5Sget_simple_extent_dims(space, dims, maxd) < 0)
             NCZ_GOTO(FAIL, NCZ_E_ARGS, "dataset \"%s\": unsupported dataspace (rank %d)", name, rank);
         za->rank = rank;
+        uint64_t elems = 1;
         for (int k = 0; k < rank; k++) {
             za->shape[k] = dims[k];
             a->maxdims[k] = maxd[k];
+            if (elems && __builtin_mul_overflow(elems, (uint64_t)dims[k], &elems))
+                NCZ_GOTO(FAIL, NCZ_E_NOTREPR,
+                         "dataset \"%s\": more than 2^64 elements, which a store could not open again", name);
         }
     }
     /* layout */
@@ -250,7 +254,10 @@ static herr_t build_array(ncztr_file *f, const char *name, hid_t type, hid_t spa
                          name, k, (unsigned long long)cd[k], (unsigned long long)a->maxdims[k]);
             za->chunks[k] = cd[k];
         }
-    } else if (!a->scalar) {
+    } else if (a->scalar) {
+        if (layout == H5D_COMPACT) /* one element: kept so that the dcpl says so again */
+            a->storage = NCZTR_STORAGE_COMPACT;
+    } else {
         a->storage = layout == H5D_COMPACT ? NCZTR_STORAGE_COMPACT : NCZTR_STORAGE_CONTIGUOUS;
         for (int k = 0; k < za->rank; k++)
             if (a->maxdims[k] != za->shape[k])
@@ -274,7 +281,8 @@ static herr_t build_array(ncztr_file *f, const char *name, hid_t type, hid_t spa
         /* unwritten elements are empty sequences, HDF5's default fill; another one has no
          * place in the "vlen-array" encoding (nor in JSON texts, where it would be "") */
         H5D_fill_value_t fv = H5D_FILL_VALUE_DEFAULT;
-        if (H5Pfill_value_defined(dcpl, &fv) < 0 || fv == H5D_FILL_VALUE_USER_DEFINED)
+        if (H5Pfill_value_defined(dcpl, &fv) < 0 ||
+            (fv == H5D_FILL_VALUE_USER_DEFINED && !ncztr_array_fill_is_zero(dcpl, type)))
             NCZ_GOTO(FAIL, NCZ_E_NOTREPR,
                      "dataset \"%s\": a fill value for variable-length sequences is not representable in "
                      "NCZarr (unwritten elements are empty sequences)",
@@ -596,7 +604,7 @@ herr_t ncztr_array_setup_loaded(ncztr_obj *o, json_t *nca, json_t *zattrs, const
         NCZ_GOTO(FAIL, NCZ_E_HDF5, "%s: cannot build the HDF5 type", key);
     /* HDF5 refuses chunks of 2^32 elements or more: such an array cannot be described
      * (checked now, as the creation plist is only built when asked for). */
-    if (!a->scalar) {
+    if (!a->scalar && a->storage == NCZTR_STORAGE_CHUNKED) { /* others: no chunk in the dcpl */
         uint64_t elems = 1;
         for (int k = 0; k < za->rank && elems <= 0xffffffffu; k++)
             elems = za->chunks[k] > 0xffffffffu ? za->chunks[k] : elems * za->chunks[k];

@@ -36,6 +36,10 @@ herr_t ncztr_array_text_fill_from_dcpl(hid_t dcpl, hid_t type, ncztr_zarray *za,
  * variable-length parts inside (strings in compounds or arrays, sequences of anything but
  * plain numbers), no references. */
 bool ncztr_array_json_elems(hid_t type);
+/* Whether the fill value dcpl sets for type is all zero bytes: for values with
+ * variable-length parts, empty sequences and NULL strings, HDF5's default (netCDF-C sets
+ * it explicitly on every variable of a user-defined type). */
+bool ncztr_array_fill_is_zero(hid_t dcpl, hid_t type);
 /* A kept exact type ("_nczarr_array.hdf5_type") must describe the stored bytes: an enum,
  * bitfield or opaque type over the dtype's integers, a compound, array or raw number whose
  * structured dtype is the one in the metadata, a type with variable-length parts for

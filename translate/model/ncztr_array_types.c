@@ -130,6 +130,23 @@ done:
     return ret;
 }
 
+bool ncztr_array_fill_is_zero(hid_t dcpl, hid_t type)
+{
+    size_t n = H5Tget_size(type);
+    unsigned char *b = n ? calloc(1, n) : NULL;
+    bool zero = b && H5Pget_fill_value(dcpl, type, b) >= 0 && ncztr_bytes_zero(b, n);
+    if (b) {
+        hid_t es = ncz_err_save(), sp = H5Screate(H5S_SCALAR);
+        if (sp >= 0) { /* a fill with parts: what H5Pget_fill_value made */
+            H5Treclaim(type, sp, H5P_DEFAULT, b);
+            H5Sclose(sp);
+        }
+        ncz_err_restore(es);
+    }
+    free(b);
+    return zero;
+}
+
 /* The fill value of a variable-length text array: a non-empty string given in dcpl. */
 herr_t ncztr_array_text_fill_from_dcpl(hid_t dcpl, hid_t type, ncztr_zarray *za, const char *name)
 {

@@ -22,7 +22,11 @@ static herr_t make_dimonly(ncztr_obj *g, const ncztr_dim *d)
     ncztr_obj *c = NULL;
     if (!fqn)
         return FAIL;
-    nca = json_pack("{s:[s]}", "dimension_references", fqn);
+    /* netCDF-4 makes a fixed dimension's dataset contiguous (chunked only when unlimited):
+     * one chunk of 2^32 elements or more would not even be describable to HDF5 */
+    nca = d->unlimited || d->size == 0
+              ? json_pack("{s:[s]}", "dimension_references", fqn)
+              : json_pack("{s:[s], s:s}", "dimension_references", fqn, "storage", "contiguous");
     NCZ_CHECK_ALLOC(nca, FAIL);
     c = ncztr_obj_new(g->file, NCZTR_ARRAY, d->name);
     if (!c)

@@ -121,6 +121,37 @@ herr_t ncztr_obj_attach(ncztr_obj *parent, ncztr_obj *child)
     return SUCCEED;
 }
 
+herr_t ncztr_group_set_order(ncztr_obj *g, const json_t *names)
+{
+    size_t n = json_is_array(names) ? json_array_size(names) : 0, k = 0;
+    if (!n || g->nchildren < 2)
+        return SUCCEED;
+    ncztr_obj **v = malloc(g->nchildren * sizeof *v);
+    if (!v)
+        return NCZ_PUSH(NCZ_E_NOMEM, "out of memory");
+    for (size_t i = 0; i < n; i++) {
+        ncztr_obj *c = json_is_string(json_array_get(names, i))
+                           ? ncztr_child(g, json_string_value(json_array_get(names, i)))
+                           : NULL;
+        if (c && c->corder != UINT64_MAX) {
+            v[k++] = c;
+            c->corder = UINT64_MAX; /* placed */
+        }
+    }
+    for (size_t i = 0; i < g->nchildren; i++) /* the others (a name listed twice or not at all) */
+        if (g->children[i]->corder != UINT64_MAX)
+            v[k++] = g->children[i];
+    for (size_t i = 0; i < g->nchildren; i++) {
+        g->children[i] = v[i];
+        v[i]->corder = i;
+    }
+    free(v);
+    g->next_child_corder = g->nchildren;
+    free(g->child_by_name);
+    g->child_by_name = NULL;
+    return SUCCEED;
+}
+
 /* An HDF5 path uses link names; a store key the names of the keys (ncztr_obj_keyname). */
 static const char *part(const ncztr_obj *o, bool key)
 {

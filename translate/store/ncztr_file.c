@@ -182,6 +182,12 @@ herr_t ncztr_file_flush(ncztr_file *f)
     return ncztr_save_tree(f);
 }
 
+void ncztr_file_detach(ncztr_file *f)
+{
+    f->readonly = true;
+    nczm_map_set_readonly(f->map);
+}
+
 herr_t ncztr_file_close(ncztr_file *f)
 {
     return ncztr_file_close2(f, true);

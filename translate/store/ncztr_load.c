@@ -592,6 +592,8 @@ static herr_t load_group(loader *L, ncztr_obj *g, json_t *zattrs, const char *ke
         NCZ_GOTO_QUIET(FAIL);
     if (ng_obj && ncztr_alias_load(g, json_object_get(ng_obj, "hdf5_links"), zkey) < 0)
         NCZ_GOTO_QUIET(FAIL);
+    if (ng_obj && ncztr_group_set_order(g, json_object_get(ng_obj, "hdf5_order")) < 0)
+        NCZ_GOTO_QUIET(FAIL);
     if (nvisible != SIZE_MAX)
         for (size_t i = nvisible; i < na; i++) {
             ncztr_obj *c =

@@ -43,8 +43,8 @@ static void attr_extras(ncztr_attr *a, json_t *ashapes, json_t *acsets)
     a->val.space = s;
 }
 
-/* A list of fixed-length strings comes back as variable-length strings (NCZarr's
- * convention for "|Sn" lists): made the kept fixed-length type again. */
+/* Fixed-length strings come back as variable-length strings (NCZarr's convention for "|Sn"
+ * lists) or as a string of the text's length: made the kept fixed-length type again. */
 static herr_t to_fixed_strings(ncztr_attrval *v, hid_t t, const char *name)
 {
     if (H5Tequal(v->type, t) > 0)
@@ -203,6 +203,33 @@ static herr_t xarray_fill(const ncztr_obj *o, json_t *val, ncztr_attrval *out)
     return SUCCEED;
 }
 
+/* netCDF-4's classic-model flag, kept as "_nczarr_attr.hdf5.nc3_strict" (netCDF-C's own
+ * NCZarr would list an attribute of that name): the scalar int attribute netCDF-C writes
+ * into the root group of a classic-model file and looks for when it opens one. */
+static herr_t add_nc3_strict(ncztr_obj *o)
+{
+    int one = 1;
+    ncztr_attr *a = calloc(1, sizeof *a);
+    if (!a)
+        return NCZ_PUSH(NCZ_E_NOMEM, "out of memory");
+    a->refcount = 1;
+    a->val.nelem = 1;
+    a->name = strdup("_nc3_strict");
+    a->val.type = H5Tcopy(H5T_NATIVE_INT);
+    a->val.space = H5Screate(H5S_SCALAR);
+    a->val.data = malloc(sizeof one);
+    if (!a->name || a->val.type < 0 || a->val.space < 0 || !a->val.data) {
+        attr_discard(a);
+        return NCZ_PUSH(NCZ_E_NOMEM, "out of memory");
+    }
+    memcpy(a->val.data, &one, sizeof one);
+    if (ncztr_attr_append(o, a) < 0) {
+        attr_discard(a);
+        return FAIL;
+    }
+    return SUCCEED;
+}
+
 /* Adds the user attributes of a .zattrs object to a node (skipping NCZarr's own keys).
  * types = the _nczarr_attr.types object or NULL. */
 herr_t ncztr_load_attrs(ncztr_obj *o, json_t *zattrs, const char *key)
@@ -317,6 +344,9 @@ herr_t ncztr_load_attrs(ncztr_obj *o, json_t *zattrs, const char *key)
             NCZ_GOTO_QUIET(FAIL);
         }
     }
+    if (!o->parent && o->hdf5 && json_is_integer(json_object_get(o->hdf5, "nc3_strict")) &&
+        !ncztr_attr_find(o, "_nc3_strict") && add_nc3_strict(o) < 0)
+        NCZ_GOTO_QUIET(FAIL);
 done:
     return ret;
 }

@@ -201,6 +201,44 @@ static json_t *build_zgroup(void)
     return j;
 }
 
+/* Where a reopened store puts a child in its group's creation order: visible arrays,
+ * hidden ones, groups, then the other links (the order of the lists that load it); -1 for
+ * a netCDF dimension's stand-in, which has no place of its own. */
+static int load_rank(const ncztr_obj *c)
+{
+    if (c->kind == NCZTR_ARRAY)
+        return !c->arr ? 0 : c->arr->dimonly ? -1 : c->arr->nc_hidden ? 1 : 0;
+    return c->kind == NCZTR_GROUP ? 2 : 3;
+}
+
+/* The children's link names in creation order, "_nczarr_group.hdf5_order", when loading
+ * would give another order (a committed datatype before the dataset that uses it, say:
+ * netCDF-C reads types in creation order); NULL when it would not. */
+static json_t *creation_order(const ncztr_obj *g)
+{
+    int last = 0;
+    bool sorted = true;
+    for (size_t i = 0; i < g->nchildren && sorted; i++) {
+        int r = load_rank(g->children[i]);
+        if (r >= 0 && r < last)
+            sorted = false;
+        if (r > last)
+            last = r;
+    }
+    if (sorted)
+        return NULL;
+    json_t *l = json_array();
+    bool ok = l != NULL;
+    for (size_t i = 0; ok && i < g->nchildren; i++)
+        if (load_rank(g->children[i]) >= 0)
+            jadd(&ok, l, json_string(g->children[i]->name));
+    if (!ok) {
+        json_decref(l);
+        return json_null(); /* the caller's jset keeps the failure */
+    }
+    return l;
+}
+
 /* {key name: link name} of the children stored under escaped key names
  * (ncztr_key_escape); NULL when out of memory (the caller's jset fails on it). */
 static json_t *escaped_names(const ncztr_obj *g)
@@ -335,6 +373,9 @@ static herr_t build_zattrs(const ncztr_obj *o, json_t **out)
                 jset(&ok, g, "hdf5_names", hn);
             else
                 json_decref(hn);
+            json_t *ord = creation_order(o);
+            if (ord)
+                jset(&ok, g, "hdf5_order", ord);
             json_t *hidden = name_list(o, NCZTR_ARRAY, true);
             if (json_array_size(hidden) > 0)
                 jset(&ok, g, "hdf5_arrays", hidden);
@@ -370,6 +411,10 @@ static herr_t build_zattrs(const ncztr_obj *o, json_t **out)
         }
         (void)json_object_del(h5, "ashapes");
         (void)json_object_del(h5, "acsets");
+        (void)json_object_del(h5, "nc3_strict");
+        const ncztr_attr *strict = o->parent ? NULL : ncztr_attr_find(o, "_nc3_strict");
+        if (strict) /* netCDF-4's classic-model flag (see ncztr_attr_is_plumbing) */
+            jset(&ok, h5, "nc3_strict", json_integer(1));
         if (json_object_size(ashapes) > 0 && json_object_set(h5, "ashapes", ashapes) != 0)
             ok = false;
         if (json_object_size(acsets) > 0 && json_object_set(h5, "acsets", acsets) != 0)

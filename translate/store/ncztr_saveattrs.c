@@ -5,12 +5,25 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* A list of fixed-length strings reads back as variable-length strings (NCZarr's "|Sn"
- * lists): its type is kept too. */
-static bool fixed_string_list(const ncztr_attr *a)
+/* Fixed-length strings whose type the value does not say: a list reads back as
+ * variable-length strings (NCZarr's "|Sn" lists), one string as a NUL-terminated ASCII
+ * string of its text's length (">S1" text); when that is not the type, it is kept too. */
+static bool fixed_string_kept(const ncztr_attr *a)
 {
-    return a->val.nelem > 1 && H5Tget_class(a->val.type) == H5T_STRING &&
-           H5Tis_variable_str(a->val.type) == 0 && H5Tget_size(a->val.type) > 1;
+    hid_t t = a->val.type;
+    if (H5Tget_class(t) != H5T_STRING || H5Tis_variable_str(t) != 0)
+        return false;
+    if (a->val.nelem == 0)
+        return true; /* [] reads back as variable-length strings: netCDF's empty char text */
+    if (!a->val.data)
+        return false;
+    size_t size = H5Tget_size(t);
+    if (a->val.nelem > 1)
+        return size > 1;
+    if (a->val.nelem != 1)
+        return false;
+    size_t n = strnlen(a->val.data, size);
+    return size != (n ? n : 1) || H5Tget_strpad(t) != H5T_STR_NULLTERM || H5Tget_cset(t) != H5T_CSET_ASCII;
 }
 
 /* What NCZarr has no place for in an attribute: the shape of a rank > 1 attribute (its
@@ -153,7 +166,7 @@ herr_t ncztr_save_user_attrs(const ncztr_obj *o, json_t *j, json_t *types, json_
             H5Sget_simple_extent_type(o->attrs[i]->val.space) == H5S_SCALAR &&
             ncztr_reftype_elem_is_list(o->attrs[i]->val.type))
             jset(&ok, ashapes, o->attrs[i]->name, json_array()); /* one element that is a list */
-        if (nc && (refs || ncztr_cattr_is_special(o->attrs[i]->val.type) || fixed_string_list(o->attrs[i]))) {
+        if (nc && (refs || ncztr_cattr_is_special(o->attrs[i]->val.type) || fixed_string_kept(o->attrs[i]))) {
             /* the exact type of an enum, compound, array, sequence, raw number, reference or
              * fixed-string list attribute: "_nczarr_attr.hdf5.atypes" */
             char *b64 = ncztr_type_encode(o->attrs[i]->val.type, o->attrs[i]->name);

@@ -23,6 +23,9 @@ herr_t ncztr_file_stored_bytes(ncztr_file *f, uint64_t *out);
 herr_t ncztr_file_close(ncztr_file *f);
 /* The same, writing nothing when !save (everything was written already). */
 herr_t ncztr_file_close2(ncztr_file *f, bool save);
+/* The store's path now belongs to another store (created over it): f never writes again,
+ * its writes refused as those of a read-only store. */
+void ncztr_file_detach(ncztr_file *f);
 /* Quiet check: is `name` an existing store of ours? */
 bool ncztr_is_store(const char *name, const ncztr_opts *opts);
 herr_t ncztr_delete_store(const char *name, const ncztr_opts *opts);
