@@ -47,6 +47,14 @@ assert names["_%2Ehidden"] == ".hidden" and names["_%2Erecords"] == ".records", 
 assert any(v == "n" * 300 for v in names.values()), names
 print("zarr-python 3 reads the JSON texts, the raw bytes and the names: ok")
 PYEOF
+# a record over 1 MiB: zarr-python 2 (zarr-python 3 has no structured dtype with a subarray)
+env LD_PRELOAD= /usr/bin/python3 - "$store/big_record" <<'PYEOF'
+import json, sys, zarr
+big = zarr.open_array(sys.argv[1], mode="r")
+assert big.fill_value is None and big[0]["value"][1001] == 250.25, (big.fill_value, big[0]["value"][1001])
+assert json.load(open(sys.argv[1] + "/.zattrs"))["_nczarr_array"]["fill_zero"] == 1
+print("zarr-python 2 reads the 1.1 MB record, fill_value null: ok")
+PYEOF
 nc_native "$NCZARR_PREFIX/bin/ncdump" -h "$(store_url "$store")" >"$tmp/out.cdl" 2>&1 ||
   { echo "FAIL: ncdump:"; cat "$tmp/out.cdl"; exit 1; }
 echo "ok: ncdump reads the store"

@@ -185,6 +185,23 @@ int main(int argc, char **argv)
         H5Sclose(nul);
     }
 
+    /* a record larger than 1 MiB with HDF5's zero fill value: "fill_value" null and
+     * "fill_zero" (its Base64 would be as large as the record) */
+    {
+        hsize_t nrec = 140000, one = 1;
+        hid_t art = H5Tarray_create2(H5T_NATIVE_DOUBLE, 1, &nrec), sp = H5Screate_simple(1, &one, NULL);
+        double *big = malloc(nrec * sizeof *big);
+        for (hsize_t i = 0; big && i < nrec; i++)
+            big[i] = (double)i / 4;
+        hid_t d = H5Dcreate2(f, "big_record", art, sp, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+        check(big && d >= 0 && H5Dwrite(d, art, H5S_ALL, H5S_ALL, H5P_DEFAULT, big) >= 0, "big_record");
+        if (d >= 0)
+            H5Dclose(d);
+        free(big);
+        H5Sclose(sp);
+        H5Tclose(art);
+    }
+
     /* a rename onto such a name, and away from one */
     check(H5Lmove(f, "records", f, ".records", H5P_DEFAULT, H5P_DEFAULT) >= 0, "move to .records");
     check(H5Lmove(f, "back\\slash", f, "plain", H5P_DEFAULT, H5P_DEFAULT) >= 0, "move to plain");

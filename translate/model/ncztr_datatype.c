@@ -41,7 +41,14 @@ herr_t ncztr_datatype_create_anon(ncztr_file *f, hid_t type, ncztr_obj **out)
 
 bool ncztr_obj_is_datatype(const ncztr_obj *o)
 {
-    if (!o || o->kind != NCZTR_ARRAY || ncztr_obj_load(o) < 0)
+    if (!o || o->kind != NCZTR_ARRAY)
+        return false;
+    /* a committed datatype is listed with the arrays netCDF-C must not see: one listed with
+     * the others is a dataset, told without reading its metadata (a walk over 100000
+     * arrays asks this of each) */
+    if (o->arr && o->arr->stub && !o->arr->nc_hidden)
+        return false;
+    if (ncztr_obj_load(o) < 0)
         return false;
     return o->arr && o->arr->is_datatype;
 }
