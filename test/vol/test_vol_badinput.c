@@ -351,6 +351,21 @@ static void test_bad_names(void)
         if (d >= 0)
             H5Dclose(d);
     }
+    /* a name equal to another's escaped key name: refused, naming both */
+    {
+        errtext_t et = {{0}, 0};
+        hid_t d;
+        H5E_BEGIN_TRY
+        {
+            d = H5Dcreate2(f, "_%2Ezarray", H5T_STD_I32LE, s, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+        }
+        H5E_END_TRY
+        take_errors(&et);
+        CHECK(d < 0 && nczarr_error_has(&et, "_%2Ezarray") && nczarr_error_has(&et, ".zarray"),
+              "a name that is another's key name must be refused, got:\n%s", et.text);
+        if (d >= 0)
+            H5Dclose(d);
+    }
     H5Sclose(s);
     check_good(f, "after bad names");
     CHECK(H5Fflush(f, H5F_SCOPE_GLOBAL) >= 0, "flush");

@@ -42,7 +42,7 @@ const char *ncztr_obj_keyname(const ncztr_obj *o)
     const char *name = o->name;
     if (o->kind == NCZTR_ARRAY && strncmp(name, NCZTR_NON_COORD, n) == 0 && name[n])
         name += n;
-    if (!o->parent)
+    if (!o->parent || !ncztr_key_needs_escape(name))
         return name;
     /* the escaped form is cached in the object (a cache: the object is logically const) */
     ncztr_obj *m = (ncztr_obj *)(uintptr_t)o;

@@ -265,6 +265,8 @@ const char *ncztr_obj_keyname(const ncztr_obj *o);
  * {key name: link name} in "_nczarr_group.hdf5_names". NULL when the name is a key name as
  * it is; malloc'ed otherwise (NULL, pushed, when out of memory: *failed set). */
 char *ncztr_key_escape(const char *name, bool *failed);
+/* Whether ncztr_key_escape would escape name (no allocation). */
+bool ncztr_key_needs_escape(const char *name);
 /* Puts g's children in the creation order names (a JSON list of link names, or NULL)
  * gives, numbering them again from 0; children it does not name follow in their order. */
 herr_t ncztr_group_set_order(ncztr_obj *g, const json_t *names);

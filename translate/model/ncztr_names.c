@@ -13,6 +13,15 @@ static bool key_byte_ok(unsigned char c, bool first)
     return c >= 0x20 && c != 0x7f && c != '\\' && !(first && c == '.');
 }
 
+bool ncztr_key_needs_escape(const char *name)
+{
+    size_t n = 0;
+    for (; name[n]; n++)
+        if (!key_byte_ok((unsigned char)name[n], n == 0))
+            return true;
+    return n > 255;
+}
+
 char *ncztr_key_escape(const char *name, bool *failed)
 {
     size_t n = strlen(name), full = 0, o = 0, i = 0;
@@ -104,16 +113,20 @@ herr_t ncztr_check_key_room(const ncztr_obj *parent, const char *name, size_t ex
     if (failed)
         return FAIL;
     const char *kn = esc ? esc : name;
-    /* another child already stored under that key name (one escaped to it, or named so) */
-    for (size_t i = 0; i < parent->nchildren; i++) {
-        const ncztr_obj *c = parent->children[i];
-        if (c->kind != NCZTR_ALIAS && !c->deleted && strcmp(c->name, name) != 0 &&
-            strcmp(ncztr_obj_keyname(c), kn) == 0) {
-            herr_t r = NCZ_PUSH(NCZ_E_EXISTS, "cannot create \"%s\": its key name \"%s\" is that of \"%s\"",
-                                name, kn, c->name);
-            free(esc);
-            return r;
-        }
+    /* another child already stored under that key name: one named so (the escaped name is
+     * someone's link name), or one whose name escapes to it (then the name has a '%' or the
+     * '~' of a hash: only then are the siblings looked through) */
+    const ncztr_obj *c = esc ? ncztr_child(parent, kn) : NULL;
+    for (size_t i = 0; !c && !esc && (strchr(name, '%') || strchr(name, '~')) && i < parent->nchildren; i++)
+        if (parent->children[i]->kind != NCZTR_ALIAS && !parent->children[i]->deleted &&
+            ncztr_key_needs_escape(parent->children[i]->name) &&
+            strcmp(ncztr_obj_keyname(parent->children[i]), kn) == 0)
+            c = parent->children[i];
+    if (c && c->kind != NCZTR_ALIAS && strcmp(c->name, name) != 0) {
+        herr_t r = NCZ_PUSH(NCZ_E_EXISTS, "cannot create \"%s\": its key name \"%s\" is that of \"%s\"", name,
+                            kn, c->name);
+        free(esc);
+        return r;
     }
     char *pk = ncztr_obj_key(parent);
     if (!pk) {

@@ -247,7 +247,8 @@ static json_t *escaped_names(const ncztr_obj *g)
     json_t *m = json_object();
     for (size_t i = 0; m && i < g->nchildren; i++) {
         const ncztr_obj *c = g->children[i];
-        if (c->kind == NCZTR_ALIAS || !c->esc_key || strcmp(ncztr_obj_keyname(c), c->esc_key) != 0)
+        const char *k = c->kind == NCZTR_ALIAS ? NULL : ncztr_obj_keyname(c);
+        if (!k || !c->esc_key || k != c->esc_key) /* not escaped (the cache is its name's) */
             continue;
         jset(&ok, m, c->esc_key, json_string(c->name));
     }
