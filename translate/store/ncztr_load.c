@@ -402,7 +402,8 @@ static herr_t load_batch(loader *L, ncztr_obj *g, const char *key, const child_l
             continue; /* read on first use (ncztr_obj_load) */
         char *ck = nczm_key_join(key, nm);
         NCZ_CHECK_ALLOC(ck, FAIL);
-        herr_t kr = ncztr_node_keys(L->fmt, ck, !want_array, !want_group, &keys[3 * k]);
+        /* a group its NCZarr parent lists is known to be one: its .zgroup says only that */
+        herr_t kr = ncztr_node_keys(L->fmt, ck, !want_array && !want_group, !want_group, &keys[3 * k]);
         free(ck);
         if (kr < 0)
             NCZ_GOTO_QUIET(FAIL);
