@@ -189,7 +189,7 @@ static herr_t link_hard(H5VL_nczarr_obj_t *cur, const H5VL_loc_params_t *clp, H5
         NCZ_GOTO(FAIL, NCZ_E_ARGS, "hard link \"%s\": the object is in another file", name);
     if (lcpl_id != H5P_DEFAULT && lcpl_id >= 0 && H5Pget_create_intermediate_group(lcpl_id, &crt) < 0)
         NCZ_GOTO(FAIL, NCZ_E_HDF5, "hard link: cannot read the link creation property list");
-    if (ncztr_resolve_new_alias(loc->node, name, crt != 0, &parent, &leaf) < 0 ||
+    if (ncztr_resolve_new(loc->node, name, crt != 0, &parent, &leaf) < 0 ||
         ncztr_alias_create(target, parent, leaf) < 0)
         NCZ_GOTO_QUIET(FAIL);
 done:
@@ -215,7 +215,7 @@ static herr_t link_sym(H5VL_nczarr_obj_t *loc, const H5VL_loc_params_t *lp, hid_
         NCZ_GOTO(FAIL, NCZ_E_NOTFOUND, "cannot create link \"%s\": the location has been deleted", name);
     if (lcpl_id != H5P_DEFAULT && lcpl_id >= 0 && H5Pget_create_intermediate_group(lcpl_id, &crt) < 0)
         NCZ_GOTO(FAIL, NCZ_E_HDF5, "link creation: cannot read the link creation property list");
-    if (ncztr_resolve_new_alias(loc->node, name, crt != 0, &parent, &leaf) < 0 ||
+    if (ncztr_resolve_new(loc->node, name, crt != 0, &parent, &leaf) < 0 ||
         ncztr_symlink_create(parent, leaf, cls, value, file) < 0)
         NCZ_GOTO_QUIET(FAIL);
 done:

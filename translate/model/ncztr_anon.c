@@ -48,7 +48,7 @@ herr_t ncztr_link_anon(ncztr_obj *o, ncztr_obj *parent, const char *name)
     if (parent->kind != NCZTR_GROUP || ncztr_obj_unlinked(parent))
         return NCZ_PUSH(NCZ_E_ARGS, "cannot link \"%s\": the location is not a linked group", name);
     size_t extra = o->kind == NCZTR_ARRAY ? ncztr_array_key_extra(o->arr->za.rank) : ncztr_meta_key_extra();
-    if (ncztr_check_link_name(name, "link", false) < 0 || ncztr_check_key_room(parent, name, extra) < 0)
+    if (ncztr_check_link_name(name, "link") < 0 || ncztr_check_key_room(parent, name, extra) < 0)
         return FAIL;
     if (ncztr_child(parent, name))
         return NCZ_PUSH(NCZ_E_EXISTS, "cannot link \"%s\": a link with that name already exists", name);

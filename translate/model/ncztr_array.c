@@ -342,7 +342,7 @@ herr_t ncztr_array_create(ncztr_obj *parent, const char *name, hid_t type, hid_t
     ncztr_file *f = parent->file;
     if (f->readonly)
         NCZ_GOTO(FAIL, NCZ_E_ARGS, "cannot create dataset \"%s\": the store is open read-only", name);
-    if (ncztr_check_link_name(name, "dataset", false) < 0)
+    if (ncztr_check_link_name(name, "dataset") < 0)
         NCZ_GOTO_QUIET(FAIL);
     if (ncztr_check_key_room(parent, name, ncztr_array_key_extra(H5Sget_simple_extent_ndims(space))) < 0)
         NCZ_GOTO_QUIET(FAIL);

@@ -16,8 +16,6 @@ hid_t ncztr_array_storage_type(const ncztr_obj *o);
 /* The same without a message: the type the chunk bytes are read as (a fixed string
  * dataset's own string type, so padding and character set are the application's). */
 hid_t ncztr_array_elem_type(const ncztr_array *a);
-/* An IEEE 16-bit float (stored as float32, see ncztr_array_create). */
-bool ncztr_is_half_float(hid_t type);
 
 /* A variable-length string type of character set cset. */
 hid_t ncztr_vlen_string_type(H5T_cset_t cset);

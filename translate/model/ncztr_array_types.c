@@ -70,14 +70,6 @@ hid_t ncztr_array_elem_type(const ncztr_array *a)
     return ncztr_dtype_to_hdf5(&a->za.dtype);
 }
 
-bool ncztr_is_half_float(hid_t type)
-{
-    size_t spos, epos, esize, mpos, msize;
-    return H5Tget_class(type) == H5T_FLOAT && H5Tget_size(type) == 2 &&
-           H5Tget_fields(type, &spos, &epos, &esize, &mpos, &msize) >= 0 && esize == 5 && msize == 10 &&
-           (H5Tget_order(type) == H5T_ORDER_LE || H5Tget_order(type) == H5T_ORDER_BE);
-}
-
 hid_t ncztr_array_storage_type(const ncztr_obj *o)
 {
     hid_t t = ncztr_array_elem_type(o->arr);

@@ -213,23 +213,8 @@ char *ncztr_obj_key(const ncztr_obj *o)
     return build_path(o, false);
 }
 
-static herr_t resolve_new(ncztr_obj *base, const char *path, bool create_intermediate, ncztr_obj **parent,
-                          char **leaf, bool keyless);
-
 herr_t ncztr_resolve_new(ncztr_obj *base, const char *path, bool create_intermediate, ncztr_obj **parent,
                          char **leaf)
-{
-    return resolve_new(base, path, create_intermediate, parent, leaf, false);
-}
-
-herr_t ncztr_resolve_new_alias(ncztr_obj *base, const char *path, bool create_intermediate,
-                               ncztr_obj **parent, char **leaf)
-{
-    return resolve_new(base, path, create_intermediate, parent, leaf, true);
-}
-
-static herr_t resolve_new(ncztr_obj *base, const char *path, bool create_intermediate, ncztr_obj **parent,
-                          char **leaf, bool keyless)
 {
     herr_t ret = SUCCEED;
     char *copy = strdup(path ? path : "");
@@ -275,7 +260,7 @@ static herr_t resolve_new(ncztr_obj *base, const char *path, bool create_interme
     }
     if (cur->kind != NCZTR_GROUP)
         NCZ_GOTO(FAIL, NCZ_E_ARGS, "cannot create \"%s\": the location is not a group", path);
-    if (ncztr_check_link_name(name, "link", keyless) < 0)
+    if (ncztr_check_link_name(name, "link") < 0)
         NCZ_GOTO_QUIET(FAIL);
     if (ncztr_child(cur, name))
         NCZ_GOTO(FAIL, NCZ_E_EXISTS, "cannot create \"%s\": a link with that name already exists", path);
@@ -296,7 +281,7 @@ herr_t ncztr_group_create(ncztr_obj *parent, const char *name, ncztr_obj **out)
 {
     if (parent->file->readonly)
         return NCZ_PUSH(NCZ_E_ARGS, "cannot create group \"%s\": the store is open read-only", name);
-    if (ncztr_check_link_name(name, "group", false) < 0 ||
+    if (ncztr_check_link_name(name, "group") < 0 ||
         ncztr_check_key_room(parent, name, ncztr_meta_key_extra()) < 0)
         return FAIL;
     ncztr_obj *g = ncztr_obj_new(parent->file, NCZTR_GROUP, name);

@@ -130,11 +130,8 @@ hid_t ncztr_obj_plist_kept(const ncztr_obj *n, const char *key);
  * is stored in its group's "_nczarr_group.hdf5_links" ({name: absolute path}), so pure
  * Zarr (mode=zarr) cannot hold one. */
 herr_t ncztr_alias_create(ncztr_obj *target, ncztr_obj *parent, const char *name);
-/* ncztr_check_name and ncztr_resolve_new for an alias's name, which names no key and so
- * has no length limit. */
+/* ncztr_check_link_name for an alias's name (messages say "hard link"). */
 herr_t ncztr_check_alias_name(const char *name);
-herr_t ncztr_resolve_new_alias(ncztr_obj *base, const char *path, bool create_intermediate,
-                               ncztr_obj **parent, char **leaf);
 /* Soft links (cls H5L_TYPE_SOFT, value: a path resolved from parent on every use, which may
  * name nothing) and external links (H5L_TYPE_EXTERNAL, value: the object's path in `file`,
  * never followed by the connector) are aliases too, kept in the same "hdf5_links" as

@@ -198,8 +198,9 @@ void ncztr_index_attr_removed(ncztr_obj *o, ncztr_attr *a);
 void ncztr_index_obj_free(ncztr_obj *o);
 /* Model changes that must reach the store first (o's keys are moved or copied there). */
 void ncztr_obj_detach(ncztr_obj *o);
-/* ncztr_check_name, for the name of an alias too when keyless (no length limit). */
-herr_t ncztr_check_link_name(const char *name, const char *what, bool keyless);
+/* The link name an HDF5 program gives (see ncztr_names.c); ncztr_check_name is for key
+ * names read from a store. */
+herr_t ncztr_check_link_name(const char *name, const char *what);
 
 /* ---- attribute values kept apart (ncztr_attrrefs.c) ---- */
 herr_t ncztr_attr_write_refs(ncztr_obj *o, ncztr_attr *a, hid_t mem_type, const void *buf);

@@ -67,9 +67,8 @@ char *ncztr_key_escape(const char *name, bool *failed)
 
 /* An HDF5 link name: any but "", ".", ".." and names with '/'. Those a key cannot hold are
  * stored under an escaped key name (ncztr_key_escape). */
-herr_t ncztr_check_link_name(const char *name, const char *what, bool keyless)
+herr_t ncztr_check_link_name(const char *name, const char *what)
 {
-    (void)keyless;
     if (!name || !*name)
         return NCZ_PUSH(NCZ_E_ARGS, "%s name is empty", what);
     if (strcmp(name, ".") == 0 || strcmp(name, "..") == 0 || strchr(name, '/'))
@@ -103,7 +102,7 @@ herr_t ncztr_check_name(const char *name, const char *what)
 
 herr_t ncztr_check_alias_name(const char *name)
 {
-    return ncztr_check_link_name(name, "hard link", true);
+    return ncztr_check_link_name(name, "hard link");
 }
 
 herr_t ncztr_check_key_room(const ncztr_obj *parent, const char *name, size_t extra)

@@ -79,7 +79,7 @@ herr_t ncztr_move(ncztr_obj *o, ncztr_obj *new_parent, const char *new_name)
                  o->name);
     if (new_parent->kind != NCZTR_GROUP)
         NCZ_GOTO(FAIL, NCZ_E_ARGS, "cannot move \"%s\": the destination is not a group", o->name);
-    if (ncztr_check_link_name(new_name, "link", o->kind == NCZTR_ALIAS) < 0)
+    if (ncztr_check_link_name(new_name, "link") < 0)
         NCZ_GOTO_QUIET(FAIL);
     if (ncztr_is_ancestor(o, new_parent))
         NCZ_GOTO(FAIL, NCZ_E_ARGS, "cannot move group \"%s\" into itself", o->name);
@@ -307,8 +307,7 @@ static herr_t copy_rec(ncztr_obj *src, ncztr_obj *parent, const char *name, unsi
         *out = NULL;
         if (t)
             return ncztr_alias_create(t, parent, name);
-        if (ncztr_check_link_name(name, "link", true) < 0 ||
-            !(c = ncztr_obj_new(parent->file, NCZTR_ALIAS, name)))
+        if (ncztr_check_link_name(name, "link") < 0 || !(c = ncztr_obj_new(parent->file, NCZTR_ALIAS, name)))
             return FAIL;
         if (!(c->target_path = strdup(src->target_path ? src->target_path : "/")) ||
             ncztr_obj_attach(parent, c) < 0) {

@@ -313,7 +313,7 @@ typedef struct child_list {
 static const char *link_name(json_t *hdf5_names, const char *nm)
 {
     const char *hn = json_is_object(hdf5_names) ? json_string_value(json_object_get(hdf5_names, nm)) : NULL;
-    if (!hn || ncztr_check_link_name(hn, "link", false) < 0) {
+    if (!hn || ncztr_check_link_name(hn, "link") < 0) {
         H5Eclear2(H5E_DEFAULT);
         return nm;
     }

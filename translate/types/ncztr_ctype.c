@@ -16,7 +16,15 @@
 #define MAX_FIELDS NCZTR_CT_MAX_FIELDS
 #define MAX_RECORD NCZTR_CT_MAX_RECORD
 #define close_type ncztr_ct_close
-#define is_half    ncztr_ct_is_half
+#define is_half    ncztr_is_half_float
+
+bool ncztr_is_half_float(hid_t t)
+{
+    size_t spos, epos, esize, mpos, msize;
+    return H5Tget_class(t) == H5T_FLOAT && H5Tget_size(t) == 2 &&
+           H5Tget_fields(t, &spos, &epos, &esize, &mpos, &msize) >= 0 && esize == 5 && msize == 10 &&
+           (H5Tget_order(t) == H5T_ORDER_LE || H5Tget_order(t) == H5T_ORDER_BE);
+}
 
 bool ncztr_type_is_raw(hid_t t)
 {

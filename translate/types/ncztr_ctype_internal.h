@@ -20,15 +20,6 @@ static inline void ncztr_ct_close(hid_t t)
     ncz_err_restore(es);
 }
 
-/* IEEE binary16 in either byte order. */
-static inline bool ncztr_ct_is_half(hid_t t)
-{
-    size_t spos, epos, esize, mpos, msize;
-    return H5Tget_class(t) == H5T_FLOAT && H5Tget_size(t) == 2 &&
-           H5Tget_fields(t, &spos, &epos, &esize, &mpos, &msize) >= 0 && esize == 5 && msize == 10 &&
-           (H5Tget_order(t) == H5T_ORDER_LE || H5Tget_order(t) == H5T_ORDER_BE);
-}
-
 /* The dtype text of a leaf member type (number, enum, fixed string, raw bytes "|V<n>"). */
 herr_t ncztr_ct_leaf_dtype(hid_t t, const char *what, char out[NCZTR_DTYPE_MAX]);
 

@@ -9,7 +9,7 @@
 
 #define MAX_DEPTH  NCZTR_CT_MAX_DEPTH
 #define close_type ncztr_ct_close
-#define is_half    ncztr_ct_is_half
+#define is_half    ncztr_is_half_float
 
 /* A raw value (ncztr_type_is_raw) is the Base64 of its bytes. */
 static json_t *raw_to_json(const unsigned char *p, size_t n)

@@ -200,6 +200,8 @@ herr_t ncztr_cvalue_convert(hid_t src_t, const void *src, hid_t dst_t, void *dst
  * byte order, opaque types and bitfields not of 1, 2, 4 or 8 bytes. Stored as its bytes
  * (a "|V<n>" field; in JSON the Base64 of the bytes), the exact type kept. */
 bool ncztr_type_is_raw(hid_t type);
+/* IEEE binary16 in either byte order. */
+bool ncztr_is_half_float(hid_t type);
 /* One element of a number, enum, string, compound, array or sequence type as that JSON,
  * and back (elem: H5Tget_size(type) bytes, zeroed before a decode; the variable-length
  * parts a decode makes are malloc'ed: ncztr_refval_free or H5Treclaim frees them). A
