@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Sets up everything and runs the whole test suite three times: a normal build, an
 # AddressSanitizer + UBSan build, and a ThreadSanitizer build (the chunk pipeline runs
-# codecs and store I/O on worker threads). Exits non-zero if anything fails.
+# codecs and store I/O on worker threads); then the MPI tests, in a build against the
+# parallel stack (VOL_NCZARR_STACK=mpi: HDF5 and netCDF-C built with OpenMPI, cached in
+# ~/.cache/vol-nczarr/deps-mpi). Exits non-zero if anything fails.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 jobs=$(nproc)
@@ -26,6 +28,9 @@ echo "== tests (RelWithDebInfo) =="
 rm -rf "$root/build/api-results"
 ctest --test-dir "$root/build" --output-on-failure -j "$jobs" --timeout 900 || { print_api "$root/build"; exit 1; }
 print_api "$root/build"
+echo "== MPI tests (parallel HDF5 and netCDF-C, OpenMPI, 4 ranks) =="
+VOL_NCZARR_STACK=mpi "$root/scripts/build.sh" "$root/build-mpi" >/dev/null
+ctest --test-dir "$root/build-mpi" --output-on-failure -L mpi --timeout 900
 if [ "${NCZARR_SKIP_SANITIZE:-0}" != 1 ]; then
   "$root/scripts/build.sh" "$root/build-asan" -DNCZARR_SANITIZE=ON -DCMAKE_BUILD_TYPE=Debug >/dev/null
   echo "== tests (AddressSanitizer + UBSan) =="

@@ -8,6 +8,9 @@
 #                                      into ~/.cache/vol-nczarr/deps
 #   VOL_NCZARR_STACK=trixie            HDF5 1.14.5 + netCDF-C 4.9.3 (Debian trixie sources)
 #                                      into ~/.cache/vol-nczarr/deps-trixie
+#   VOL_NCZARR_STACK=mpi               the newest stack built parallel (--enable-parallel HDF5,
+#                                      netCDF-C with parallel I/O) with Debian's OpenMPI
+#                                      into ~/.cache/vol-nczarr/deps-mpi
 #   VOL_NCZARR_DEPS=/some/prefix       another prefix; VOL_NCZARR_CACHE another cache root
 #
 # Then scripts/setup-python.sh makes the zarr-python 3 peer of the tests (pinned, from PyPI)
@@ -18,16 +21,21 @@
 set -euo pipefail
 
 CACHE="${VOL_NCZARR_CACHE:-$HOME/.cache/vol-nczarr}"
+PARALLEL=OFF
 case "${VOL_NCZARR_STACK:-newest}" in
   newest)
     HDF5_DEB_VERSION="1.14.6+repack-2"; NETCDF_DEB_VERSION="1:4.10.1-1"
     SUITES="forky sid"; default_prefix="$CACHE/deps" ;;
+  mpi)
+    HDF5_DEB_VERSION="1.14.6+repack-2"; NETCDF_DEB_VERSION="1:4.10.1-1"
+    SUITES="forky sid"; default_prefix="$CACHE/deps-mpi"; PARALLEL=ON ;;
   trixie)
     HDF5_DEB_VERSION="1.14.5+repack-3"; NETCDF_DEB_VERSION="1:4.9.3-1"
     SUITES="trixie"; default_prefix="$CACHE/deps-trixie" ;;
-  *) echo "[setup-deps] VOL_NCZARR_STACK must be 'newest' or 'trixie'" >&2; exit 2 ;;
+  *) echo "[setup-deps] VOL_NCZARR_STACK must be 'newest', 'trixie' or 'mpi'" >&2; exit 2 ;;
 esac
 STAMP_TEXT="hdf5=$HDF5_DEB_VERSION netcdf=$NETCDF_DEB_VERSION options=v3"
+[ "$PARALLEL" = ON ] && STAMP_TEXT="$STAMP_TEXT parallel=openmpi"
 PREFIX="${VOL_NCZARR_DEPS:-$default_prefix}"
 WORK="$CACHE/work-${VOL_NCZARR_STACK:-newest}"
 HDF5_UPSTREAM=${HDF5_DEB_VERSION%-*}; NETCDF_UPSTREAM=${NETCDF_DEB_VERSION#*:}; NETCDF_UPSTREAM=${NETCDF_UPSTREAM%-*}
@@ -37,7 +45,7 @@ DEB_PACKAGES=(build-essential cmake ninja-build pkg-config m4 ca-certificates zl
   libaec-dev libzip-dev liblz4-dev libblosc-dev libzstd-dev libbz2-dev libxml2-dev libcurl4-openssl-dev
   libssl-dev libjansson-dev unzip zip python3-zarr python3-xarray python3-numcodecs
   python3-numpy python3-h5py python3-venv valgrind clang-format debian-archive-keyring
-  radosgw ceph-mon ceph-osd curl openssl iproute2)
+  radosgw ceph-mon ceph-osd curl openssl iproute2 libopenmpi-dev openmpi-bin)
 
 install_debs() {
   [ "${VOL_NCZARR_SKIP_APT:-0}" = 1 ] && return 0
@@ -117,7 +125,12 @@ set(libaec_FOUND TRUE)
 set(SZIP_INCLUDE_DIR "${_AEC_INC}")
 SHIM
   rm -rf "$WORK/hdf5-build"
-  cmake -S "$WORK/hdf5-src" -B "$WORK/hdf5-build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+  # The parallel stack: MPI compilers, no thread safety (HDF5 refuses both), HDF5's own tests
+  # left out (the serial stack runs its API suite).
+  local par=(-DHDF5_ENABLE_PARALLEL=OFF -DHDF5_ENABLE_THREADSAFE=OFF -DBUILD_TESTING=ON)
+  [ "$PARALLEL" = ON ] && par=(-DCMAKE_C_COMPILER=mpicc -DHDF5_ENABLE_PARALLEL=ON
+    -DHDF5_ENABLE_THREADSAFE=OFF -DBUILD_TESTING=OFF)
+  cmake -S "$WORK/hdf5-src" -B "$WORK/hdf5-build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo "${par[@]}" \
     -DCMAKE_INSTALL_PREFIX="$PREFIX" -DCMAKE_INSTALL_RPATH="$PREFIX/lib" \
     -DBUILD_SHARED_LIBS=ON -DBUILD_STATIC_LIBS=OFF -DONLY_SHARED_LIBS=ON \
     -DHDF5_BUILD_HL_LIB=ON -DHDF5_BUILD_TOOLS=ON -DHDF5_BUILD_EXAMPLES=OFF -DHDF5_BUILD_FORTRAN=OFF \
@@ -125,8 +138,7 @@ SHIM
     -DHDF5_ENABLE_Z_LIB_SUPPORT=ON -DHDF5_ENABLE_SZIP_SUPPORT=ON -DHDF5_ENABLE_SZIP_ENCODING=ON \
     -DSZIP_DIR="$WORK/szip-shim" -Dszip_DIR="$WORK/szip-shim" -Dlibaec_DIR="$WORK/szip-shim" -DSZIP_USE_EXTERNAL=OFF \
     -DHDF5_ENABLE_PLUGIN_SUPPORT=OFF -DH5_DEFAULT_PLUGINDIR="$PREFIX/lib/plugin" \
-    -DHDF5_ENABLE_PARALLEL=OFF -DHDF5_ENABLE_THREADSAFE=OFF \
-    -DBUILD_TESTING=ON -DHDF5_TEST_SERIAL=ON -DHDF5_TEST_API=ON -DHDF5_TEST_API_INSTALL=ON \
+    -DHDF5_TEST_SERIAL=ON -DHDF5_TEST_API=ON -DHDF5_TEST_API_INSTALL=ON \
     -DHDF5_TEST_TOOLS=OFF -DHDF5_TEST_EXAMPLES=OFF -DHDF5_TEST_SWMR=OFF -DHDF5_TEST_PARALLEL=OFF \
     -DHDF5_TEST_CPP=OFF -DHDF5_TEST_FORTRAN=OFF -DHDF5_TEST_JAVA=OFF >"$WORK/hdf5-configure.log" 2>&1 \
     || { tail -n 40 "$WORK/hdf5-configure.log" >&2; exit 1; }
@@ -142,7 +154,9 @@ build_netcdf() {
   log "building netCDF-C $NETCDF_DEB_VERSION into $PREFIX"
   unpack "netcdf_$NETCDF_UPSTREAM.orig.tar.*" "$WORK/netcdf-src"
   rm -rf "$WORK/netcdf-build"
-  cmake -S "$WORK/netcdf-src" -B "$WORK/netcdf-build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+  local par=()
+  [ "$PARALLEL" = ON ] && par=(-DCMAKE_C_COMPILER=mpicc -DNETCDF_ENABLE_PARALLEL4=ON)
+  cmake -S "$WORK/netcdf-src" -B "$WORK/netcdf-build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo "${par[@]}" \
     -DCMAKE_INSTALL_PREFIX="$PREFIX" -DCMAKE_PREFIX_PATH="$PREFIX" -DHDF5_DIR="$PREFIX/cmake" \
     -DCMAKE_INSTALL_RPATH="$PREFIX/lib" -DBUILD_SHARED_LIBS=ON -DNETCDF_ENABLE_HDF5=ON \
     -DNETCDF_ENABLE_NCZARR=ON -DNETCDF_ENABLE_NCZARR_ZIP=ON -DNETCDF_ENABLE_NCZARR_FILTERS=ON \

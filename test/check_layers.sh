@@ -12,7 +12,7 @@
 # Usage: check_layers.sh SOURCE_DIR [LIB_base LIB_types ... LIB_store]
 src=$1
 shift
-layers="base types format codec model data store"
+layers="base types format codec model data par store"
 status=0
 
 rank() { # the position of a folder in $layers, or nothing

@@ -2,6 +2,7 @@
  * writes, whose H5S_ALL / H5S_BLOCK ids are resolved here the way the native connector
  * resolves them before the model moves the bytes. */
 #include "H5VL_nczarr.h"
+#include "ncztr_par.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -132,10 +133,27 @@ static herr_t resolve_spaces(ncztr_obj *d, hid_t mem_space_id, hid_t file_space_
     return SUCCEED;
 }
 
+/* An MPI program's collective transfer (H5Pset_dxpl_mpio): every rank is in the call. */
+static bool xfer_collective(hid_t dxpl_id)
+{
+#ifdef H5_HAVE_PARALLEL
+    H5FD_mpio_xfer_t mode = H5FD_MPIO_INDEPENDENT;
+    if (H5Pget_dxpl_mpio(dxpl_id == H5P_DEFAULT ? H5P_DATASET_XFER_DEFAULT : dxpl_id, &mode) < 0) {
+        H5Eclear2(H5E_DEFAULT);
+        return false;
+    }
+    return mode == H5FD_MPIO_COLLECTIVE;
+#else
+    (void)dxpl_id;
+    return false;
+#endif
+}
+
 static herr_t dataset_io(size_t count, void *dset[], hid_t mem_type_id[], hid_t mem_space_id[],
                          hid_t file_space_id[], hid_t dxpl_id, void *rbuf[], const void *wbuf[])
 {
     herr_t ret = SUCCEED;
+    bool coll = wbuf && xfer_collective(dxpl_id);
     for (size_t i = 0; i < count && ret == SUCCEED; i++) {
         H5VL_nczarr_obj_t *o = dset[i];
         ncztr_obj *d = o->node;
@@ -151,7 +169,7 @@ static herr_t dataset_io(size_t count, void *dset[], hid_t mem_type_id[], hid_t 
         else if (rbuf)
             ret = ncztr_array_read(d, mem_type_id[i], mem, file, rbuf[i]);
         else
-            ret = ncztr_array_write(d, mem_type_id[i], mem, file, wbuf[i]);
+            ret = ncztr_par_write(d, mem_type_id[i], mem, file, wbuf[i], coll);
         H5Sclose(mem);
         H5Sclose(file);
     }
@@ -265,8 +283,13 @@ herr_t H5VL_nczarr_dataset_close(void *dset, hid_t dxpl_id, void **req)
     (void)req;
     H5VL_nczarr_obj_t *o = dset;
     herr_t ret = SUCCEED;
+    /* MPI: H5Dclose is collective; the pieces of chunks written independently go to their
+     * owners here. */
+    if (o->node && ncztr_par_active(ncztr_obj_file(o->node)) &&
+        !ncztr_file_is_readonly(ncztr_obj_file(o->node)))
+        ret = ncztr_par_exchange(ncztr_obj_file(o->node), SUCCEED, "H5Dclose");
     /* Dirty chunks of this dataset reach the store when it closes, as with HDF5's cache. */
-    if (o->rc == 1 && o->node)
+    if (ret == SUCCEED && o->rc == 1 && o->node)
         ret = ncztr_array_close_flush(o->node);
     if (H5VL_nczarr_obj_release(o) < 0)
         ret = FAIL;

@@ -383,6 +383,41 @@ static void apply_info(ncztr_file *tf, const H5VL_nczarr_info_t *info)
 }
 
 /* The options of the connector info in a fapl. */
+/* The communicator of an MPI program's file access list (H5Pset_fapl_mpio, or
+ * H5Pset_mpi_params): HDF5 hands out a duplicate, freed by opts_drop_comm once the file is
+ * open (translate/par keeps its own). */
+static void opts_take_comm(hid_t fapl_id, ncztr_opts *o)
+{
+#ifdef H5_HAVE_PARALLEL
+    MPI_Comm comm = MPI_COMM_NULL;
+    MPI_Info info = MPI_INFO_NULL;
+    o->has_comm = false;
+    if (H5Pget_mpi_params(fapl_id == H5P_DEFAULT ? H5P_FILE_ACCESS_DEFAULT : fapl_id, &comm, &info) < 0) {
+        H5Eclear2(H5E_DEFAULT);
+        return;
+    }
+    if (info != MPI_INFO_NULL)
+        MPI_Info_free(&info);
+    if (comm != MPI_COMM_NULL) {
+        o->has_comm = true;
+        o->comm = comm;
+    }
+#else
+    (void)fapl_id, (void)o;
+#endif
+}
+
+static void opts_drop_comm(ncztr_opts *o)
+{
+#ifdef H5_HAVE_PARALLEL
+    if (o->has_comm)
+        MPI_Comm_free(&o->comm);
+    o->has_comm = false;
+#else
+    (void)o;
+#endif
+}
+
 static const ncztr_opts *fapl_opts(hid_t fapl_id, ncztr_opts *o)
 {
     H5VL_nczarr_info_t info;
@@ -505,7 +540,10 @@ void *H5VL_nczarr_file_create(const char *name, unsigned flags, hid_t fcpl_id, h
         return NULL;
     }
     opts_from_info(&info, &opts);
-    if (ncztr_file_create_hdf5(name, flags, &opts, &tf) < 0) {
+    opts_take_comm(fapl_id, &opts);
+    herr_t made = ncztr_file_create_hdf5(name, flags, &opts, &tf);
+    opts_drop_comm(&opts);
+    if (made < 0) {
         H5Pclose(fcpl);
         return NULL;
     }
@@ -545,7 +583,10 @@ void *H5VL_nczarr_file_open(const char *name, unsigned flags, hid_t fapl_id, hid
     }
     H5VL_nczarr_info_from_fapl(fapl_id, &info);
     opts_from_info(&info, &opts);
-    if (ncztr_file_open(name, !rw, &opts, &tf) < 0)
+    opts_take_comm(fapl_id, &opts);
+    herr_t opened = ncztr_file_open(name, !rw, &opts, &tf);
+    opts_drop_comm(&opts);
+    if (opened < 0)
         return NULL;
     apply_info(tf, &info);
     hid_t fcpl = ncztr_obj_plist_kept(ncztr_file_root(tf), "fcpl");

@@ -21,6 +21,7 @@ static const char *const g_min_text[NCZ_E_COUNT] = {
     "already exists",
     "HDF5 library call failed",
     "internal error",
+    "ranks of the communicator disagree",
 };
 
 herr_t ncz_err_init(void)

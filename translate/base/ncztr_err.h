@@ -31,6 +31,7 @@ typedef enum ncz_errkind {
     NCZ_E_EXISTS,      /* object, attribute or link already exists */
     NCZ_E_HDF5,        /* an HDF5 library call made by the connector failed */
     NCZ_E_INTERNAL,    /* connector bug */
+    NCZ_E_PARALLEL,    /* MPI: the ranks disagree, or one did not join a collective step */
     NCZ_E_COUNT
 } ncz_errkind;
 

@@ -528,3 +528,29 @@ herr_t ncztr_array_cache_evict(ncztr_obj *o)
     o->arr->cache = NULL;
     return SUCCEED;
 }
+
+herr_t ncztr_array_chunk_release(ncztr_obj *o, const uint64_t *coord)
+{
+    herr_t ret = SUCCEED;
+    ncztr_cgeom g = {0};
+    ncztr_putlist pl = {0};
+    ncztr_chunkcache *c = o->arr ? o->arr->cache : NULL;
+    ncztr_cc_entry *e = ncztr_cc_find(c, coord);
+    if (!e)
+        return SUCCEED;
+    pl.pool = &c->pool;
+    ncztr_cc_remove(c, e);
+    if (e->dirty && !o->deleted && !o->file->readonly) {
+        char *key = NULL;
+        if (ncztr_geom_init(o, &g) < 0 || !(key = ncztr_chunk_key(&g, e->coord)))
+            ncztr_pool_give(pl.pool, e->data), ret = FAIL;
+        else if (ncztr_pl_add(o, &g, &pl, key, e->data, true, NULL) < 0 || ncztr_pl_run(o, &g, &pl) < 0)
+            ret = FAIL;
+    } else {
+        ncztr_pool_give(pl.pool, e->data);
+    }
+    free(e);
+    ncztr_pl_clear(&pl);
+    ncztr_geom_clear(&g);
+    return ret;
+}

@@ -524,7 +524,8 @@ static herr_t write_batch(ncztr_ioctx *x, ncztr_cjob *jobs, size_t n, ncztr_putl
 
 /* ===================================================================================== */
 
-static herr_t do_io(ncztr_obj *o, hid_t mem_type, hid_t mem_space, hid_t file_space, void *buf, bool write)
+static herr_t do_io(ncztr_obj *o, hid_t mem_type, hid_t mem_space, hid_t file_space, void *buf, bool write,
+                    ncztr_chunk_skip_fn skip, void *skip_ud)
 {
     herr_t ret = SUCCEED;
     ncztr_ioctx *x = NULL;
@@ -583,6 +584,8 @@ static herr_t do_io(ncztr_obj *o, hid_t mem_type, hid_t mem_space, hid_t file_sp
         int r = ncztr_enum_next(x, &en, jobs[njobs].coord, &jobs[njobs].eb, &jobs[njobs].ee);
         if (r < 0)
             NCZ_GOTO_QUIET(FAIL);
+        if (r > 0 && skip && skip(skip_ud, jobs[njobs].coord))
+            continue;
         njobs += r > 0;
         if (njobs && (r == 0 || njobs == jcap || njobs * x->g.chunk_bytes >= NCZTR_BATCH_BYTES)) {
             herr_t br = write ? write_batch(x, jobs, njobs, &pl) : read_batch(x, jobs, njobs, &pl);
@@ -619,10 +622,16 @@ herr_t ncztr_array_read(ncztr_obj *o, hid_t mem_type, hid_t mem_space, hid_t fil
         return FAIL;
     if (ncztr_array_is_vlen(o))
         return ncztr_vlen_io(o, mem_type, mem_space, file_space, buf, false, H5P_DEFAULT);
-    return do_io(o, mem_type, mem_space, file_space, buf, false);
+    return do_io(o, mem_type, mem_space, file_space, buf, false, NULL, NULL);
 }
 
 herr_t ncztr_array_write(ncztr_obj *o, hid_t mem_type, hid_t mem_space, hid_t file_space, const void *buf)
+{
+    return ncztr_array_write_except(o, mem_type, mem_space, file_space, buf, NULL, NULL);
+}
+
+herr_t ncztr_array_write_except(ncztr_obj *o, hid_t mem_type, hid_t mem_space, hid_t file_space,
+                                const void *buf, ncztr_chunk_skip_fn skip, void *skip_ud)
 {
     if (ncztr_array_check_stored(o) < 0)
         return FAIL;
@@ -632,7 +641,11 @@ herr_t ncztr_array_write(ncztr_obj *o, hid_t mem_type, hid_t mem_space, hid_t fi
                         "such a dimension's length only, so its data could not be stored",
                         o->name);
     /* The buffer is only read from on this path. */
-    if (ncztr_array_is_vlen(o))
+    if (ncztr_array_is_vlen(o)) {
+        if (skip)
+            return NCZ_PUSH(NCZ_E_UNSUPPORTED, "dataset \"%s\": sequences cannot be written in part",
+                            o->name);
         return ncztr_vlen_io(o, mem_type, mem_space, file_space, (void *)(uintptr_t)buf, true, H5P_DEFAULT);
-    return do_io(o, mem_type, mem_space, file_space, (void *)(uintptr_t)buf, true);
+    }
+    return do_io(o, mem_type, mem_space, file_space, (void *)(uintptr_t)buf, true, skip, skip_ud);
 }

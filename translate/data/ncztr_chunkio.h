@@ -13,9 +13,18 @@ void ncztr_chunkcache_free(ncztr_chunkcache *c);
  * were deleted or rewritten behind the cache's back (shrinking the extent, moving). */
 herr_t ncztr_array_cache_evict(ncztr_obj *o);
 
+/* Takes one chunk (chunk-grid coordinates) out of the array's cache, storing it first when
+ * dirty: another process is about to write it (translate/par). */
+herr_t ncztr_array_chunk_release(ncztr_obj *o, const uint64_t *coord);
+
 /* Dataset I/O (ncztr_chunkio.c). Spaces are already resolved (no H5S_ALL/BLOCK). */
 herr_t ncztr_array_read(ncztr_obj *o, hid_t mem_type, hid_t mem_space, hid_t file_space, void *buf);
 herr_t ncztr_array_write(ncztr_obj *o, hid_t mem_type, hid_t mem_space, hid_t file_space, const void *buf);
+/* The same, leaving out the chunks (chunk-grid coordinates) for which skip returns true:
+ * other processes write them (translate/par). */
+typedef bool (*ncztr_chunk_skip_fn)(void *ud, const uint64_t *coord);
+herr_t ncztr_array_write_except(ncztr_obj *o, hid_t mem_type, hid_t mem_space, hid_t file_space,
+                                const void *buf, ncztr_chunk_skip_fn skip, void *skip_ud);
 /* Writes cached dirty chunks. */
 herr_t ncztr_array_flush(ncztr_obj *o);
 

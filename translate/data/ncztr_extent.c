@@ -57,6 +57,8 @@ static herr_t for_chunks(ncztr_obj *o, const uint64_t *lim, chunk_fn fn, void *u
 static herr_t delete_chunk(ncztr_obj *o, const char *ckey, void *ud)
 {
     (void)ud;
+    if (o->file->shared_skip) /* rank 0 deletes them (translate/par) */
+        return SUCCEED;
     nczm_status st = nczm_delete(o->file->map, ckey);
     if (st != NCZM_OK && st != NCZM_NOTFOUND)
         return NCZ_PUSH(NCZ_E_STORE, "cannot delete chunk \"%s\": %s", ckey, nczm_errmsg(o->file->map));

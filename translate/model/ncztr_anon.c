@@ -74,7 +74,9 @@ herr_t ncztr_link_anon(ncztr_obj *o, ncztr_obj *parent, const char *name)
         /* the chunks it wrote while anonymous move to its name (chunks still in its cache
          * are written under the name) */
         char *key = ncztr_obj_key(o);
-        nczm_status st = key ? nczm_rename_tree(o->file->map, anon_key, key) : NCZM_NOMEM;
+        nczm_status st = !key                   ? NCZM_NOMEM
+                         : o->file->shared_skip ? NCZM_OK
+                                                : nczm_rename_tree(o->file->map, anon_key, key);
         free(key);
         free(anon_key);
         if (st != NCZM_OK && st != NCZM_NOTFOUND) {

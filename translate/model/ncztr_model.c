@@ -76,7 +76,7 @@ static void obj_free(ncztr_obj *o)
     char *anon = o->anonymous && o->kind == NCZTR_ARRAY && !o->file->readonly ? ncztr_obj_key(o) : NULL;
     if (o->arr)
         ncztr_array_free(o->arr);
-    if (anon && o->file->map) /* never named: what it wrote goes with it */
+    if (anon && o->file->map && !o->file->shared_skip) /* never named: what it wrote goes with it */
         (void)nczm_delete_tree(o->file->map, anon);
     free(anon);
     ncztr_index_obj_free(o);
@@ -349,7 +349,7 @@ herr_t ncztr_unlink(ncztr_obj *o)
     }
     key = ncztr_obj_key(o);
     NCZ_CHECK_ALLOC(key, FAIL);
-    if (nczm_delete_tree(o->file->map, key) != NCZM_OK)
+    if (!o->file->shared_skip && nczm_delete_tree(o->file->map, key) != NCZM_OK)
         NCZ_GOTO(FAIL, NCZ_E_STORE, "cannot delete \"%s\": %s", key, nczm_errmsg(o->file->map));
     mark_deleted(o);
     ncztr_obj_detach(o);

@@ -41,6 +41,13 @@ typedef struct ncztr_opts {
     bool v3;               /* create Zarr v3 stores (an existing store keeps its format) */
     unsigned shards;       /* Zarr v3: N x N x ... HDF5 chunks per shard (0, 1: no sharding) */
     char s3opts[1024];     /* S3 options, "name=value" lines for nczm_url_set */
+#ifdef H5_HAVE_PARALLEL
+    /* The file access list's communicator (H5Pget_mpi_params: the caller's duplicate, freed
+     * by whoever made the opts). With more than one rank the file is opened by all of them
+     * together (translate/par). */
+    bool has_comm;
+    MPI_Comm comm;
+#endif
 } ncztr_opts;
 
 /* ---- nodes ---- */

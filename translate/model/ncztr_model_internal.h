@@ -170,6 +170,11 @@ struct ncztr_file {
      * scratch_free, which the data layer sets: calls go down only). */
     struct ncztr_scratch *scratch;
     void (*scratch_free)(struct ncztr_scratch *s);
+    /* Many ranks, one store (translate/par, which sets both): par is its state, NULL for a
+     * file of one process; shared_skip: this rank leaves the objects every rank shares
+     * (metadata, deletions, renames) to rank 0, so the model below never writes them. */
+    struct ncztr_par *par;
+    bool shared_skip;
     /* References in attribute values: set by the connector around each attribute read
      * and write (ncztr_file_set_refops). */
     struct {

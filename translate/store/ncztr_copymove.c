@@ -117,11 +117,11 @@ herr_t ncztr_move(ncztr_obj *o, ncztr_obj *new_parent, const char *new_name)
     NCZ_CHECK_ALLOC(old_key, FAIL);
     if (!(new_key = child_key(new_parent, o, new_name)))
         NCZ_GOTO_QUIET(FAIL);
-    if (nczm_rename_tree(map, old_key, new_key) != NCZM_OK)
+    if (!o->file->shared_skip && nczm_rename_tree(map, old_key, new_key) != NCZM_OK)
         NCZ_GOTO(FAIL, NCZ_E_STORE, "cannot move \"%s\" to \"%s\": %s", old_key, new_key, nczm_errmsg(map));
     ncztr_obj *op = o->parent;
     if (relink(o, new_parent, &nm) < 0) {
-        if (nczm_rename_tree(map, new_key, old_key) != NCZM_OK)
+        if (!o->file->shared_skip && nczm_rename_tree(map, new_key, old_key) != NCZM_OK)
             NCZ_PUSH(NCZ_E_STORE, "cannot move \"%s\" back to \"%s\": %s", new_key, old_key,
                      nczm_errmsg(map));
         NCZ_GOTO_QUIET(FAIL);

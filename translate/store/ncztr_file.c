@@ -1,6 +1,7 @@
 /* Opening, creating, flushing and closing a store as a model. */
 #include "ncztr_model_internal.h"
 #include "ncztr_format.h"
+#include "ncztr_par.h"
 #include "ncztr_store.h"
 #include "ncztr_zmeta.h"
 
@@ -109,11 +110,50 @@ static void file_free(ncztr_file *f)
         if (H5Iis_valid(f->types[i].type) > 0) /* see ncztr_array_free */
             H5Tclose(f->types[i].type);
     nczm_url_clear(&f->url);
+    ncztr_par_free(f);
     ncztr_zmeta_free(f->old_cons);
     if (f->scratch_free)
         f->scratch_free(f->scratch);
     free(f->ncproperties);
     free(f);
+}
+
+/* A zip archive is rewritten whole by the process that closes it: many ranks cannot write
+ * one. */
+static herr_t par_check_store(ncztr_file *f, const char *name)
+{
+    if (f->par && f->url.kind == NCZM_KIND_ZIP)
+        return NCZ_PUSH(
+            NCZ_E_UNSUPPORTED,
+            "\"%s\": a zip store cannot be written by many ranks; write a directory or S3 store (and "
+            "zip it afterwards)",
+            name);
+    return SUCCEED;
+}
+
+/* The model of an empty store: its root group. */
+static herr_t new_root(ncztr_file *f)
+{
+    f->root = ncztr_obj_new(f, NCZTR_GROUP, "");
+    if (!f->root || ncztr_ids_assign_tree(f) < 0)
+        return FAIL;
+    f->root->is_new = f->root->meta_dirty = f->root->attrs_dirty = true;
+    f->superblock = !f->opts.pure_zarr;
+    f->zarr_format = f->opts.v3 ? 3 : 2;
+    return SUCCEED;
+}
+
+static herr_t create_root(ncztr_file *f, const char *name, unsigned mflags, char *emsg)
+{
+    nczm_status st = nczm_open(&f->url, mflags, &f->map, emsg);
+    if (st != NCZM_OK)
+        return NCZ_PUSH(st == NCZM_NOTFOUND || st == NCZM_EXISTS || st == NCZM_PERM ? NCZ_E_STORE
+                                                                                    : NCZ_E_ARGS,
+                        "cannot create store \"%s\": %s", name, emsg);
+    /* Write the root now: a created store is a valid (empty) store at once. */
+    if (new_root(f) < 0 || ncztr_save_tree(f) < 0)
+        return FAIL;
+    return SUCCEED;
 }
 
 herr_t ncztr_file_create(const char *name, unsigned flags, const ncztr_opts *opts, ncztr_file **out)
@@ -126,19 +166,30 @@ herr_t ncztr_file_create(const char *name, unsigned flags, const ncztr_opts *opt
     unsigned mflags = NCZM_CREATE | (flags & (NCZM_TRUNC | NCZM_EXCL));
     if (f->opts.zip_root)
         mflags |= NCZM_ZIP_ROOT;
-    nczm_status st = nczm_open(&f->url, mflags, &f->map, emsg);
-    if (st != NCZM_OK)
-        NCZ_GOTO(FAIL, st == NCZM_NOTFOUND || st == NCZM_EXISTS || st == NCZM_PERM ? NCZ_E_STORE : NCZ_E_ARGS,
-                 "cannot create store \"%s\": %s", name, emsg);
-    f->root = ncztr_obj_new(f, NCZTR_GROUP, "");
-    if (!f->root || ncztr_ids_assign_tree(f) < 0)
+    if (ncztr_par_attach(f, opts) < 0 || par_check_store(f, name) < 0)
         NCZ_GOTO_QUIET(FAIL);
-    f->root->is_new = f->root->meta_dirty = f->root->attrs_dirty = true;
-    f->superblock = !f->opts.pure_zarr;
-    f->zarr_format = f->opts.v3 ? 3 : 2;
-    /* Write the root now: a created store is a valid (empty) store at once. */
-    if (ncztr_save_tree(f) < 0)
+    /* Many ranks: rank 0 alone creates the store and writes its root (as one process
+     * would: par set aside meanwhile); the others then open it and hold the same root. */
+    herr_t made = SUCCEED;
+    if (!f->shared_skip) {
+        struct ncztr_par *par = f->par;
+        f->par = NULL;
+        made = create_root(f, name, mflags, emsg);
+        f->par = par;
+    }
+    if (ncztr_par_status(f, made, "creating the store") < 0)
         NCZ_GOTO_QUIET(FAIL);
+    if (f->shared_skip) {
+        nczm_status st = nczm_open(&f->url, 0, &f->map, emsg);
+        if (st != NCZM_OK)
+            made = NCZ_PUSH(NCZ_E_STORE, "cannot open store \"%s\" that rank 0 created: %s", name, emsg);
+        else if ((made = new_root(f)) == SUCCEED)
+            f->root->is_new = f->root->meta_dirty = f->root->attrs_dirty = false;
+        if (ncztr_par_status(f, made, "opening the store rank 0 created") < 0)
+            NCZ_GOTO_QUIET(FAIL);
+    } else if (f->par && ncztr_par_status(f, made, "opening the store rank 0 created") < 0) {
+        NCZ_GOTO_QUIET(FAIL);
+    }
     *out = f;
     f = NULL;
 done:
@@ -158,6 +209,8 @@ herr_t ncztr_file_open(const char *name, bool readonly, const ncztr_opts *opts, 
     if (file_new(name, opts, &f) < 0)
         return FAIL;
     f->readonly = readonly;
+    if (ncztr_par_attach(f, opts) < 0 || (!readonly && par_check_store(f, name) < 0))
+        NCZ_GOTO_QUIET(FAIL);
     nczm_status st = nczm_open(&f->url, readonly ? NCZM_READONLY : 0, &f->map, emsg);
     if (st != NCZM_OK)
         NCZ_GOTO(FAIL, NCZ_E_STORE, "cannot open store \"%s\"%s: %s", name, readonly ? "" : " for writing",

@@ -4,6 +4,7 @@
  * would otherwise go stale) .zmetadata is rebuilt from the whole model. */
 #include "ncztr_array_internal.h"
 #include "ncztr_format.h"
+#include "ncztr_par.h"
 #include "ncztr_save_internal.h"
 
 #include <inttypes.h>
@@ -626,12 +627,11 @@ static void clear_dirty(ncztr_obj *o)
         clear_dirty(o->children[i]);
 }
 
-herr_t ncztr_save_tree(ncztr_file *f)
+/* Stores the chunks still cached and lists the metadata to write in S. */
+static herr_t build(ncztr_file *f, saver *S_)
 {
     herr_t ret = SUCCEED;
-    saver S = {.f = f};
-    if (f->readonly)
-        return SUCCEED;
+    saver S = *S_;
     /* Arrays whose metadata was never read are read now, as they would have been on open:
      * a save derives dimensions and writes .zmetadata from all of them. */
     if (ncztr_tree_load(f->root) < 0 || ncztr_dimscales_derive(f) < 0 || resolve_dims(f->root) < 0)
@@ -658,7 +658,51 @@ herr_t ncztr_save_tree(ncztr_file *f)
         if (add_put(&S, k, text) < 0)
             NCZ_GOTO_QUIET(FAIL);
     }
-    if (S.n > 0) {
+done:
+    *S_ = S;
+    return ret;
+}
+
+/* What the ranks of a parallel file compare before rank 0 writes: every key and text. */
+static uint64_t puts_hash(const saver *S)
+{
+    uint64_t h = 0x9e3779b97f4a7c15ull;
+    for (size_t i = 0; i < S->n; i++) {
+        h = nczm_hash_bytes(h, S->puts[i].key, strlen(S->puts[i].key) + 1);
+        h = nczm_hash_bytes(h, S->puts[i].buf, S->puts[i].len);
+    }
+    return h ^ S->n;
+}
+
+static herr_t drop_cache(ncztr_obj *o, void *ud)
+{
+    (void)ud;
+    return o->arr ? ncztr_array_cache_evict(o) : SUCCEED;
+}
+
+herr_t ncztr_save_tree(ncztr_file *f)
+{
+    herr_t ret = SUCCEED;
+    saver S = {.f = f};
+    bool agreed = false; /* many ranks: the last step (all learn whether rank 0 wrote) is due */
+    if (f->readonly)
+        return SUCCEED;
+    /* Many ranks: the pieces of chunks go to their owners first; then every rank stores its
+     * chunks, the ranks compare the metadata, and rank 0 writes it. */
+    if (f->par && ncztr_par_exchange(f, SUCCEED, "flush") < 0)
+        return FAIL;
+    ret = build(f, &S);
+    if (f->par) {
+        ret = ncztr_par_status(f, ret, "flush");
+        if (ret == SUCCEED)
+            ret = ncztr_par_agree(f, puts_hash(&S), "flush");
+        if (ret < 0)
+            NCZ_GOTO_QUIET(FAIL);
+        agreed = true;
+    } else if (ret < 0) {
+        NCZ_GOTO_QUIET(FAIL);
+    }
+    if (S.n > 0 && !f->shared_skip) {
         nczm_status st = nczm_commit_many(f->map, S.n, S.puts);
         if (st != NCZM_OK) {
             for (size_t i = 0; i < S.n; i++)
@@ -670,6 +714,13 @@ herr_t ncztr_save_tree(ncztr_file *f)
     }
     clear_dirty(f->root);
 done:
+    /* Returns on every rank once the store is complete; the caches are dropped, since other
+     * ranks may have changed any chunk. */
+    if (agreed) {
+        ret = ncztr_par_status(f, ret, "writing the metadata");
+        if (ret == SUCCEED && ncztr_tree_walk(f, drop_cache, NULL) < 0)
+            ret = FAIL;
+    }
     for (size_t i = 0; i < S.n; i++) {
         free(S.keys[i]);
         free(S.bufs[i]);

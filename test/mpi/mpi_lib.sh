@@ -1,0 +1,13 @@
+# shellcheck shell=bash
+# mpi_run N LOG PROGRAM ARGS...: OpenMPI's mpirun with N ranks on whatever cores there are
+# (oversubscribed), allowed as root (CI runs as root), its output in LOG, shown on failure.
+mpi_run() {
+  local n=$1 log=$2
+  shift 2
+  if OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1 \
+     timeout 300 mpirun -n "$n" "$@" >"$log" 2>&1; then
+    return 0
+  fi
+  sed 's/^/    | /' "$log"
+  return 1
+}
