@@ -8,62 +8,35 @@
  * page by page for every chunk), each used by one thread at a time. */
 #include "ncztr_codec_internal.h"
 
-#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <zstd.h>
 
-/* Contexts kept for reuse: about one per worker thread. */
-#define KEEP 16
-
-/* Contexts of one kind kept for reuse (under the state's lock). */
-typedef struct ctx_list {
-    void *v[KEEP];
-    int n;
-} ctx_list;
-
 typedef struct zstd_state {
     int level;
     bool checksum;
-    pthread_mutex_t lock;
-    ctx_list cc, dc; /* ZSTD_CCtx, ZSTD_DCtx */
+    ncztr_ctxpool cc, dc; /* ZSTD_CCtx, ZSTD_DCtx */
 } zstd_state;
+
+static void free_cctx(void *c)
+{
+    ZSTD_freeCCtx(c);
+}
+
+static void free_dctx(void *d)
+{
+    ZSTD_freeDCtx(d);
+}
 
 static void free_state(void *p)
 {
     zstd_state *s = p;
     if (!s)
         return;
-    for (int i = 0; i < s->cc.n; i++)
-        ZSTD_freeCCtx(s->cc.v[i]);
-    for (int i = 0; i < s->dc.n; i++)
-        ZSTD_freeDCtx(s->dc.v[i]);
-    pthread_mutex_destroy(&s->lock);
+    ncztr_ctxpool_clear(&s->cc);
+    ncztr_ctxpool_clear(&s->dc);
     free(s);
-}
-
-/* A kept context, or NULL (the caller makes one). */
-static void *take_ctx(zstd_state *s, ctx_list *l)
-{
-    void *c = NULL;
-    pthread_mutex_lock(&s->lock);
-    if (l->n)
-        c = l->v[--l->n];
-    pthread_mutex_unlock(&s->lock);
-    return c;
-}
-
-/* Keeps c; returns NULL, or c itself when the list is full (the caller frees it). */
-static void *give_ctx(zstd_state *s, ctx_list *l, void *c)
-{
-    pthread_mutex_lock(&s->lock);
-    if (l->n < KEEP) {
-        l->v[l->n++] = c;
-        c = NULL;
-    }
-    pthread_mutex_unlock(&s->lock);
-    return c;
 }
 
 static int parse(const json_t *j, bool v3, const ncztr_cctx *cx, void **state, char *msg, size_t msglen)
@@ -75,7 +48,13 @@ static int parse(const json_t *j, bool v3, const ncztr_cctx *cx, void **state, c
         ncztr_codec_int(j, "checksum", 0, 0, 1, &ck, msg, msglen) < 0)
         return -1;
     zstd_state *s = calloc(1, sizeof *s);
-    if (!s || pthread_mutex_init(&s->lock, NULL) != 0) {
+    if (!s || ncztr_ctxpool_init(&s->cc, free_cctx) < 0) {
+        free(s);
+        NCZTR_CODEC_MSG("out of memory");
+        return -1;
+    }
+    if (ncztr_ctxpool_init(&s->dc, free_dctx) < 0) {
+        ncztr_ctxpool_clear(&s->cc);
         free(s);
         NCZTR_CODEC_MSG("out of memory");
         return -1;
@@ -90,11 +69,11 @@ static int encode(const void *state, const ncztr_cctx *cx, const void *in, size_
                   size_t *outlen, ncztr_cerr *e)
 {
     (void)cx;
-    /* the state is shared, but only its context lists change, under its lock */
+    /* the state is shared, but only its context pools change, under their locks */
     zstd_state *s = (zstd_state *)(uintptr_t)state;
     size_t cap = ZSTD_compressBound(inlen);
     void *buf = malloc(cap ? cap : 1);
-    ZSTD_CCtx *c = take_ctx(s, &s->cc);
+    ZSTD_CCtx *c = ncztr_ctxpool_take(&s->cc);
     if (!c)
         c = ZSTD_createCCtx();
     size_t r = !buf || !c ? 0
@@ -103,8 +82,7 @@ static int encode(const void *state, const ncztr_cctx *cx, const void *in, size_
                        ZSTD_isError(ZSTD_CCtx_setParameter(c, ZSTD_c_checksumFlag, s->checksum))
                    ? (size_t)-1
                    : ZSTD_compress2(c, buf, cap, in, inlen);
-    if (c)
-        ZSTD_freeCCtx(give_ctx(s, &s->cc, c));
+    ncztr_ctxpool_give(&s->cc, c);
     if (!buf || !c || ZSTD_isError(r)) {
         free(buf);
         return NCZTR_CODEC_FAIL(e, "zstd: %s", !buf || !c ? "out of memory" : ZSTD_getErrorName(r));
@@ -119,13 +97,13 @@ static int decode(const void *state, const ncztr_cctx *cx, const void *in, size_
 {
     (void)cx;
     zstd_state *s = (zstd_state *)(uintptr_t)state;
-    ZSTD_DCtx *d = take_ctx(s, &s->dc);
+    ZSTD_DCtx *d = ncztr_ctxpool_take(&s->dc);
     if (!d)
         d = ZSTD_createDCtx();
     if (!d)
         return NCZTR_CODEC_FAIL(e, "zstd: out of memory");
     size_t r = ZSTD_decompressDCtx(d, out, cap, in, inlen);
-    ZSTD_freeDCtx(give_ctx(s, &s->dc, d));
+    ncztr_ctxpool_give(&s->dc, d);
     if (ZSTD_isError(r))
         return NCZTR_CODEC_FAIL(e, "zstd: %s (a stored chunk of %zu bytes, at most %zu expected out)",
                                 ZSTD_getErrorName(r), inlen, cap);

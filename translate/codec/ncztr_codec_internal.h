@@ -5,6 +5,7 @@
 
 #include "ncztr_codecs.h"
 
+#include <pthread.h>
 #include <stdint.h>
 
 /* HDF5 filter ids the connector maps (registered ids: https://portal.hdfgroup.org). */
@@ -17,7 +18,24 @@
 #define NCZTR_MAX_CD 16
 
 #define NCZTR_CODEC_FAIL(e, ...) (snprintf((e)->msg, sizeof(e)->msg, __VA_ARGS__), -1)
-#define NCZTR_CODEC_MSG(...)     snprintf(msg, msglen, __VA_ARGS__)
+
+/* Contexts kept for reuse by a codec's threads (ncztr_ctxpool.c): about one per worker. */
+#define NCZTR_CTXPOOL_KEEP 16
+typedef struct ncztr_ctxpool {
+    pthread_mutex_t lock;
+    void *v[NCZTR_CTXPOOL_KEEP];
+    int n;
+    void (*destroy)(void *);
+} ncztr_ctxpool;
+/* 0, or -1 when the lock cannot be made. destroy frees a context. */
+int ncztr_ctxpool_init(ncztr_ctxpool *p, void (*destroy)(void *));
+/* A kept context, or NULL: the caller makes one. */
+void *ncztr_ctxpool_take(ncztr_ctxpool *p);
+/* Keeps c for the next taker, or destroys it when the pool is full; c may be NULL. */
+void ncztr_ctxpool_give(ncztr_ctxpool *p, void *c);
+/* Destroys the kept contexts and the lock. */
+void ncztr_ctxpool_clear(ncztr_ctxpool *p);
+#define NCZTR_CODEC_MSG(...) snprintf(msg, msglen, __VA_ARGS__)
 
 /* One HDF5 filter of a pipeline. */
 typedef struct ncztr_filt {
