@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # Sets up everything and runs the whole test suite three times: a normal build, an
 # AddressSanitizer + UBSan build, and a ThreadSanitizer build (the chunk pipeline runs
-# codecs and store I/O on worker threads); then the MPI tests, in a build against the
+# codecs and store I/O on worker threads); and the MPI tests, in builds against the
 # parallel stack (VOL_NCZARR_STACK=mpi: HDF5 and netCDF-C built with OpenMPI, cached in
-# ~/.cache/vol-nczarr/deps-mpi). Exits non-zero if anything fails.
+# ~/.cache/vol-nczarr/deps-mpi), normal and with AddressSanitizer + UBSan. Exits non-zero
+# if anything fails.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 jobs=$(nproc)
@@ -35,6 +36,9 @@ if [ "${NCZARR_SKIP_SANITIZE:-0}" != 1 ]; then
   "$root/scripts/build.sh" "$root/build-asan" -DNCZARR_SANITIZE=ON -DCMAKE_BUILD_TYPE=Debug >/dev/null
   echo "== tests (AddressSanitizer + UBSan) =="
   ctest --test-dir "$root/build-asan" --output-on-failure -j "$jobs" --timeout 900
+  VOL_NCZARR_STACK=mpi "$root/scripts/build.sh" "$root/build-mpi-asan" -DNCZARR_SANITIZE=ON -DCMAKE_BUILD_TYPE=Debug >/dev/null
+  echo "== MPI tests (AddressSanitizer + UBSan) =="
+  ctest --test-dir "$root/build-mpi-asan" --output-on-failure -L mpi --timeout 900
   "$root/scripts/build.sh" "$root/build-tsan" -DNCZARR_SANITIZE=thread >/dev/null
   echo "== tests (ThreadSanitizer) =="
   ctest --test-dir "$root/build-tsan" --output-on-failure -j "$jobs" --timeout 900

@@ -57,7 +57,7 @@ for mode in mismatch skip absent; do
 done
 
 # a rank killed in the middle of a write
-if OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1 \
+if env LD_PRELOAD= OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1 \
    timeout 120 mpirun -n 4 "$prog" kill "$tmp/kill.zarr" >"$tmp/kill.log" 2>&1; then
   sed 's/^/    | /' "$tmp/kill.log"; echo "FAIL: kill: the job did not end with the killed rank"; status=1
 fi

@@ -40,7 +40,7 @@ static void band(hsize_t *r0, hsize_t *r1)
 static void put_attr_str(hid_t loc, const char *name, const char *text)
 {
     hid_t t = H5Tcopy(H5T_C_S1), s = H5Screate(H5S_SCALAR);
-    CHECK(H5Tset_size(t, strlen(text)));
+    CHECK(H5Tset_size(t, strlen(text) + 1)); /* NUL included: h5diff reads such strings with strlen */
     hid_t a = H5Acreate2(loc, name, t, s, H5P_DEFAULT, H5P_DEFAULT);
     CHECK(a);
     CHECK(H5Awrite(a, t, text));

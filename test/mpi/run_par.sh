@@ -43,8 +43,12 @@ mpi_run "$n" "$tmp/many.log" "$prog" "${pmany:-$many}" ${reopen:-} || { echo "FA
 [ "$where" = s3 ] || { assert_store "$one" "$name (1 rank)" && assert_store "$many" "$name ($n ranks)"; }
 status=0
 
-# h5diff through the connector: no difference, and nothing it could not compare
-if "$NCZARR_PREFIX/bin/h5diff" -c "$one" "$many" >"$tmp/h5diff.txt" 2>&1 &&
+# h5diff through the connector: no difference, and nothing it could not compare. (h5diff reads
+# a fixed-length string attribute with strlen, past its end when it has no NUL, as netCDF's
+# text attributes have not: HDF5's tools bug, which the preloaded AddressSanitizer would stop
+# at in the sanitizer builds, so its strlen check is off for h5diff.)
+if ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}intercept_strlen=0" \
+   "$NCZARR_PREFIX/bin/h5diff" -c "$one" "$many" >"$tmp/h5diff.txt" 2>&1 &&
    ! grep -q "not comparable" "$tmp/h5diff.txt"; then
   echo "ok: h5diff finds no difference between 1 and $n ranks"
 else
