@@ -8,20 +8,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-nczm_status nczm_map_init(nczm_map *map, const nczm_driver *drv, const char *location, unsigned flags,
-                          char errmsg[NCZM_ERRLEN])
-{
-    map->drv = drv;
-    map->kind = drv->kind;
-    map->flags = flags;
-    map->readonly = (flags & NCZM_READONLY) != 0;
-    map->errmsg[0] = '\0';
-    map->location = strdup(location);
-    if (!map->location)
-        return nczm_fmterr(errmsg, NCZM_NOMEM, "%s: out of memory", location);
-    return NCZM_OK;
-}
-
 static const nczm_driver *driver_for(const nczm_url *url, char errmsg[NCZM_ERRLEN], nczm_status *st)
 {
     switch (url->kind) {
@@ -120,31 +106,6 @@ int nczm_probe(const nczm_url *url)
     nczm_status st;
     const nczm_driver *drv = driver_for(url, NULL, &st);
     return drv && drv->probe(url) ? 1 : 0;
-}
-
-nczm_status nczm_check_parent(const char *path, char errmsg[NCZM_ERRLEN])
-{
-    char *parent = nczm_parent_of(path);
-    if (!parent)
-        return nczm_fmterr(errmsg, NCZM_NOMEM, "%s: create: out of memory", path);
-    struct stat psb;
-    int pok = stat(parent, &psb) == 0;
-    int e = errno;
-    nczm_status st = NCZM_OK;
-    if (!pok || !S_ISDIR(psb.st_mode))
-        st = nczm_fmterr(errmsg, !pok && nczm_errno_status(e) == NCZM_PERM ? NCZM_PERM : NCZM_NOTFOUND,
-                         "%s: create: parent directory \"%s\" %s", path, parent,
-                         pok           ? "is not a directory"
-                         : e == ENOENT ? "does not exist"
-                                       : strerror(e));
-    free(parent);
-    return st;
-}
-size_t nczm_key_max(const nczm_map *map)
-{
-    if (map && map->key_max)
-        return map->key_max;
-    return map && map->drv->key_max ? map->drv->key_max : 1024;
 }
 
 nczm_status nczm_check_key(nczm_map *map, const char *op, const char *key)

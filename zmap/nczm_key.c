@@ -157,3 +157,10 @@ char *nczm_join(const char *dir, const char *name)
     memcpy(s + a + 1, name, b + 1);
     return s;
 }
+
+size_t nczm_key_max(const nczm_map *map)
+{
+    if (map && map->key_max)
+        return map->key_max;
+    return map && map->drv->key_max ? map->drv->key_max : 1024;
+}

@@ -18,15 +18,6 @@
 
 enum { ROOT_EMPTY, ROOT_OTHER, ROOT_STORE, ROOT_NOBUCKET };
 
-void s3_drop_prefetch(s3_map *m)
-{
-    free(m->pre_buf);
-    m->pre_buf = NULL;
-    m->pre_len = 0;
-    m->have_pre = 0;
-    m->pre_key = NULL;
-}
-
 static nczm_status s3_close(nczm_map *map)
 {
     s3_map *m = S3M(map);
@@ -74,22 +65,6 @@ static void map_free(s3_map *m)
         free(m->base.location);
         free(m);
     }
-}
-
-nczm_status s3_key_req(s3_map *m, s3_req *r, s3_method method, const char *op, const char *key,
-                       const char *query)
-{
-    memset(r, 0, sizeof *r);
-    r->method = method;
-    r->op = op;
-    r->key = key;
-    r->url = s3_key_url(m, key, query);
-    return r->url ? NCZM_OK : NCZM_NOMEM;
-}
-
-nczm_status s3_oom(s3_map *m, const char *op, const char *key)
-{
-    return nczm_seterr(&m->base, NCZM_NOMEM, "%s: %s \"%s\": out of memory", m->base.location, op, key);
 }
 
 /* What the root prefix holds: a store, other objects, nothing, or no bucket at all. The
@@ -307,19 +282,6 @@ static int s3_probe(const nczm_url *url)
 
 /* ---------------------------------------------------------------- single objects */
 
-int s3_prefetched(const s3_map *m, const char *key)
-{
-    return m->have_pre && m->pre_key && strcmp(key, m->pre_key) == 0;
-}
-
-void s3_take_prefetch(s3_map *m, void **buf, size_t *len)
-{
-    *buf = m->pre_buf;
-    *len = m->pre_len;
-    m->pre_buf = NULL;
-    s3_drop_prefetch(m);
-}
-
 static nczm_status head(s3_map *m, const char *op, const char *key, uint64_t *len)
 {
     if (s3_prefetched(m, key)) {
@@ -440,14 +402,6 @@ static nczm_status s3_delete(nczm_map *map, const char *key)
         return s3_oom(m, "delete", key);
     st = s3_run1(m, &r);
     s3_req_clear(&r);
-    return st;
-}
-
-nczm_status s3_put_req(s3_map *m, s3_req *r, const char *key, const void *buf, size_t len)
-{
-    nczm_status st = s3_key_req(m, r, S3_PUT, "write", key, NULL);
-    r->body = buf;
-    r->body_len = len;
     return st;
 }
 

@@ -98,7 +98,7 @@ static int check(hid_t f, const char *name)
     const char *base = strrchr(name, '/') + 1;
     for (hsize_t i = 0; i < NY; i++)
         for (hsize_t j = 0; j < NX; j++)
-            if (buf[i * NX + j] != value(base, i, j) && bad++ < 3)
+            if (buf[i * NX + j] != (*base != 'f' || j % 3 == 0 ? value(base, i, j) : -1.0f) && bad++ < 3)
                 fprintf(stderr, "rank %d: %s[%llu][%llu] = %g, expected %g\n", rank, name,
                         (unsigned long long)i, (unsigned long long)j, buf[i * NX + j], value(base, i, j));
     free(buf);
@@ -151,6 +151,35 @@ int main(int argc, char **argv)
             write_rows(d, names[k], r0, mid, 0, 1, ind);
             write_rows(d, names[k], mid, r1, 0, 1, ind);
         }
+        CHECK(H5Dclose(d));
+    }
+    /* points (every third column of the band), independently: point selections over shared
+     * chunks */
+    {
+        hid_t d = make(g, "fpoints", false, false);
+        size_t np = 0;
+        hsize_t *pts = malloc((r1 - r0 + 1) * NX * 2 * sizeof *pts);
+        float *pv = malloc((r1 - r0 + 1) * NX * sizeof *pv);
+        for (hsize_t i = r0; i < r1; i++)
+            for (hsize_t j = 0; j < NX; j += 3) {
+                pts[2 * np] = i;
+                pts[2 * np + 1] = j;
+                pv[np++] = value("fpoints", i, j);
+            }
+        hid_t fs = H5Dget_space(d);
+        hsize_t n1 = np;
+        hid_t ms = H5Screate_simple(1, &n1, NULL);
+        if (np) {
+            CHECK(H5Sselect_elements(fs, H5S_SELECT_SET, np, pts));
+        } else {
+            CHECK(H5Sselect_none(fs));
+            CHECK(H5Sselect_none(ms));
+        }
+        CHECK(H5Dwrite(d, H5T_NATIVE_FLOAT, ms, fs, ind, pv));
+        H5Sclose(ms);
+        H5Sclose(fs);
+        free(pts);
+        free(pv);
         CHECK(H5Dclose(d));
     }
     CHECK(H5Fflush(f, H5F_SCOPE_GLOBAL));

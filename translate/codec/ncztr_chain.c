@@ -69,11 +69,28 @@ herr_t ncztr_chain_build_v3(const json_t *codecs, const ncztr_cctx *cx, ncztr_ch
     return ncztr_chain_build(NULL, NULL, codecs, cx, out);
 }
 
+static const ncztr_chain_ops chain_ops = {
+    .build_v3 = ncztr_chain_build_v3,
+    .free = ncztr_chain_free,
+    .is_null = ncztr_chain_is_null,
+    .unusable = ncztr_chain_unusable,
+    .decode = ncztr_chain_decode,
+    .encode = ncztr_chain_encode,
+};
+
+const ncztr_chain_ops *ncztr_chain_operations(void)
+{
+    return &chain_ops;
+}
+
 herr_t ncztr_chain_build(const json_t *filters, const json_t *compressor, const json_t *v3codecs,
-                         const ncztr_cctx *cx, ncztr_chain **out)
+                         const ncztr_cctx *cx_in, ncztr_chain **out)
 {
     herr_t ret = SUCCEED;
     *out = NULL;
+    ncztr_cctx cx1 = *cx_in; /* every stage gets the chain's operations (ncztr_cctx.chain_ops) */
+    cx1.chain_ops = &chain_ops;
+    const ncztr_cctx *cx = &cx1;
     ncztr_chain *c = calloc(1, sizeof *c);
     NCZ_CHECK_ALLOC(c, FAIL);
     const char *path = cx->path;

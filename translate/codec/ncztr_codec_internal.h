@@ -200,5 +200,8 @@ uint32_t ncztr_sum_stored(const void *in, size_t n);
 /* The chain of the codecs inside a shard (ncztr_chain.c): built from a v3 codec list for
  * the inner chunk cx. */
 herr_t ncztr_chain_build_v3(const json_t *codecs, const ncztr_cctx *cx, ncztr_chain **out);
+/* The chain's operations, for a codec context made outside ncztr_chain_build
+ * (ncztr_cctx.chain_ops). */
+const ncztr_chain_ops *ncztr_chain_operations(void);
 
 #endif

@@ -86,7 +86,22 @@ typedef struct ncztr_cctx {
     bool vlen;                      /* elements of variable length: each an hvl_t (esz is its size) whose
                                        p is malloc'ed (see ncztr_c_vlen.c) */
     const char *path;               /* the array, for messages */
+    /* The chain's own operations, for a codec holding chains of its own (sharding's inner
+     * chunks and index): set by ncztr_chain_build, so that no codec calls up into the
+     * chain (the chain -> registry -> codec calls go one way). */
+    const struct ncztr_chain_ops *chain_ops;
 } ncztr_cctx;
+
+typedef struct ncztr_chain_ops {
+    herr_t (*build_v3)(const json_t *codecs, const struct ncztr_cctx *cx, ncztr_chain **out);
+    void (*free)(ncztr_chain *c);
+    bool (*is_null)(const ncztr_chain *c);
+    const char *(*unusable)(const ncztr_chain *c);
+    int (*decode)(const ncztr_chain *c, const void *in, size_t inlen, void *out, size_t outlen,
+                  ncztr_cerr *e);
+    int (*encode)(const ncztr_chain *c, const void *in, size_t inlen, void **out, size_t *outlen,
+                  ncztr_cerr *e);
+} ncztr_chain_ops;
 
 /* Builds the chain once per array (plugins are looked up and loaded here) from the codecs
  * as stored: Zarr v2's filters (null or a list) and compressor (null or an object), or

@@ -178,7 +178,9 @@ static herr_t add_codec(const json_t *codec, bool v3, const ncztr_cctx *cx, hid_
 {
     ncztr_filt f;
     char msg[400];
-    if (ncztr_codec_to_filt(codec, v3, cx, &f, msg, sizeof msg) <= 0)
+    ncztr_cctx cx1 = *cx; /* a codec holding chains (sharding) builds them through these */
+    cx1.chain_ops = ncztr_chain_operations();
+    if (ncztr_codec_to_filt(codec, v3, &cx1, &f, msg, sizeof msg) <= 0)
         return SUCCEED;
     /* H5Pset_filter accepts an id that no library registers; HDF5 only checks availability
      * when it runs the filter */

@@ -129,38 +129,6 @@ herr_t ncztr_array_meta_parse(ncztr_zfmt f, const char *mkey, json_t *meta, nczt
     return ncztr_zarray_from_json(mkey, meta, out);
 }
 
-ncztr_zmeta *ncztr_zmeta_from_v3(const json_t *root, bool *oom)
-{
-    *oom = false;
-    const json_t *cm = json_object_get(root, "consolidated_metadata");
-    const json_t *md = json_object_get(cm, "metadata");
-    if (!json_is_object(md))
-        return NULL;
-    /* the consolidated nodes keyed as the loader asks for them: "path/zarr.json" */
-    json_t *keyed = json_object();
-    json_t *wrap = json_object();
-    const char *path;
-    json_t *v;
-    bool ok = keyed && wrap;
-    json_object_foreach((json_t *)md, path, v)
-    {
-        char *k = ok ? nczm_key_join(path, V3_META) : NULL;
-        ok = k && json_object_set(keyed, k, v) == 0;
-        free(k);
-    }
-    char *text = NULL;
-    if (ok && json_object_set(wrap, "metadata", keyed) == 0)
-        text = json_dumps(wrap, JSON_COMPACT);
-    json_decref(keyed);
-    json_decref(wrap);
-    if (!text) {
-        *oom = true;
-        NCZ_PUSH(NCZ_E_NOMEM, "out of memory reading consolidated metadata");
-        return NULL;
-    }
-    return ncztr_zmeta_scan(text, strlen(text), oom);
-}
-
 const char *ncztr_meta_name(ncztr_zfmt f, bool group)
 {
     return f == NCZTR_ZARR3 ? V3_META : group ? ZGROUP : ZARRAY;

@@ -401,3 +401,37 @@ void ncztr_zmeta_free(ncztr_zmeta *z)
     free(z->text);
     free(z);
 }
+
+/* Zarr v3's consolidated metadata (the root's zarr.json) as the v2 scanner reads it: the
+ * nodes keyed "path/zarr.json". */
+ncztr_zmeta *ncztr_zmeta_from_v3(const json_t *root, bool *oom)
+{
+    *oom = false;
+    const json_t *cm = json_object_get(root, "consolidated_metadata");
+    const json_t *md = json_object_get(cm, "metadata");
+    if (!json_is_object(md))
+        return NULL;
+    /* the consolidated nodes keyed as the loader asks for them: "path/zarr.json" */
+    json_t *keyed = json_object();
+    json_t *wrap = json_object();
+    const char *path;
+    json_t *v;
+    bool ok = keyed && wrap;
+    json_object_foreach((json_t *)md, path, v)
+    {
+        char *k = ok ? nczm_key_join(path, ncztr_meta_name(NCZTR_ZARR3, true)) : NULL;
+        ok = k && json_object_set(keyed, k, v) == 0;
+        free(k);
+    }
+    char *text = NULL;
+    if (ok && json_object_set(wrap, "metadata", keyed) == 0)
+        text = json_dumps(wrap, JSON_COMPACT);
+    json_decref(keyed);
+    json_decref(wrap);
+    if (!text) {
+        *oom = true;
+        NCZ_PUSH(NCZ_E_NOMEM, "out of memory reading consolidated metadata");
+        return NULL;
+    }
+    return ncztr_zmeta_scan(text, strlen(text), oom);
+}

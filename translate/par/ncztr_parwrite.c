@@ -138,6 +138,46 @@ static bool skip_queued(void *ud, const uint64_t *coord)
     return lo < s->n && s->lin[lo] == lin;
 }
 
+/* The selection of sp inside the block [cs, cs + blk): a copy ANDed with the block, or for
+ * a point selection (which HDF5 does not combine with blocks) the points inside it. */
+static hid_t chunk_part(hid_t sp, int r, const hsize_t *cs, const hsize_t *blk)
+{
+    hsize_t ones[NCZTR_MAX_RANK];
+    for (int k = 0; k < r; k++)
+        ones[k] = 1;
+    hid_t out = H5Scopy(sp);
+    if (out < 0 || H5Sget_select_type(sp) != H5S_SEL_POINTS) {
+        if (out >= 0 && H5Sselect_hyperslab(out, H5S_SELECT_AND, cs, NULL, ones, blk) < 0) {
+            H5Sclose(out);
+            out = H5I_INVALID_HID;
+        }
+        return out;
+    }
+    hssize_t n = H5Sget_select_elem_npoints(sp);
+    hsize_t *pts = n > 0 ? malloc((size_t)n * (size_t)r * sizeof *pts) : NULL;
+    size_t kept = 0;
+    if (!pts || H5Sget_select_elem_pointlist(sp, 0, (hsize_t)n, pts) < 0) {
+        free(pts);
+        H5Sclose(out);
+        return H5I_INVALID_HID;
+    }
+    for (hssize_t i = 0; i < n; i++) {
+        const hsize_t *pt = pts + (size_t)i * (size_t)r;
+        bool in = true;
+        for (int k = 0; k < r && in; k++)
+            in = pt[k] >= cs[k] && pt[k] < cs[k] + blk[k];
+        if (in)
+            memmove(pts + kept++ * (size_t)r, pt, (size_t)r * sizeof *pts);
+    }
+    herr_t e = kept ? H5Sselect_elements(out, H5S_SELECT_SET, kept, pts) : H5Sselect_none(out);
+    free(pts);
+    if (e < 0) {
+        H5Sclose(out);
+        return H5I_INVALID_HID;
+    }
+    return out;
+}
+
 /* Splits a write: the chunks this rank writes whole, or owns, are written here; the pieces
  * of the others are queued. */
 static herr_t split_write(ncztr_obj *o, hid_t mem_type, hid_t mem_space, hid_t file_space, const void *buf)
@@ -146,8 +186,7 @@ static herr_t split_write(ncztr_obj *o, hid_t mem_type, hid_t mem_space, hid_t f
     const ncztr_zarray *za = &o->arr->za;
     herr_t ret = SUCCEED;
     int r = za->rank;
-    hsize_t lo[NCZTR_MAX_RANK], hi[NCZTR_MAX_RANK], cs[NCZTR_MAX_RANK], blk[NCZTR_MAX_RANK],
-        ones[NCZTR_MAX_RANK];
+    hsize_t lo[NCZTR_MAX_RANK], hi[NCZTR_MAX_RANK], cs[NCZTR_MAX_RANK], blk[NCZTR_MAX_RANK];
     uint64_t c[NCZTR_MAX_RANK], c0[NCZTR_MAX_RANK], c1[NCZTR_MAX_RANK];
     hid_t psel = H5I_INVALID_HID;
     skipset skip = {0};
@@ -170,7 +209,6 @@ static herr_t split_write(ncztr_obj *o, hid_t mem_type, hid_t mem_space, hid_t f
     for (int k = 0; k < r; k++) {
         c0[k] = c[k] = lo[k] / za->chunks[k];
         c1[k] = hi[k] / za->chunks[k];
-        ones[k] = 1;
     }
     for (;;) {
         uint64_t lin = 0, vol = 1;
@@ -188,8 +226,7 @@ static herr_t split_write(ncztr_obj *o, hid_t mem_type, hid_t mem_space, hid_t f
         int owner = (int)(lin % (uint64_t)p->size);
         bool queued = p->npieces > 0 && has_piece(p, path, lin);
         if (owner != p->rank && (!one_block || !whole || queued)) {
-            if ((psel = H5Scopy(file_space)) < 0 ||
-                H5Sselect_hyperslab(psel, H5S_SELECT_AND, cs, NULL, ones, blk) < 0)
+            if ((psel = chunk_part(file_space, r, cs, blk)) < 0)
                 NCZ_GOTO(FAIL, NCZ_E_HDF5, "cannot select a chunk of \"%s\"", path);
             hssize_t n = H5Sget_select_npoints(psel);
             if (n < 0)

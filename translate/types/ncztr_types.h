@@ -123,6 +123,8 @@ herr_t ncztr_attr_from_json(const char *name, json_t *value, const char *dtype, 
 herr_t ncztr_attr_decode(const char *name, json_t *value, const json_t *type, ncztr_attrval *out,
                          char **warning);
 void ncztr_attrval_clear(ncztr_attrval *val);
+/* An empty value (no type, no space, no data). */
+void ncztr_attrval_init(ncztr_attrval *v);
 /* Deep copy (vlen strings duplicated). */
 herr_t ncztr_attrval_copy(const ncztr_attrval *src, ncztr_attrval *dst);
 
