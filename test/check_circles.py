@@ -16,11 +16,6 @@ import sys
 KNOWN = {
     "translate/model": {"ncztr_alias.c", "ncztr_anon.c", "ncztr_array.c", "ncztr_dimscale.c", "ncztr_ids.c",
                         "ncztr_index.c", "ncztr_model.c", "ncztr_names.c"},
-    "vol_connector": {"H5VL_nczarr.c", "H5VL_nczarr_attr.c", "H5VL_nczarr_dataset.c", "H5VL_nczarr_datatype.c",
-                      "H5VL_nczarr_file.c", "H5VL_nczarr_group.c", "H5VL_nczarr_link.c", "H5VL_nczarr_native.c",
-                      "H5VL_nczarr_native_obj.c", "H5VL_nczarr_object.c", "H5VL_nczarr_ref.c",
-                      "H5VL_nczarr_token.c", "H5VL_nczarr_wrap.c", "H5VL_nczarr_xcopy.c",
-                      "H5VL_nczarr_xcopy_data.c"},
 }
 
 

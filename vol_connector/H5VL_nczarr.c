@@ -35,6 +35,7 @@ static herr_t nczarr_initialize(hid_t vipl_id)
      * before it closes every type and dataspace id and then the files still open: stores
      * are written while their ids are alive. Not atexit(): the plugin may be unloaded by
      * then (h5dump calls H5close), and a handler in unmapped code crashes the exit. */
+    H5VL_nczarr_class = &H5VL_nczarr_g;
     if (!g_atclose_registered && H5atclose(H5VL_nczarr_flush_at_exit, NULL) >= 0)
         g_atclose_registered = true;
     H5VL_nczarr_exit_reset();
@@ -49,37 +50,6 @@ static herr_t nczarr_terminate(void)
     g_atclose_registered = false;
     ncztr_codec_term();
     ncz_err_term();
-    return SUCCEED;
-}
-
-hid_t H5VL_nczarr_connector_id(void)
-{
-    return H5VL_nczarr_compat_connector_id(H5VL_NCZARR_NAME);
-}
-
-herr_t H5VL_nczarr_introspect_get_conn_cls(void *obj, H5VL_get_conn_lvl_t lvl, const H5VL_class_t **conn_cls)
-{
-    (void)obj;
-    (void)lvl;
-    *conn_cls = &H5VL_nczarr_g;
-    return SUCCEED;
-}
-
-herr_t H5VL_nczarr_introspect_get_cap_flags(const void *info, uint64_t *cap_flags)
-{
-    (void)info;
-    *cap_flags = H5VL_nczarr_g.cap_flags;
-    return SUCCEED;
-}
-
-herr_t H5VL_nczarr_introspect_opt_query(void *obj, H5VL_subclass_t cls, int opt_type, uint64_t *flags)
-{
-    (void)obj;
-    /* netCDF-C still calls H5Gget_objinfo (a native optional operation): we serve it. */
-    if (cls == H5VL_SUBCLS_GROUP && opt_type == H5VL_NATIVE_GROUP_GET_OBJINFO)
-        *flags = H5VL_OPT_QUERY_SUPPORTED | H5VL_OPT_QUERY_QUERY_METADATA;
-    else
-        *flags = 0;
     return SUCCEED;
 }
 

@@ -105,6 +105,9 @@ struct H5VL_nczarr_file_t {
 };
 
 extern const H5VL_class_t H5VL_nczarr_g;
+/* The class HDF5 initialised (H5VL_nczarr_g; set by its initialize callback): for the
+ * callbacks that return it, which must not name the class that names them. */
+extern const H5VL_class_t *H5VL_nczarr_class;
 /* A new reference to the connector's id (close it with H5VLclose). */
 hid_t H5VL_nczarr_connector_id(void);
 

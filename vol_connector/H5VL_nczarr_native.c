@@ -390,7 +390,7 @@ herr_t H5VL_nczarr_native_introspect_get_conn_cls(void *obj, H5VL_get_conn_lvl_t
     /* This connector at its own level; the native one at the end of the stack, where
      * H5VLobject_is_native (H5DS, the tools, native-only calls) looks. */
     if (lvl == H5VL_GET_CONN_LVL_CURR) {
-        *conn_cls = &H5VL_nczarr_g;
+        *conn_cls = H5VL_nczarr_class;
         return SUCCEED;
     }
     return H5VLintrospect_get_conn_cls(NCZ_UNDER(obj), H5VL_nczarr_native_id(), lvl, conn_cls);

@@ -265,3 +265,18 @@ done:
         H5Tclose(t);
     return ret;
 }
+
+/* Pushes a message with the reasons the last failed HDF5 call left on the stack (the next
+ * API call would clear them). */
+herr_t H5VL_nczarr_xcopy_fail(const char *fmt, ...)
+{
+    char what[768];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(what, sizeof what, fmt, ap);
+    va_end(ap);
+    char *why = ncz_err_take_stack();
+    NCZ_PUSH(NCZ_E_HDF5, "%s%s%s", what, why ? ": " : "", why ? why : "");
+    free(why);
+    return FAIL;
+}
