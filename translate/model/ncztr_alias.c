@@ -10,79 +10,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-static char *obj_path_or(const ncztr_obj *o, const char *dflt)
-{
-    char *p = ncztr_obj_path(o);
-    return p ? p : strdup(dflt);
-}
-
-/* A soft link's object: its value resolved now, from its group (HDF5's rule), every time. */
-static ncztr_obj *soft_target(ncztr_obj *a, bool push)
-{
-    ncztr_obj *t = NULL;
-    if (!a->deleted && !a->resolving && a->parent && a->target_path) {
-        a->resolving = true;
-        t = ncztr_find(a->parent, a->target_path);
-        a->resolving = false;
-    }
-    if (t && ncztr_obj_unlinked(t))
-        t = NULL;
-    if (!t && push) {
-        char *ap = obj_path_or(a, a->name);
-        NCZ_PUSH(NCZ_E_NOTFOUND, "soft link \"%s\" -> \"%s\" names no object (a dangling soft link)",
-                 ap ? ap : a->name, a->target_path ? a->target_path : "?");
-        free(ap);
-    }
-    return t;
-}
-
-ncztr_obj *ncztr_alias_target(ncztr_obj *a, bool push)
-{
-    ncztr_file *f = a->file;
-    ncztr_obj *t = NULL;
-    if (a->link_class == H5L_TYPE_SOFT)
-        return soft_target(a, push);
-    if (a->link_class == H5L_TYPE_EXTERNAL) {
-        if (push) {
-            char *ap = obj_path_or(a, a->name);
-            NCZ_PUSH(NCZ_E_UNSUPPORTED,
-                     "external link \"%s\" -> \"%s\" in file \"%s\": the connector does not follow external "
-                     "links out of a store (H5Lget_val gives the file and the object)",
-                     ap ? ap : a->name, a->target_path ? a->target_path : "?",
-                     a->ext_file ? a->ext_file : "?");
-            free(ap);
-        }
-        return NULL;
-    }
-    if (!a->deleted && !a->resolving) {
-        if (a->target_known) {
-            t = ncztr_find_by_id(f, a->target_id);
-        } else if (a->target_path) {
-            a->resolving = true;
-            t = ncztr_find(f->root, a->target_path);
-            a->resolving = false;
-            if (t && t->id) { /* (while a store loads, objects have no ids yet) */
-                a->target_id = t->id;
-                a->target_known = true;
-            }
-        }
-    }
-    if (t && (t->kind == NCZTR_ALIAS || ncztr_obj_unlinked(t)))
-        t = NULL;
-    if (!t && push) {
-        char *ap = obj_path_or(a, a->name);
-        NCZ_PUSH(NCZ_E_NOTFOUND, "hard link \"%s\" names \"%s\", which does not exist in the store",
-                 ap ? ap : a->name, a->target_path ? a->target_path : "?");
-        free(ap);
-    }
-    return t;
-}
-
-ncztr_obj *ncztr_deref(ncztr_obj *o, bool push)
-{
-    return o && o->kind == NCZTR_ALIAS ? ncztr_alias_target(o, push) : o;
-}
-
 herr_t ncztr_alias_create(ncztr_obj *target, ncztr_obj *parent, const char *name)
 {
     ncztr_file *f = parent->file;
@@ -216,7 +143,8 @@ static herr_t check_one(ncztr_obj *a, void *ctx)
     ncztr_obj *t = ncztr_alias_target(a, false);
     if (!t || !ncztr_is_ancestor(o, t))
         return SUCCEED;
-    char *op = obj_path_or(o, o->name), *ap = obj_path_or(a, a->name), *tp = obj_path_or(t, t->name);
+    char *op = ncztr_obj_path_or(o, o->name), *ap = ncztr_obj_path_or(a, a->name),
+         *tp = ncztr_obj_path_or(t, t->name);
     NCZ_PUSH(
         NCZ_E_UNSUPPORTED,
         "cannot delete \"%s\": \"%s\" still has the name \"%s\" (an extra hard link), and NCZarr keeps an "

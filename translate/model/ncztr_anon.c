@@ -9,13 +9,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-char *ncztr_anon_key(const ncztr_obj *o)
-{
-    char buf[64];
-    snprintf(buf, sizeof buf, ".nczarr_anonymous/%016llx", (unsigned long long)o->id);
-    return strdup(buf);
-}
-
 herr_t ncztr_group_create_anon(ncztr_file *f, ncztr_obj **out)
 {
     if (f->readonly)

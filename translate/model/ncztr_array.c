@@ -42,30 +42,6 @@ static void dapl_cache_bytes(hid_t dapl, size_t *bytes)
         *bytes = nbytes;
 }
 
-void ncztr_array_free(ncztr_array *a)
-{
-    if (!a)
-        return;
-    if (a->cache)
-        a->cache_free(a->cache);
-    ncztr_chain_free(a->chain);
-    ncztr_zarray_clear(&a->za);
-    if (a->dimrefs) {
-        for (int i = 0; i < NCZTR_MAX_RANK; i++)
-            free(a->dimrefs[i]);
-        free(a->dimrefs);
-    }
-    /* A program that exits with its file open has its ids closed by HDF5's own shutdown,
-     * which may free these before it closes the file: only what is still valid is closed. */
-    if (a->type >= 0 && H5Iis_valid(a->type) > 0)
-        H5Tclose(a->type);
-    if (a->dcpl >= 0 && H5Iis_valid(a->dcpl) > 0)
-        H5Pclose(a->dcpl);
-    free(a->load_error);
-    free(a->load_warning);
-    free(a);
-}
-
 herr_t ncztr_array_check_usable(const ncztr_obj *o)
 {
     if (!o || o->kind != NCZTR_ARRAY || !o->arr)

@@ -36,32 +36,6 @@ bool ncztr_ds_is_anonymous(const char *dimname)
     return strncmp(dimname, "_Anonymous_", 11) == 0;
 }
 
-const char *ncztr_obj_keyname(const ncztr_obj *o)
-{
-    size_t n = strlen(NCZTR_NON_COORD);
-    const char *name = o->name;
-    if (o->kind == NCZTR_ARRAY && strncmp(name, NCZTR_NON_COORD, n) == 0 && name[n])
-        name += n;
-    if (!o->parent || !ncztr_key_needs_escape(name))
-        return name;
-    /* the escaped form is cached in the object (a cache: the object is logically const) */
-    ncztr_obj *m = (ncztr_obj *)(uintptr_t)o;
-    if (!m->esc_from || strcmp(m->esc_from, name) != 0) {
-        bool failed = false;
-        char *k = ncztr_key_escape(name, &failed), *from = k ? strdup(name) : NULL;
-        if (failed || (k && !from)) {
-            free(k);
-            free(from);
-            return name; /* out of memory: the caller's key is then refused by the store */
-        }
-        free(m->esc_key);
-        free(m->esc_from);
-        m->esc_key = k;
-        m->esc_from = from;
-    }
-    return m->esc_key ? m->esc_key : name;
-}
-
 /* ---- reading the plumbing attributes ---- */
 
 /* The text of a one-element string attribute into buf; false when it is not one. */

@@ -109,6 +109,7 @@ static herr_t group_loaded(ncztr_obj *g)
     for (size_t i = 0; i < nc; i++) {
         ncztr_obj *c = g->children[i];
         c->synth_pending = c->kind == NCZTR_ARRAY;
+        c->file->hooks.load_attrs = ncztr_obj_load_attrs; /* the attribute indexes make them */
         if (c->kind == NCZTR_GROUP && group_loaded(c) < 0)
             return FAIL;
     }

@@ -27,7 +27,7 @@ static int id_match(const void *item, const void *key, size_t len)
     return ((const ncztr_obj *)item)->id == *(const uint64_t *)key;
 }
 
-static ncztr_obj *by_id(const ncztr_file *f, uint64_t id)
+ncztr_obj *ncztr_ids_get(const ncztr_file *f, uint64_t id)
 {
     return nczm_hindex_find(&f->ids, nczm_hash_u64(id), id_match, &id, 0);
 }
@@ -77,7 +77,7 @@ static herr_t take(ncztr_obj *o, uint64_t h)
 {
     ncztr_file *f = o->file;
     uint64_t id = h;
-    while (id == 0 || by_id(f, id))
+    while (id == 0 || ncztr_ids_get(f, id))
         id++;
     o->id = id;
     if (nczm_hindex_add(&f->ids, nczm_hash_u64(id), o) != 0) {
@@ -157,18 +157,4 @@ void ncztr_ids_file_closing(ncztr_file *f)
         if (f->ids.slots[i].item)
             ((ncztr_obj *)f->ids.slots[i].item)->file = NULL;
     nczm_hindex_clear(&f->ids);
-}
-
-ncztr_obj *ncztr_find_by_id(ncztr_file *f, uint64_t id)
-{
-    if (!id)
-        return NULL;
-    ncztr_obj *o = by_id(f, id);
-    if (!o || ncztr_obj_unlinked(o))
-        return NULL;
-    /* inside a subtree being moved (detached for a moment) */
-    const ncztr_obj *p = o;
-    while (p->parent)
-        p = p->parent;
-    return p == f->root ? o : NULL;
 }

@@ -1,6 +1,6 @@
-/* Finding things in the model: children and attributes by name or by index, objects by id,
- * shared dimensions by name. Groups and objects can hold 100000s of members, and HDF5
- * programs look every one of them up by name while walking (H5Literate then
+/* Indexes of the model: children and attributes by name or by index, shared dimensions by
+ * name (lookups by path and by id, which follow links: ncztr_lookup.c). Groups and objects can hold 100000s
+ * of members, and HDF5 programs look every one of them up by name while walking (H5Literate then
  * H5Oget_info_by_name, H5Aiterate then H5Aopen), so lookups must not scan:
  *  - by name: a hash index (nczm_hash.h) per member list, built on the first lookup in a
  *    list of more than a few members and kept up to date from then on;
@@ -71,57 +71,6 @@ ncztr_obj *ncztr_child_len(const ncztr_obj *g, const char *name, size_t len)
 ncztr_obj *ncztr_child(const ncztr_obj *g, const char *name)
 {
     return ncztr_child_len(g, name, strlen(name));
-}
-
-/* Each component that is an alias (an extra hard link) stands for the object it names;
- * the last one too unless deref_last is false. */
-static ncztr_obj *find_path(ncztr_obj *base, const char *path, bool deref_last)
-{
-    if (!base || !path)
-        return NULL;
-    ncztr_obj *cur = base;
-    if (path[0] == '/')
-        cur = base->file->root;
-    const char *p = path;
-    while (*p) {
-        while (*p == '/')
-            p++;
-        if (!*p)
-            break;
-        size_t l = strcspn(p, "/");
-        if (!(l == 1 && p[0] == '.')) {
-            if (cur->kind == NCZTR_ALIAS && !(cur = ncztr_deref(cur, true)))
-                return NULL;
-            if (!(cur = ncztr_child_len(cur, p, l)))
-                return NULL;
-        }
-        p += l;
-    }
-    if (deref_last || (path[0] && path[strlen(path) - 1] == '/'))
-        cur = ncztr_deref(cur, true);
-    return cur;
-}
-
-ncztr_obj *ncztr_find(ncztr_obj *base, const char *path)
-{
-    return find_path(base, path, true);
-}
-
-ncztr_obj *ncztr_find_link(ncztr_obj *base, const char *path)
-{
-    return find_path(base, path, false);
-}
-
-herr_t ncztr_lookup(ncztr_obj *base, const char *path, ncztr_obj **out)
-{
-    *out = ncztr_find(base, path);
-    if (!*out) {
-        char *bp = ncztr_obj_path(base);
-        NCZ_PUSH(NCZ_E_NOTFOUND, "object \"%s\" does not exist (relative to \"%s\")", path, bp ? bp : "?");
-        free(bp);
-        return FAIL;
-    }
-    return SUCCEED;
 }
 
 /* qsort's comparator gets no context, so one per member kind. */
@@ -253,7 +202,7 @@ herr_t ncztr_attr_append(ncztr_obj *o, ncztr_attr *a)
 
 ncztr_attr *ncztr_attr_find(const ncztr_obj *o, const char *name)
 {
-    if (ncztr_obj_load_attrs(o) < 0)
+    if (ncztr_obj_attrs_ready(o) < 0)
         return NULL;
     return ncztr_attr_find_loaded(o, name);
 }
@@ -275,7 +224,7 @@ ncztr_attr **ncztr_attrs_sorted(const ncztr_obj *o, H5_index_t idx, H5_iter_orde
 {
     ncztr_obj *m = (ncztr_obj *)o;
     void **named = NULL, **v = NULL;
-    if (ncztr_obj_load_attrs(o) < 0)
+    if (ncztr_obj_attrs_ready(o) < 0)
         return NULL;
     if (idx == H5_INDEX_NAME && o->nattrs &&
         !(named = by_name((void **)&m->attr_by_name, (void *const *)o->attrs, o->nattrs, cmp_attr_name)))
@@ -290,7 +239,7 @@ nomem:
 
 ncztr_attr *ncztr_attr_by_idx(const ncztr_obj *o, H5_index_t idx, H5_iter_order_t order, hsize_t n)
 {
-    if (ncztr_obj_load_attrs(o) < 0)
+    if (ncztr_obj_attrs_ready(o) < 0)
         return NULL;
     if (n >= o->nattrs) {
         NCZ_PUSH(NCZ_E_NOTFOUND, "attribute index %llu is out of range (the object has %zu attributes)",

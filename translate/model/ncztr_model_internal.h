@@ -164,6 +164,10 @@ struct ncztr_file {
      * them from below. */
     struct {
         herr_t (*load_stub)(ncztr_obj *o);
+        /* load_attrs: completes an object's attributes (ncztr_obj_load_attrs: a stub array
+         * read, dimension-scale attributes made), for the attribute indexes below it; set by
+         * whoever leaves objects to complete (the loader, ncztr_dimscale_sync.c). */
+        herr_t (*load_attrs)(const ncztr_obj *o);
     } hooks;
     /* Scratch buffers of the chunk path, kept between I/O calls so that their pages are
      * touched once (translate/data/ncztr_scratch.c; freed with the file through
@@ -229,6 +233,15 @@ herr_t ncztr_ids_assign_tree(ncztr_file *f);
 /* Calls fn on every node, the root first, each group before its children (in creation
  * order), stopping at a failure. Iterative: groups may nest thousands deep. */
 herr_t ncztr_tree_walk(ncztr_file *f, herr_t (*fn)(ncztr_obj *o, void *ud), void *ud);
+/* An object's attributes complete (file hook load_attrs), for the attribute indexes. */
+static inline herr_t ncztr_obj_attrs_ready(const ncztr_obj *o)
+{
+    return o->file->hooks.load_attrs ? o->file->hooks.load_attrs(o) : SUCCEED;
+}
+/* The live object with that id, or NULL (the id index only: ncztr_ids.c). */
+ncztr_obj *ncztr_ids_get(const ncztr_file *f, uint64_t id);
+/* The object's path, or a copy of dflt when it has none (out of memory). */
+char *ncztr_obj_path_or(const ncztr_obj *o, const char *dflt);
 /* o is being freed. */
 void ncztr_ids_forget(ncztr_obj *o);
 /* The file is being freed: the objects handles still hold no longer point to it. */

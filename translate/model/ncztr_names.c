@@ -1,5 +1,5 @@
-/* Names: which link names HDF5 programs may give, which key names a store may hold, and
- * the escaped key name of a link name no key can hold (see ncztr_key_escape). */
+/* Names: which link names HDF5 programs may give, and whether a new key fits beside its
+ * siblings' (the escaped key names themselves: ncztr_keyname.c). */
 #include "ncztr_format.h"
 #include "ncztr_model_internal.h"
 
@@ -7,63 +7,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-static bool key_byte_ok(unsigned char c, bool first)
-{
-    return c >= 0x20 && c != 0x7f && c != '\\' && !(first && c == '.');
-}
-
-bool ncztr_key_needs_escape(const char *name)
-{
-    size_t n = 0;
-    for (; name[n]; n++)
-        if (!key_byte_ok((unsigned char)name[n], n == 0))
-            return true;
-    return n > 255;
-}
-
-char *ncztr_key_escape(const char *name, bool *failed)
-{
-    size_t n = strlen(name), full = 0, o = 0, i = 0;
-    for (size_t j = 0; j < n; j++)
-        full += key_byte_ok((unsigned char)name[j], j == 0) ? 1 : 3;
-    if (full == n && n <= 255)
-        return NULL;
-    bool cut = full > 255, lead = !key_byte_ok((unsigned char)name[0], true);
-    char *k = malloc((cut ? 200 : full) + 19);
-    if (!k) {
-        *failed = true;
-        NCZ_PUSH(NCZ_E_NOMEM, "out of memory");
-        return NULL;
-    }
-    /* netCDF-C refuses a whole store with a name that starts with anything but a letter, a
-     * digit or '_' (NC_check_name): an escape there gets a '_' before it */
-    if (lead)
-        k[o++] = '_';
-    for (; i < n; i++) {
-        unsigned char c = (unsigned char)name[i];
-        bool ok = key_byte_ok(c, i == 0);
-        if (cut && o + (ok ? 1 : 3) > 200)
-            break;
-        if (ok)
-            k[o++] = (char)c;
-        else
-            o += (size_t)sprintf(k + o, "%%%02X", c);
-    }
-    /* not in the middle of a UTF-8 character (its bytes are kept as they are) */
-    while (cut && i > 0 && i < n && ((unsigned char)name[i] & 0xc0) == 0x80) {
-        i--;
-        o--;
-    }
-    k[o] = '\0';
-    if (cut) {                            /* the hash tells apart names cut to the same bytes */
-        uint64_t h = 0xcbf29ce484222325u; /* FNV-1a */
-        for (size_t j = 0; j < n; j++)
-            h = (h ^ (unsigned char)name[j]) * 0x100000001b3u;
-        sprintf(k + o, "~%016llx", (unsigned long long)h);
-    }
-    return k;
-}
 
 /* An HDF5 link name: any but "", ".", ".." and names with '/'. Those a key cannot hold are
  * stored under an escaped key name (ncztr_key_escape). */

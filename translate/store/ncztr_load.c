@@ -634,6 +634,7 @@ herr_t ncztr_load_tree(ncztr_file *f)
     /* Arrays listed by their group are stubs until first used; the model completes them
      * through this hook, as it cannot call up into the loader. */
     f->hooks.load_stub = load_stub;
+    f->hooks.load_attrs = ncztr_obj_load_attrs;
     char *keys[NCZTR_NROOT];
     json_t *js[NCZTR_NROOT] = {NULL};
     char *errs[NCZTR_NROOT] = {NULL};
