@@ -88,17 +88,6 @@ static herr_t unreadable_raw(ncztr_attr *a, json_t *val, json_t *type, json_t *a
     return SUCCEED;
 }
 
-/* Frees an attribute never appended to its object. */
-static void attr_discard(ncztr_attr *a)
-{
-    ncztr_attrval_clear(&a->val);
-    free(a->load_error);
-    free(a->load_warning);
-    json_decref(a->raw);
-    free(a->name);
-    free(a);
-}
-
 /* ---- attributes holding references ---- */
 
 /* A path in a stored reference -> the id of its object (ids are given by then). */
@@ -219,12 +208,12 @@ static herr_t add_nc3_strict(ncztr_obj *o)
     a->val.space = H5Screate(H5S_SCALAR);
     a->val.data = malloc(sizeof one);
     if (!a->name || a->val.type < 0 || a->val.space < 0 || !a->val.data) {
-        attr_discard(a);
+        ncztr_attr_unref(a); /* never appended: its only reference */
         return NCZ_PUSH(NCZ_E_NOMEM, "out of memory");
     }
     memcpy(a->val.data, &one, sizeof one);
     if (ncztr_attr_append(o, a) < 0) {
-        attr_discard(a);
+        ncztr_attr_unref(a); /* never appended: its only reference */
         return FAIL;
     }
     return SUCCEED;
@@ -324,7 +313,7 @@ herr_t ncztr_load_attrs(ncztr_obj *o, json_t *zattrs, const char *key)
         if (refs && got >= 0 &&
             (unreadable_raw(a, val, type, ashapes, kt) < 0 ||
              (o->file->ids_live && resolve_refs(o->file, a) < 0))) {
-            attr_discard(a);
+            ncztr_attr_unref(a); /* never appended: its only reference */
             NCZ_GOTO(FAIL, NCZ_E_NOMEM, "out of memory");
         }
         if (got < 0 && (refs || ncztr_attr_decode(name, val, type, &a->val, &a->load_warning) < 0)) {
@@ -334,13 +323,13 @@ herr_t ncztr_load_attrs(ncztr_obj *o, json_t *zattrs, const char *key)
             if (!a->load_error)
                 a->load_error = strdup("its value does not fit its type");
             if (!a->load_error || unreadable_raw(a, val, type, ashapes, kt) < 0) {
-                attr_discard(a);
+                ncztr_attr_unref(a); /* never appended: its only reference */
                 NCZ_GOTO(FAIL, NCZ_E_NOMEM, "out of memory");
             }
         }
         attr_extras(a, a->load_error ? NULL : ashapes, acsets);
         if (ncztr_attr_append(o, a) < 0) {
-            attr_discard(a);
+            ncztr_attr_unref(a); /* never appended: its only reference */
             NCZ_GOTO_QUIET(FAIL);
         }
     }
