@@ -44,6 +44,12 @@ one() { # PEER DIR N KIND -> "seconds rss"
   else
     HDF5_VOL_CONNECTOR=nczarr HDF5_PLUGIN_PATH="$plugins" mpirun -n "$n" "$prog" "$out" "$kind" "$mib"
   fi | awk '$3 == "ok" {print $1, $2; f = 1} END {exit !f}' || { echo "bench_mpi failed: $peer $n $kind" >&2; exit 1; }
+  # HDF5 falls back to a native file when the plugin does not load: the connector's run must
+  # have made a store
+  if [ "$peer" = nczarr ] && [ ! -f "$out/.zgroup" ]; then
+    echo "bench_mpi: $out is not a store: the connector did not load" >&2
+    exit 1
+  fi
   rm -rf "$out"
 }
 median() { sort -g | awk '{v[NR] = $1} END {print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2}'; }

@@ -12,9 +12,8 @@ tmp=$(mktemp -d "${TMPDIR:-/tmp}/nczarr-mpie.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
 ex=$NCZARR_BUILD/examples
 status=0
-native() { env -u HDF5_VOL_CONNECTOR HDF5_PLUGIN_PATH="$NCZARR_PREFIX/lib/plugin" bash -c "$(declare -f mpi_run); mpi_run $*"; }
 
-native 4 "$tmp/n1.log" "$ex/mpi_write" "$tmp/native.h5" || { echo "FAIL: mpi_write natively"; exit 1; }
+mpi_run_native 4 "$tmp/n1.log" "$ex/mpi_write" "$tmp/native.h5" || { echo "FAIL: mpi_write natively"; exit 1; }
 mpi_run 4 "$tmp/s1.log" "$ex/mpi_write" "$tmp/store.zarr" || { echo "FAIL: mpi_write through the connector"; exit 1; }
 assert_store "$tmp/store.zarr" mpi_write
 if "$NCZARR_PREFIX/bin/h5diff" -c "$tmp/native.h5" "$tmp/store.zarr" >"$tmp/h5diff.txt" 2>&1 &&
@@ -24,7 +23,7 @@ else
   sed 's/^/    | /' "$tmp/h5diff.txt"; echo "FAIL: mpi_write: the store differs from the native file"; status=1
 fi
 
-native 4 "$tmp/n2.log" "$ex/netcdf_par_write" "$tmp/native.nc" || { echo "FAIL: netcdf_par_write natively"; exit 1; }
+mpi_run_native 4 "$tmp/n2.log" "$ex/netcdf_par_write" "$tmp/native.nc" || { echo "FAIL: netcdf_par_write natively"; exit 1; }
 mpi_run 4 "$tmp/s2.log" "$ex/netcdf_par_write" "$tmp/nc.zarr" || { echo "FAIL: netcdf_par_write through the connector"; exit 1; }
 assert_store "$tmp/nc.zarr" netcdf_par_write
 compare_ncdump "$tmp/native.nc" "$tmp/nc.zarr" netcdf_par_write || status=1

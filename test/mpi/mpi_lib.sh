@@ -13,3 +13,13 @@ mpi_run() {
   sed 's/^/    | /' "$log"
   return 1
 }
+
+# mpi_run_native N LOG PROGRAM ARGS...: the same, natively (no connector; HDF5's and netCDF-C's
+# own files).
+mpi_run_native() {
+  (
+    unset HDF5_VOL_CONNECTOR
+    export HDF5_PLUGIN_PATH="$NCZARR_PREFIX/lib/plugin"
+    mpi_run "$@"
+  )
+}

@@ -75,8 +75,7 @@ fi
 
 # a netCDF program: natively too (parallel netCDF-4 into one file), the same ncdump
 if [ "$name" = nc_par ]; then
-  if env -u HDF5_VOL_CONNECTOR HDF5_PLUGIN_PATH="$NCZARR_PREFIX/lib/plugin" bash -c \
-       "$(declare -f mpi_run); mpi_run $n '$tmp/native.log' '$prog' '$tmp/native.nc'"; then
+  if mpi_run_native "$n" "$tmp/native.log" "$prog" "$tmp/native.nc"; then
     nc_native "$NCZARR_PREFIX/bin/ncdump" "$tmp/native.nc" | tail -n +2 >"$tmp/native.cdl"
     if diff -u "$tmp/native.cdl" "$tmp/many.cdl"; then
       echo "ok: ncdump of the store ($n ranks) = ncdump of the native parallel netCDF-4 file"

@@ -11,9 +11,8 @@
 
 /* The part of a write that falls in a chunk another rank owns, waiting for an exchange. */
 typedef struct ncztr_piece {
-    char *path;     /* the array's path: the same object on every rank */
-    uint64_t chunk; /* linear index in the chunk grid */
-    int owner;
+    char *path;         /* the array's path: the same object on every rank */
+    uint64_t chunk;     /* linear index in the chunk grid; its owner is chunk % size */
     unsigned char *sel; /* H5Sencode2 of the file selection inside the chunk */
     size_t sellen;
     unsigned char *type; /* H5Tencode2 of the memory type */

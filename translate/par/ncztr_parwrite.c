@@ -74,7 +74,7 @@ static herr_t add_piece(ncztr_obj *o, const char *path, hid_t mem_type, hid_t me
     ncztr_par *p = o->file->par;
     herr_t ret = SUCCEED;
     hid_t pmem = H5I_INVALID_HID;
-    ncztr_piece pc = {.chunk = lin, .owner = (int)(lin % (uint64_t)p->size)};
+    ncztr_piece pc = {.chunk = lin};
     hssize_t n = H5Sget_select_npoints(psel);
     size_t msz = H5Tget_size(mem_type);
     if (n < 0 || msz == 0)
@@ -84,7 +84,7 @@ static herr_t add_piece(ncztr_obj *o, const char *path, hid_t mem_type, hid_t me
             FAIL, NCZ_E_UNSUPPORTED,
             "dataset \"%s\": variable-length data or references written to part of a chunk that another rank "
             "owns (chunk %llu of rank %d): with several ranks, write such data in whole chunks",
-            path, (unsigned long long)lin, pc.owner);
+            path, (unsigned long long)lin, (int)(lin % (uint64_t)p->size));
     if ((pmem = H5Sselect_project_intersection(file_space, mem_space, psel)) < 0)
         NCZ_GOTO(FAIL, NCZ_E_HDF5, "cannot place a piece of a chunk of \"%s\" in the memory selection", path);
     pc.datalen = (size_t)n * msz;
@@ -294,7 +294,7 @@ static void put_bytes(unsigned char **w, const void *b, size_t n)
 
 static size_t piece_bytes(const ncztr_piece *pc)
 {
-    return 5 * 8 + strlen(pc->path) + 8 + pc->sellen + pc->typelen + pc->datalen; /* 5 lengths, the chunk */
+    return 4 * 8 + strlen(pc->path) + pc->sellen + pc->typelen + pc->datalen; /* 4 lengths */
 }
 
 /* Reads a length-prefixed field; NULL when the message is shorter than it says. */
@@ -319,9 +319,9 @@ static herr_t apply(ncztr_file *f, const unsigned char *b, size_t len)
     herr_t ret = SUCCEED;
     const unsigned char *r = b, *end = b + len;
     while (ret == SUCCEED && r < end) {
-        size_t pl = 0, sl = 0, tl = 0, dl = 0, cl = 0;
-        const unsigned char *pth = get_bytes(&r, end, &pl), *ch = pth ? get_bytes(&r, end, &cl) : NULL;
-        const unsigned char *sel = ch ? get_bytes(&r, end, &sl) : NULL;
+        size_t pl = 0, sl = 0, tl = 0, dl = 0;
+        const unsigned char *pth = get_bytes(&r, end, &pl);
+        const unsigned char *sel = pth ? get_bytes(&r, end, &sl) : NULL;
         const unsigned char *typ = sel ? get_bytes(&r, end, &tl) : NULL;
         const unsigned char *dat = typ ? get_bytes(&r, end, &dl) : NULL;
         if (!dat)
@@ -375,7 +375,7 @@ herr_t ncztr_par_exchange(ncztr_file *f, herr_t mine, const char *what)
         mine = NCZ_PUSH(NCZ_E_NOMEM, "out of memory exchanging chunk pieces");
     size_t total = 0;
     for (size_t i = 0; sz && i < p->npieces; i++)
-        sz[p->pieces[i].owner] += piece_bytes(&p->pieces[i]);
+        sz[p->pieces[i].chunk % (uint64_t)n] += piece_bytes(&p->pieces[i]);
     for (int i = 0; sz && i < n; i++) {
         if (total + sz[i] > INT_MAX && mine == SUCCEED)
             mine = NCZ_PUSH(NCZ_E_UNSUPPORTED,
@@ -403,9 +403,8 @@ herr_t ncztr_par_exchange(ncztr_file *f, herr_t mine, const char *what)
             w[i] = sb + sd[i];
         for (size_t i = 0; i < p->npieces; i++) {
             const ncztr_piece *pc = &p->pieces[i];
-            unsigned char **x = &w[pc->owner];
+            unsigned char **x = &w[pc->chunk % (uint64_t)n];
             put_bytes(x, pc->path, strlen(pc->path));
-            put_bytes(x, &pc->chunk, 8);
             put_bytes(x, pc->sel, pc->sellen);
             put_bytes(x, pc->type, pc->typelen);
             put_bytes(x, pc->data, pc->datalen);
