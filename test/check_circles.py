@@ -1,4 +1,4 @@
-"""style.circles: no circle of files inside a folder of translate/, zmap/ or vol_connector/.
+"""style.circles: no circle of files inside a folder of translate/, zmap/, common/ or vol_connector/.
 A file depends on another of its folder when its object file uses a symbol the other's
 defines (a call, or data such as a codec's class): a folder's files then call one way, and a
 file can be read, tested and replaced knowing only those below it. Headers are not edges:
@@ -24,7 +24,7 @@ def objects(src, build):
         if not m:
             continue
         rel = os.path.normpath(os.path.join(m.group(1), m.group(2) + ".c"))
-        if re.match(r"^(translate/[^/]+|zmap|vol_connector)/[^/]+\.c$", rel) and os.path.exists(
+        if re.match(r"^(translate/[^/]+|zmap(/[^/]+)?|common|vol_connector)/[^/]+\.c$", rel) and os.path.exists(
                 os.path.join(src, rel)):
             out.setdefault(rel, o)
     return out

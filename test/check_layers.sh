@@ -1,11 +1,13 @@
 #!/bin/sh
 # style.layers: translate/ is layered (translate/CMakeLists.txt), calls going down only.
 #  1. A file in folder X of translate/ includes only headers of X, of the folders below X,
-#     and of zmap/ (below all of translate/); zmap/ includes no translate/ header.
+#     of zmap/ (below all of translate/) and of common/ (below everything); zmap/ includes
+#     no translate/ header; common/ includes none of zmap/ or translate/; vol_connector/
+#     includes no zmap/ header (it reaches the store only through translate/).
 #  2. With the folders' static libraries given (lowest first), no library references an
 #     ncztr_* symbol that only a higher one defines.
 #  3. vol_connector/ includes no *_internal.h header of translate/.
-#  4. No C file of translate/ or zmap/ is over 800 lines (files are split by concern).
+#  4. No C file of translate/, zmap/ or common/ is over 800 lines (files are split by concern).
 #  5. The formats' key names and markers (.zgroup, .zarray, .zattrs, .zmetadata, zarr.json,
 #     zarr_format) appear in string literals only in translate/format/, the seam between
 #     the formats and everything else (comments may name them).
@@ -28,7 +30,7 @@ for dir in $layers; do
     for f in "$src"/translate/"$dir"/*.c "$src"/translate/"$dir"/*.h; do
         [ -e "$f" ] || continue
         for h in $(sed -n 's/^#include "\([^"]*\)".*/\1/p' "$f"); do
-            if [ -e "$src/zmap/$h" ]; then
+            if [ -e "$src/zmap/$h" ] || [ -e "$src/common/$h" ]; then
                 continue
             fi
             owner=""
@@ -45,9 +47,38 @@ for dir in $layers; do
         done
     done
 done
-for f in "$src"/zmap/*.c "$src"/zmap/*.h; do
+for f in "$src"/zmap/*.[ch] "$src"/zmap/*/*.[ch]; do
     if grep -n '^#include "ncztr_' "$f"; then
         echo "${f#$src/}: zmap/ includes a translate/ header"
+        status=1
+    fi
+done
+# zmap's store kinds stand apart: a driver's folder includes headers of its own, of zmap/
+# and of common/ only, and zmap/'s own files none of a driver's (they reach drivers
+# through the table of nczm_drivers.c).
+for f in "$src"/zmap/*.[ch] "$src"/zmap/*/*.[ch]; do
+    d=$(dirname "$f")
+    for h in $(sed -n 's/^#include "\([^"]*\)".*/\1/p' "$f"); do
+        [ -e "$d/$h" ] || [ -e "$src/zmap/$h" ] || [ -e "$src/common/$h" ] && continue
+        echo "${f#$src/}: includes \"$h\", not of its own folder, zmap/ or common/"
+        status=1
+    done
+done
+for f in "$src"/common/*.[ch]; do
+    if grep -n '^#include "\(ncztr_\|nczm\|H5VL_\)' "$f"; then
+        echo "${f#$src/}: common/ includes a header of a layer above it"
+        status=1
+    fi
+done
+for f in "$src"/vol_connector/*.[ch]; do
+    for h in $(sed -n 's/^#include "\([^"]*\)".*/\1/p' "$f"); do
+        if [ -e "$src/zmap/$h" ]; then
+            echo "${f#$src/}: includes \"$h\" of zmap/: the connector reaches the store only through translate/"
+            status=1
+        fi
+    done
+    if gcc -fpreprocessed -dD -E -P "$f" 2>/dev/null | grep -n '\bnczm_\|\bNCZM_'; then
+        echo "${f#$src/}: names a zmap/ call or type: the connector reaches the store only through translate/"
         status=1
     fi
 done
@@ -61,7 +92,7 @@ for f in "$src"/vol_connector/*.[ch]; do
     fi
 done
 
-for f in "$src"/translate/*/*.[ch] "$src"/zmap/*.[ch]; do
+for f in "$src"/translate/*/*.[ch] "$src"/zmap/*.[ch] "$src"/zmap/*/*.[ch] "$src"/common/*.[ch]; do
     n=$(wc -l <"$f")
     if [ "$n" -gt 800 ]; then
         echo "${f#$src/}: $n lines, over 800: split it by concern"
@@ -69,7 +100,7 @@ for f in "$src"/translate/*/*.[ch] "$src"/zmap/*.[ch]; do
     fi
 done
 
-for f in "$src"/translate/*/*.[ch] "$src"/zmap/*.[ch] "$src"/vol_connector/*.[ch]; do
+for f in "$src"/translate/*/*.[ch] "$src"/zmap/*.[ch] "$src"/zmap/*/*.[ch] "$src"/vol_connector/*.[ch]; do
     case $f in "$src"/translate/format/*) continue ;; esac
     # the code without its comments, then its string literals
     if gcc -fpreprocessed -dD -E -P "$f" 2>/dev/null | grep -o '"[^"]*"' |

@@ -4,7 +4,7 @@
 #include "H5VL_nczarr_wrap.h"
 #include "H5VL_nczarr_compat.h"
 #include "ncztr_codecs.h"
-#include "nczm_workers.h"
+#include "nczc_workers.h"
 
 #include <stdlib.h>
 
@@ -46,7 +46,7 @@ static herr_t nczarr_initialize(hid_t vipl_id)
 static herr_t nczarr_terminate(void)
 {
     /* The chunk pipeline's threads: joined here so that nothing outlives the connector. */
-    nczm_workers_shutdown();
+    nczc_workers_shutdown();
     g_atclose_registered = false;
     ncztr_codec_term();
     ncz_err_term();

@@ -41,10 +41,11 @@ typedef struct H5VL_nczarr_info_t {
     unsigned shards;           /* Zarr v3: HDF5 chunks per shard in each dimension (0: none) */
     unsigned native_create;    /* "native": H5Fcreate makes a native HDF5 file (served like
                                 * any native file the connector opens) */
-    /* S3 options as "name=value" lines (endpoint, region, profile, anonymous, cainfo,
-     * connections, retry_seconds), applied to the store's name by translate/. Never secrets:
-     * the info string is printed (h5dump, H5Pget_vol_info). */
-    char s3opts[1024];
+    /* The store kinds' options as "name=value" lines (S3: endpoint, region, profile,
+     * anonymous, cainfo, connections, retry_seconds, ...; s3root), applied to the store's
+     * name by translate/, which knows them. Never secrets: the info string is printed
+     * (h5dump, H5Pget_vol_info). */
+    char storeopts[1024];
 } H5VL_nczarr_info_t;
 
 /* One open store (HDF5's H5F_shared_t): shared by every open of the same store. */

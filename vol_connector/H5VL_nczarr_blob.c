@@ -26,7 +26,7 @@ typedef struct blob {
 } blob;
 
 struct H5VL_nczarr_blobs_t {
-    nczm_hindex ix;
+    nczc_hindex ix;
     uint64_t next; /* the id the next blob gets */
 };
 
@@ -64,7 +64,7 @@ static H5VL_nczarr_store_t *store_of(void *obj)
 
 static blob *find(const H5VL_nczarr_store_t *st, uint64_t id)
 {
-    return st->blobs ? nczm_hindex_find(&st->blobs->ix, nczm_hash_u64(id), id_match, &id, 0) : NULL;
+    return st->blobs ? nczc_hindex_find(&st->blobs->ix, nczc_hash_u64(id), id_match, &id, 0) : NULL;
 }
 
 void H5VL_nczarr_blobs_free(H5VL_nczarr_store_t *st)
@@ -73,7 +73,7 @@ void H5VL_nczarr_blobs_free(H5VL_nczarr_store_t *st)
         return;
     for (size_t i = 0; i < st->blobs->ix.cap; i++)
         free(st->blobs->ix.slots[i].item);
-    nczm_hindex_clear(&st->blobs->ix);
+    nczc_hindex_clear(&st->blobs->ix);
     free(st->blobs);
     st->blobs = NULL;
 }
@@ -101,7 +101,7 @@ herr_t H5VL_nczarr_blob_put(void *obj, const void *buf, size_t size, void *blob_
     b->id = TAG | ++st->blobs->next;
     b->size = size;
     memcpy(b->data, buf, size);
-    if (b->id == EMPTY || nczm_hindex_add(&st->blobs->ix, nczm_hash_u64(b->id), b) != 0) {
+    if (b->id == EMPTY || nczc_hindex_add(&st->blobs->ix, nczc_hash_u64(b->id), b) != 0) {
         free(b);
         return NCZ_PUSH(NCZ_E_NOMEM, "out of memory keeping a variable-length value");
     }
@@ -152,7 +152,7 @@ herr_t H5VL_nczarr_blob_specific(void *obj, void *blob_id, H5VL_blob_specific_ar
         uint64_t id = id_get(blob_id);
         blob *b = id && id != EMPTY ? find(st, id) : NULL;
         if (b) {
-            nczm_hindex_remove(&st->blobs->ix, nczm_hash_u64(id), b);
+            nczc_hindex_remove(&st->blobs->ix, nczc_hash_u64(id), b);
             free(b);
         }
         return SUCCEED;

@@ -346,7 +346,7 @@ static void opts_from_info(const H5VL_nczarr_info_t *info, ncztr_opts *o)
     o->ignore_zmetadata = info->ignore_zmetadata;
     o->v3 = info->v3;
     o->shards = info->shards;
-    memcpy(o->s3opts, info->s3opts, sizeof o->s3opts);
+    memcpy(o->storeopts, info->storeopts, sizeof o->storeopts);
 }
 
 /* The settings of the connector info that apply to an open store. */

@@ -4,7 +4,7 @@
  *   ignore-zmetadata, zip-root, ascii-json, maxstrlen=N, workers=N; for S3 stores endpoint=,
  *   region=, awsprofile=, anonymous, cainfo=, connections=, retry_seconds=. */
 #include "H5VL_nczarr.h"
-#include "nczm_workers.h"
+#include "nczc_workers.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -41,7 +41,7 @@ herr_t H5VL_nczarr_info_free(void *info)
 herr_t H5VL_nczarr_info_to_str(const void *info, char **str)
 {
     const H5VL_nczarr_info_t *i = info;
-    char buf[256 + sizeof i->s3opts];
+    char buf[256 + sizeof i->storeopts];
     if (!i) {
         *str = NULL;
         return SUCCEED;
@@ -67,7 +67,7 @@ herr_t H5VL_nczarr_info_to_str(const void *info, char **str)
         n += snprintf(buf + n, sizeof buf - (size_t)n, " workers=%u", i->workers);
     if (i->native_create)
         n += snprintf(buf + n, sizeof buf - (size_t)n, " native");
-    for (const char *p = i->s3opts; *p;) {
+    for (const char *p = i->storeopts; *p;) {
         const char *e = strchr(p, '\n');
         size_t len = e ? (size_t)(e - p) : strlen(p);
         n += snprintf(buf + n, sizeof buf - (size_t)n, " %.*s", (int)len, p);
@@ -82,44 +82,57 @@ herr_t H5VL_nczarr_info_to_str(const void *info, char **str)
 
 #define KNOWN                                                                                                \
     "mode=nczarr, mode=zarr, noxarray, consolidated, ignore-zmetadata, zip-root, ascii-json, maxstrlen=N, "  \
-    "workers=N, v3, v2, shards=N, native; S3: s3root=URL, endpoint=URL, region=R, awsprofile=P, anonymous, " \
-    "cainfo=FILE, "                                                                                          \
-    "connections=N, "                                                                                        \
-    "retry_seconds=S"
+    "workers=N, v3, v2, shards=N, native"
 
-/* S3 options, kept as "name=value" lines for translate/ to apply to the store's name
- * (nczm_url_set checks the values). No option carries a secret: credentials come from the
- * environment or the AWS files, never from the info string, which HDF5 prints. */
-static const char *const s3_names[] = {"endpoint", "region",      "profile",       "anonymous",
-                                       "cainfo",   "connections", "retry_seconds", "s3root"};
-
-static const char *s3_word(const char *w)
+/* The words the connector takes, its own and the store kinds' (translate/ and zmap/ know
+ * those), for messages. */
+static const char *known_words(char *buf, size_t len)
 {
-    if (!strncmp(w, "awsprofile=", 11))
-        return "profile";
-    for (size_t i = 0; i < sizeof s3_names / sizeof *s3_names; i++) {
-        size_t n = strlen(s3_names[i]);
-        if (!strncmp(w, s3_names[i], n) && (w[n] == '=' || (w[n] == '\0' && !strcmp(w, "anonymous"))))
-            return s3_names[i];
-    }
-    return NULL;
+    int n = snprintf(buf, len, "%s; ", KNOWN);
+    if (n > 0 && (size_t)n < len)
+        ncztr_store_option_names(buf + n, len - (size_t)n);
+    return buf;
 }
 
-static herr_t add_s3(H5VL_nczarr_info_t *info, const char *w)
+/* A store option, "name=value" (a bare name means name=1: "anonymous"), kept as a line for
+ * translate/ to apply to the store's name, where its store kind checks the value. None
+ * carries a secret: credentials come from the environment or the AWS files, never from the
+ * info string, which HDF5 prints. 1: taken, 0: not a store option, FAIL: refused. */
+static int add_storeopt(H5VL_nczarr_info_t *info, const char *w, char *why, size_t whylen)
 {
-    const char *name = s3_word(w), *eq = strchr(w, '=');
+    const char *eq = strchr(w, '=');
+    char name[64];
+    size_t nl = eq ? (size_t)(eq - w) : strlen(w);
+    if (nl == 0 || nl >= sizeof name)
+        return 0;
+    memcpy(name, w, nl);
+    name[nl] = '\0';
+    int k = ncztr_store_option(name);
+    if (k == 0)
+        return 0;
+    if (k < 0) {
+        snprintf(
+            why, whylen,
+            "connector option \"%s\": credentials never go in the connector info (HDF5 prints it): use the "
+            "environment or the AWS files",
+            name);
+        return NCZ_PUSH(NCZ_E_ARGS, "%s", why);
+    }
     const char *value = eq ? eq + 1 : "1";
-    size_t used = strlen(info->s3opts);
-    int n = snprintf(info->s3opts + used, sizeof info->s3opts - used, "%s=%s\n", name, value);
-    if (n < 0 || (size_t)n >= sizeof info->s3opts - used) {
-        info->s3opts[used] = '\0';
-        return NCZ_PUSH(NCZ_E_ARGS, "connector option \"%s\": the S3 options are longer than %zu bytes", w,
-                        sizeof info->s3opts - 1);
+    if (ncztr_store_option_check(name, value, why, whylen) < 0)
+        return FAIL;
+    size_t used = strlen(info->storeopts);
+    int n = snprintf(info->storeopts + used, sizeof info->storeopts - used, "%s=%s\n", name, value);
+    if (n < 0 || (size_t)n >= sizeof info->storeopts - used) {
+        info->storeopts[used] = '\0';
+        return NCZ_PUSH(NCZ_E_ARGS, "connector option \"%s\": the store options are longer than %zu bytes", w,
+                        sizeof info->storeopts - 1);
     }
-    return SUCCEED;
+    return 1;
 }
 
-static herr_t apply_word(H5VL_nczarr_info_t *info, const char *w)
+/* why: the reason, when it is more than an unknown word (never echoing a secret) */
+static herr_t apply_word(H5VL_nczarr_info_t *info, const char *w, char *why, size_t whylen)
 {
     if (!strcmp(w, "mode=nczarr") || !strcmp(w, "nczarr") || !strcmp(w, "file") || !strcmp(w, "zip") ||
         !strcmp(w, "mode=file") || !strcmp(w, "mode=zip"))
@@ -163,14 +176,19 @@ static herr_t apply_word(H5VL_nczarr_info_t *info, const char *w)
         char *end = NULL;
         errno = 0;
         unsigned long long v = strtoull(w + 8, &end, 10);
-        if (errno || !end || *end || end == w + 8 || v == 0 || v > NCZM_WORKERS_MAX)
+        if (errno || !end || *end || end == w + 8 || v == 0 || v > NCZC_WORKERS_MAX)
             return NCZ_PUSH(NCZ_E_ARGS, "connector option \"%s\": workers must be an integer from 1 to %d", w,
-                            NCZM_WORKERS_MAX);
+                            NCZC_WORKERS_MAX);
         info->workers = (unsigned)v;
-    } else if (s3_word(w)) {
-        return add_s3(info, w);
-    } else
-        return NCZ_PUSH(NCZ_E_ARGS, "unknown nczarr connector option \"%s\" (known: " KNOWN ")", w);
+    } else {
+        int k = add_storeopt(info, w, why, whylen);
+        if (k == 0) {
+            char known[1024];
+            return NCZ_PUSH(NCZ_E_ARGS, "unknown nczarr connector option \"%s\" (known: %s)", w,
+                            known_words(known, sizeof known));
+        }
+        return k < 0 ? FAIL : SUCCEED;
+    }
     return SUCCEED;
 }
 
@@ -191,10 +209,17 @@ herr_t H5VL_nczarr_str_to_info(const char *str, void **info)
         /* names are case-insensitive; values (an endpoint, a path, a profile) are not */
         for (char *p = w; *p && *p != '='; p++)
             *p = (char)tolower((unsigned char)*p);
-        if (apply_word(i, w) < 0) {
+        char why[640] = "";
+        if (apply_word(i, w, why, sizeof why) < 0) {
             /* HDF5 parses HDF5_VOL_CONNECTOR while it initialises itself, when its error
-             * stack does not reach the user yet: say it on stderr too, once. */
-            fprintf(stderr, "nczarr: bad connector option \"%s\" in \"%s\" (known: " KNOWN ")\n", w, str);
+             * stack does not reach the user yet: say it on stderr too, once (the word
+             * alone: another word of the string may hold a secret). */
+            char known[1024];
+            if (why[0])
+                fprintf(stderr, "nczarr: bad connector option: %s\n", why);
+            else
+                fprintf(stderr, "nczarr: bad connector option \"%s\" (known: %s)\n", w,
+                        known_words(known, sizeof known));
             free(copy);
             free(i);
             return FAIL;

@@ -10,18 +10,10 @@
 
 static const nczm_driver *driver_for(const nczm_url *url, char errmsg[NCZM_ERRLEN], nczm_status *st)
 {
-    switch (url->kind) {
-    case NCZM_KIND_FILE:
-        return &nczm_file_driver;
-    case NCZM_KIND_ZIP:
-        return &nczm_zip_driver;
-    case NCZM_KIND_S3:
-        return &nczm_s3_driver;
-    case NCZM_KIND_NONE:
-        break;
-    }
-    *st = nczm_fmterr(errmsg, NCZM_INVAL, "%s: unknown store kind %d",
-                      url->location ? url->location : "(no location)", (int)url->kind);
+    if (url->drv)
+        return url->drv;
+    *st = nczm_fmterr(errmsg, NCZM_INVAL, "%s: no store kind (not a name from nczm_url_parse)",
+                      url->location ? url->location : "(no location)");
     return NULL;
 }
 

@@ -55,36 +55,25 @@ typedef enum nczm_kind {
 
 typedef struct nczm_map nczm_map;
 
+struct nczm_driver;
+
 /* A parsed store name: a plain path or a netCDF-style URL
  * (file:///abs/path#mode=nczarr,file, file:///x.zip#mode=nczarr,zip, s3://bucket/key).
- * kind comes from the fragment's mode list (file|zip|s3), else the URL scheme, else the
- * path's extension (".zip" -> zip), else FILE. location is the filesystem path (for
- * FILE/ZIP) or the URL without fragment (S3). mode is the whole comma-separated mode list
- * from the fragment ("" when none), for upper layers to read nczarr/zarr/noxarray from. */
+ * The store kind comes from the fragment's mode list (file|zip|s3), else the URL scheme,
+ * else the path (".zip" -> zip), else the directory store: each kind says what it takes in
+ * the table of drivers (zmap/nczm_drivers.c). location is the filesystem path (directory,
+ * zip) or the URL without fragment (S3). mode is the whole comma-separated mode list from
+ * the fragment ("" when none), for upper layers to read nczarr/zarr/noxarray from. */
 typedef struct nczm_url {
     nczm_kind kind;
-    char *location; /* malloc'ed */
-    char *mode;     /* malloc'ed, never NULL */
-
-    /* S3 options (ignored by the other kinds). Each string is malloc'ed or NULL when unset;
-     * numbers are 0 when unset. nczm_url_parse sets them to unset, then fills s3_profile and
-     * s3_region from the fragment (aws.profile= or awsprofile=, aws.region=) when the URL
-     * carries them; the caller may set any of them before nczm_open/nczm_destroy/nczm_probe
-     * (nczm_url_set, or assign a malloc'ed string after freeing the old one);
-     * nczm_url_clear frees them. Unset ones come from the environment and the AWS files
-     * (nczm_s3cred.c, README "S3"). */
-    char *s3_endpoint;               /* "https://host[:port]" for s3:// names (default AWS) */
-    char *s3_region;                 /* signing region (default: from the host, AWS_REGION, profile) */
-    char *s3_profile;                /* profile in ~/.aws/credentials and ~/.aws/config */
-    char *s3_access_key;             /* with s3_secret_key: credentials that win over all others */
-    char *s3_secret_key;             /* never printed; wiped on nczm_url_clear */
-    char *s3_session_token;          /* temporary credentials (x-amz-security-token) */
-    char *s3_cainfo;                 /* CA bundle file for https (else AWS_CA_BUNDLE, else the system's) */
-    int s3_anonymous;                /* 1: unsigned requests whatever credentials exist (public buckets) */
-    uint64_t s3_multipart_threshold; /* objects of this size or more go up in parts (64 MiB) */
-    unsigned s3_max_keys;            /* keys per listing request (1000, S3's maximum) */
-    unsigned s3_connections;         /* requests in flight per map (16) */
-    unsigned s3_retry_ms;            /* time a failing request is retried for (20000) */
+    const struct nczm_driver *drv; /* the store kind's driver (opaque above zmap) */
+    char *location;                /* malloc'ed */
+    char *mode;                    /* malloc'ed, never NULL */
+    /* The store kind's own options (S3: endpoint, region, credentials, ...): opaque, owned
+     * by the URL, NULL while none is set. The fragment's (S3: aws.profile=, aws.region=) are
+     * read by nczm_url_parse; callers set others by name with nczm_url_set before
+     * nczm_open/nczm_destroy/nczm_probe; nczm_url_clear frees them. */
+    void *opts;
 
     /* What makes a location a Zarr store, set by the caller after nczm_url_parse (the
      * formats above know the key names, storage does not): keys whose presence at the root
@@ -106,12 +95,28 @@ void nczm_marks_text(const nczm_url *url, char *buf, size_t len);
 
 nczm_status nczm_url_parse(const char *name, nczm_url *out, char errmsg[NCZM_ERRLEN]);
 void nczm_url_clear(nczm_url *url);
-/* Sets one S3 option by name, for an info-string parser: endpoint, region, profile,
- * access_key, secret_key, session_token, cainfo (strings; "" unsets), anonymous (0/1,
- * true/false, yes/no), multipart_threshold (bytes), max_keys, connections,
- * retry_seconds. NCZM_INVAL (naming the option, never echoing a secret) for an unknown
- * name or a bad value. */
+/* Sets one option of the store kind by name, for an info-string parser (S3: endpoint,
+ * region, profile, access_key, secret_key, session_token, cainfo (strings; "" unsets),
+ * anonymous (0/1, true/false, yes/no), multipart_threshold (bytes), max_keys,
+ * connections, retry_seconds: README "S3"). An option of another kind is checked by that
+ * kind and then ignored, so that one set of options serves stores of every kind.
+ * NCZM_INVAL (naming the option, never echoing a secret) for a name no kind takes or a bad
+ * value. */
 nczm_status nczm_url_set(nczm_url *url, const char *name, const char *value, char errmsg[NCZM_ERRLEN]);
+/* Does some store kind take an option of this name (nczm_url_set)? 0 no, 1 yes,
+ * NCZM_OPTION_SECRET when it carries a secret (S3: secret_key, session_token, access_key),
+ * which a caller printing its options must not take. */
+#define NCZM_OPTION_SECRET 2
+int nczm_option_known(const char *name);
+/* Checks a value for the option of that name (for a parser that keeps options for later):
+ * NCZM_OK, or NCZM_INVAL with errmsg naming the option. */
+nczm_status nczm_option_check(const char *name, const char *value, char errmsg[NCZM_ERRLEN]);
+/* The store kinds' options without the secret ones, for messages: "S3: endpoint=,
+ * region=, ..." (cut to len). */
+void nczm_option_names(char *buf, size_t len);
+/* Can only one process write a store of this kind at a time (a zip archive is rewritten
+ * whole at close)? */
+int nczm_url_single_writer(const nczm_url *url);
 /* Does a comma-separated mode list contain this word (case-insensitive)? */
 int nczm_mode_has(const char *mode, const char *word);
 
@@ -243,7 +248,7 @@ int nczm_map_readonly(const nczm_map *map);
  * archive had pending is dropped at close (another map took its location over). */
 void nczm_map_set_readonly(nczm_map *map);
 /* Threads (the caller included) that one batch on this map, and the chunk work of the
- * layers above, may use (nczm_workers.h); 0, the default, means one per core. */
+ * layers above, may use (nczc_workers.h); 0, the default, means one per core. */
 void nczm_map_set_workers(nczm_map *map, unsigned workers);
 unsigned nczm_map_workers(const nczm_map *map);
 /* Whether the store moves gather/scatter lists (nczm_put.iov, nczm_getinto.iov) itself,

@@ -1,7 +1,7 @@
 /* Batches of gets and puts: the store's own batch where it has one (S3), else a loop over
  * single requests with the same per-request statuses. */
 #include "nczm_impl.h"
-#include "nczm_workers.h"
+#include "nczc_workers.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -101,7 +101,7 @@ static int par_run(nczm_map *map, pkind kind, size_t n, void *reqs)
 {
     if (!map->drv->concurrent || n < 2 || (kind == P_GET_INTO && !map->drv->get_into))
         return 0;
-    unsigned ns = nczm_workers_slots(map->workers);
+    unsigned ns = nczc_workers_slots(map->workers);
     if (ns < 2)
         return 0;
     if ((size_t)ns > n)
@@ -118,7 +118,7 @@ static int par_run(nczm_map *map, pkind kind, size_t n, void *reqs)
         memcpy(b.copies + (size_t)s * map->drv->map_size, map, map->drv->map_size);
         b.slot[s].first = n;
     }
-    nczm_parallel_for(n, ns, par_item, &b);
+    nczc_parallel_for(n, ns, par_item, &b);
     size_t best = n;
     for (unsigned s = 0; s < ns; s++)
         if (b.slot[s].first < n && (best == n || b.slot[s].first < b.slot[best].first))

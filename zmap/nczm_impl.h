@@ -51,6 +51,32 @@ typedef struct nczm_driver {
     const char *name; /* "file", "zip", ... for messages */
     size_t key_max;   /* longest key the store can hold (S3: 1024; a file path: about 4 KiB) */
 
+    /* How a store name picks the driver (nczm_url.c, over the table of nczm_drivers.c): the
+     * word that names it in a URL's mode list ("#mode=nczarr,zip"); the URL schemes it takes
+     * on its own (NULL-terminated, or NULL), and those it takes only when the mode names it
+     * (http(s) is S3 only when asked for). A driver with paths set takes plain paths and
+     * file:// URLs; claims_path (optional) says whether it takes such a path when no mode
+     * names a driver (zip: a name ending in ".zip"); the path driver without claims_path is
+     * the default. */
+    const char *mode;
+    const char *const *schemes;
+    const char *const *mode_schemes;
+    int paths;
+    int (*claims_path)(const char *path);
+    /* Nonzero when only one process may write a store (a zip archive is rewritten whole at
+     * close). */
+    int single_writer;
+    /* The driver's own options (optional, all four or none): opt_names lists the names
+     * opt_set takes (NULL-terminated). opt_set sets one on *opts, allocating it on first
+     * use (a value NULL or "" unsets a string option); opt_fragment reads those a URL's
+     * fragment may carry (name is the store name for messages); opt_free frees *opts. */
+    const char *const *opt_names;
+    const char *const *opt_secrets; /* those of opt_names that carry a secret (NULL: none) */
+    nczm_status (*opt_set)(void **opts, const char *name, const char *value, char errmsg[NCZM_ERRLEN]);
+    nczm_status (*opt_fragment)(void **opts, const char *fragment, const char *name,
+                                char errmsg[NCZM_ERRLEN]);
+    void (*opt_free)(void *opts);
+
     nczm_status (*open)(const nczm_url *url, unsigned flags, nczm_map **out, char errmsg[NCZM_ERRLEN]);
     nczm_status (*destroy)(const nczm_url *url, char errmsg[NCZM_ERRLEN]);
     int (*probe)(const nczm_url *url);
@@ -84,7 +110,7 @@ typedef struct nczm_driver {
     /* Nonzero when read_all, write and get_into may run concurrently on byte copies of an
      * open map (map_size bytes each, every copy with its own errmsg), changing nothing
      * else in it: the dispatcher then runs the batches of a store without native ones on
-     * the worker pool (nczm_workers.h), as many requests at once as the map's workers. */
+     * the worker pool (nczc_workers.h), as many requests at once as the map's workers. */
     int concurrent;
     size_t map_size;
     /* Optional: write taking a gather list (iovcnt >= 1, len bytes in all). With it, and
@@ -140,9 +166,9 @@ static inline void nczm_first_err_restore(const nczm_first_err *fe, nczm_map *ma
         memcpy(map->errmsg, fe->msg, sizeof fe->msg);
 }
 
-extern const nczm_driver nczm_file_driver;
-extern const nczm_driver nczm_zip_driver;
-extern const nczm_driver nczm_s3_driver;
+/* The store kinds, in the order a name is matched against them (nczm_drivers.c), ending
+ * with NULL. */
+extern const nczm_driver *const nczm_drivers[];
 
 /* Fills the base of a freshly calloc'ed map. NCZM_NOMEM (with errmsg set) on failure. */
 nczm_status nczm_map_init(nczm_map *map, const nczm_driver *drv, const char *location, unsigned flags,

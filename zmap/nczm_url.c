@@ -36,31 +36,18 @@ void nczm_free_secret(char *s)
     }
 }
 
-static void s3_opts_init(nczm_url *url)
-{
-    url->s3_endpoint = url->s3_region = url->s3_profile = NULL;
-    url->s3_access_key = url->s3_secret_key = url->s3_session_token = url->s3_cainfo = NULL;
-    url->s3_anonymous = 0;
-    url->s3_multipart_threshold = 0;
-    url->s3_max_keys = url->s3_connections = url->s3_retry_ms = 0;
-}
-
 void nczm_url_clear(nczm_url *url)
 {
     if (!url)
         return;
     free(url->location);
     free(url->mode);
-    free(url->s3_endpoint);
-    free(url->s3_region);
-    free(url->s3_profile);
-    free(url->s3_access_key);
-    nczm_free_secret(url->s3_secret_key);
-    nczm_free_secret(url->s3_session_token);
-    free(url->s3_cainfo);
+    if (url->opts && url->drv && url->drv->opt_free)
+        url->drv->opt_free(url->opts);
     url->location = NULL;
     url->mode = NULL;
-    s3_opts_init(url);
+    url->opts = NULL;
+    url->drv = NULL;
     url->kind = NCZM_KIND_NONE;
 }
 
@@ -150,12 +137,6 @@ static char *fragment_mode(const char *frag, size_t fraglen, int *found)
     return mode;
 }
 
-static int has_zip_ext(const char *path)
-{
-    size_t n = strlen(path);
-    return n > 4 && strcasecmp(path + n - 4, ".zip") == 0;
-}
-
 /* Length of "scheme" if name starts with "scheme://", else 0. */
 static size_t scheme_len(const char *name)
 {
@@ -167,133 +148,41 @@ static size_t scheme_len(const char *name)
     return strncmp(name + i, "://", 3) == 0 ? i : 0;
 }
 
-/* Replaces a string option: value NULL or "" unsets it. */
-static nczm_status set_str(char **field, const char *value, int secret)
+static int listed(const char *const *names, const char *name)
 {
-    char *v = value && *value ? strdup(value) : NULL;
-    if (value && *value && !v)
-        return NCZM_NOMEM;
-    if (secret)
-        nczm_free_secret(*field);
-    else
-        free(*field);
-    *field = v;
-    return NCZM_OK;
-}
-
-static int parse_uint(const char *v, uint64_t max, uint64_t *out)
-{
-    if (!v || !isdigit((unsigned char)*v))
-        return -1;
-    uint64_t x = 0;
-    for (; *v; v++) {
-        if (!isdigit((unsigned char)*v) || x > (max - (uint64_t)(*v - '0')) / 10)
-            return -1;
-        x = x * 10 + (uint64_t)(*v - '0');
-    }
-    *out = x;
+    for (const char *const *n = names; n && *n; n++)
+        if (strcmp(*n, name) == 0)
+            return 1;
     return 0;
 }
 
-static int parse_bool(const char *v)
+/* The one driver the mode list names (*named NULL: none); NCZM_INVAL when it names more. */
+static nczm_status mode_driver(const char *mode, const nczm_driver **named)
 {
-    const char *yes[] = {"1", "true", "yes", "on"}, *no[] = {"0", "false", "no", "off", ""};
-    for (size_t i = 0; v && i < 4; i++)
-        if (strcasecmp(v, yes[i]) == 0)
-            return 1;
-    for (size_t i = 0; v && i < 5; i++)
-        if (strcasecmp(v, no[i]) == 0)
-            return 0;
-    return -1;
-}
-
-nczm_status nczm_url_set(nczm_url *url, const char *name, const char *value, char errmsg[NCZM_ERRLEN])
-{
-    if (errmsg)
-        errmsg[0] = '\0';
-    if (!url || !name)
-        return nczm_fmterr(errmsg, NCZM_INVAL, "nczm_url_set: no URL or option name");
-    struct {
-        const char *name;
-        char **field;
-        int secret;
-    } strs[] = {{"endpoint", &url->s3_endpoint, 0},     {"region", &url->s3_region, 0},
-                {"profile", &url->s3_profile, 0},       {"access_key", &url->s3_access_key, 0},
-                {"secret_key", &url->s3_secret_key, 1}, {"session_token", &url->s3_session_token, 1},
-                {"cainfo", &url->s3_cainfo, 0}};
-    for (size_t i = 0; i < sizeof strs / sizeof *strs; i++)
-        if (strcmp(name, strs[i].name) == 0)
-            return set_str(strs[i].field, value, strs[i].secret) == NCZM_OK
-                       ? NCZM_OK
-                       : nczm_fmterr(errmsg, NCZM_NOMEM, "S3 option %s: out of memory", name);
-    uint64_t x = 0;
-    if (strcmp(name, "anonymous") == 0) {
-        int b = parse_bool(value);
-        if (b < 0)
-            return nczm_fmterr(errmsg, NCZM_INVAL,
-                               "S3 option anonymous=\"%s\": not 0/1, true/false or yes/no",
-                               value ? value : "");
-        url->s3_anonymous = b;
-        return NCZM_OK;
-    }
-    if (strcmp(name, "multipart_threshold") == 0 && parse_uint(value, UINT64_MAX, &x) == 0) {
-        url->s3_multipart_threshold = x;
-        return NCZM_OK;
-    }
-    if (strcmp(name, "max_keys") == 0 && parse_uint(value, 1000, &x) == 0) {
-        url->s3_max_keys = (unsigned)x;
-        return NCZM_OK;
-    }
-    if (strcmp(name, "connections") == 0 && parse_uint(value, 1024, &x) == 0) {
-        url->s3_connections = (unsigned)x;
-        return NCZM_OK;
-    }
-    if (strcmp(name, "retry_seconds") == 0 && parse_uint(value, 3600, &x) == 0) {
-        url->s3_retry_ms = (unsigned)(x * 1000);
-        return NCZM_OK;
-    }
-    const char *nums[] = {"multipart_threshold", "max_keys", "connections", "retry_seconds"};
-    for (size_t i = 0; i < 4; i++)
-        if (strcmp(name, nums[i]) == 0)
-            return nczm_fmterr(errmsg, NCZM_INVAL, "S3 option %s=\"%s\": not a number in range", name,
-                               value ? value : "");
-    return nczm_fmterr(errmsg, NCZM_INVAL, "unknown S3 option \"%s\"", name);
-}
-
-/* The S3 keys of a fragment netCDF-C reads too: aws.profile= (its documentation also says
- * awsprofile=) and aws.region=, case-insensitive, values %-decoded. */
-static nczm_status fragment_s3(const char *frag, nczm_url *out, const char *name, char errmsg[NCZM_ERRLEN])
-{
-    const struct {
-        const char *key;
-        char **field;
-    } keys[] = {{"aws.profile", &out->s3_profile},
-                {"awsprofile", &out->s3_profile},
-                {"aws.region", &out->s3_region},
-                {"awsregion", &out->s3_region}};
-    const char *p = frag;
-    while (*p) {
-        const char *amp = strchr(p, '&');
-        size_t ilen = amp ? (size_t)(amp - p) : strlen(p);
-        const char *eq = memchr(p, '=', ilen);
-        for (size_t i = 0; eq && i < sizeof keys / sizeof *keys; i++) {
-            size_t kl = strlen(keys[i].key);
-            if ((size_t)(eq - p) != kl || strncasecmp(p, keys[i].key, kl) != 0)
-                continue;
-            char *v;
-            nczm_status dst = nczm_decode_range(eq + 1, ilen - kl - 1, &v);
-            if (dst == NCZM_NOMEM)
-                return nczm_fmterr(errmsg, NCZM_NOMEM, "%s: out of memory", name);
-            if (dst != NCZM_OK)
-                return nczm_fmterr(errmsg, NCZM_INVAL, "%s: bad %%-escape in %s=", name, keys[i].key);
-            free(*keys[i].field);
-            *keys[i].field = *v ? v : NULL;
-            if (!*v)
-                free(v);
-        }
-        p = amp ? amp + 1 : p + ilen;
+    *named = NULL;
+    for (const nczm_driver *const *d = nczm_drivers; *d; d++) {
+        if (!nczm_mode_has(mode, (*d)->mode))
+            continue;
+        if (*named)
+            return NCZM_INVAL;
+        *named = *d;
     }
     return NCZM_OK;
+}
+
+/* "s3:// or http(s)://" for messages: the schemes a driver takes */
+static void schemes_text(const nczm_driver *d, char *buf, size_t len)
+{
+    size_t n = 0;
+    buf[0] = '\0';
+    const char *const *lists[2] = {d->schemes, d->mode_schemes};
+    for (int l = 0; l < 2; l++)
+        for (const char *const *s = lists[l]; s && *s && n + 1 < len; s++) {
+            int w = snprintf(buf + n, len - n, "%s%s://", n ? " or " : "", *s);
+            if (w < 0)
+                return;
+            n += (size_t)w;
+        }
 }
 
 nczm_status nczm_url_parse(const char *name, nczm_url *out, char errmsg[NCZM_ERRLEN])
@@ -303,11 +192,12 @@ nczm_status nczm_url_parse(const char *name, nczm_url *out, char errmsg[NCZM_ERR
     if (!out)
         return nczm_fmterr(errmsg, NCZM_INVAL, "nczm_url_parse: no output argument");
     out->kind = NCZM_KIND_NONE;
+    out->drv = NULL;
     out->location = NULL;
     out->mode = NULL;
+    out->opts = NULL;
     out->marks = out->prefetch = NULL;
     out->label_name = out->label_value = NULL;
-    s3_opts_init(out);
     if (!name || !*name)
         return nczm_fmterr(errmsg, NCZM_INVAL, "empty store name");
 
@@ -334,16 +224,15 @@ nczm_status nczm_url_parse(const char *name, nczm_url *out, char errmsg[NCZM_ERR
     if (!mode)
         return nczm_fmterr(errmsg, NCZM_NOMEM, "%s: out of memory", name);
 
-    int want_file = nczm_mode_has(mode, "file"), want_zip = nczm_mode_has(mode, "zip"),
-        want_s3 = nczm_mode_has(mode, "s3");
+    const nczm_driver *named = NULL, *drv = NULL;
     nczm_status st = NCZM_OK;
-    nczm_kind kind = NCZM_KIND_NONE;
-    char *loc = NULL;
-    if (want_file + want_zip + want_s3 > 1) {
+    char *loc = NULL, schemes[128];
+    if (mode_driver(mode, &named) != NCZM_OK) {
         st = nczm_fmterr(errmsg, NCZM_INVAL, "%s: mode \"%s\" names more than one store kind", name, mode);
         goto fail;
     }
 
+    int is_path = 1;
     if (slen) {
         char scheme[16];
         if (slen >= sizeof scheme) {
@@ -353,17 +242,36 @@ nczm_status nczm_url_parse(const char *name, nczm_url *out, char errmsg[NCZM_ERR
         for (size_t i = 0; i < slen; i++)
             scheme[i] = (char)tolower((unsigned char)name[i]);
         scheme[slen] = '\0';
-        if (strcmp(scheme, "file") == 0) {
+        is_path = strcmp(scheme, "file") == 0;
+        if (!is_path) {
+            /* a driver that takes the scheme on its own, or when the mode names it */
+            for (const nczm_driver *const *d = nczm_drivers; *d && !drv; d++)
+                if (listed((*d)->schemes, scheme) || ((*d) == named && listed((*d)->mode_schemes, scheme)))
+                    drv = *d;
+            const nczm_driver *any = drv;
+            for (const nczm_driver *const *d = nczm_drivers; *d && !any; d++)
+                if (listed((*d)->mode_schemes, scheme))
+                    any = *d;
+            if (!any) {
+                st = nczm_fmterr(errmsg, NCZM_INVAL, "%s: unsupported URL scheme \"%s\"", name, scheme);
+                goto fail;
+            }
+            if (!drv || (named && named != drv)) {
+                st = nczm_fmterr(errmsg, NCZM_INVAL,
+                                 "%s: a %s:// URL is only supported by the %s store (#mode=...,%s)", name,
+                                 scheme, any->name, any->mode);
+                goto fail;
+            }
+            loc = dup_range(name, baselen);
+            if (!loc)
+                goto nomem;
+        } else {
             const char *path = name + slen + 3;
             size_t plen = baselen - slen - 3;
             /* file://localhost/abs is the long spelling of file:///abs. */
             if (plen >= 10 && strncasecmp(path, "localhost/", 10) == 0) {
                 path += 9;
                 plen -= 9;
-            }
-            if (want_s3) {
-                st = nczm_fmterr(errmsg, NCZM_INVAL, "%s: mode s3 needs an s3:// or http(s):// URL", name);
-                goto fail;
             }
             st = nczm_decode_range(path, plen, &loc);
             if (st == NCZM_NOMEM)
@@ -372,33 +280,19 @@ nczm_status nczm_url_parse(const char *name, nczm_url *out, char errmsg[NCZM_ERR
                 st = nczm_fmterr(errmsg, NCZM_INVAL, "%s: bad %%-escape in the path", name);
                 goto fail;
             }
-        } else if (strcmp(scheme, "s3") == 0 || strcmp(scheme, "http") == 0 || strcmp(scheme, "https") == 0) {
-            int is_s3 = strcmp(scheme, "s3") == 0;
-            if (want_file || want_zip || (!is_s3 && !want_s3)) {
-                st = nczm_fmterr(errmsg, NCZM_INVAL,
-                                 "%s: a %s:// URL is only supported as an S3 store (#mode=...,s3)", name,
-                                 scheme);
-                goto fail;
-            }
-            loc = dup_range(name, baselen);
-            if (!loc)
-                goto nomem;
-            kind = NCZM_KIND_S3;
-        } else {
-            st = nczm_fmterr(errmsg, NCZM_INVAL, "%s: unsupported URL scheme \"%s\"", name, scheme);
-            goto fail;
         }
     } else {
-        if (want_s3) {
-            st = nczm_fmterr(errmsg, NCZM_INVAL, "%s: mode s3 needs an s3:// or http(s):// URL", name);
-            goto fail;
-        }
         loc = dup_range(name, baselen);
         if (!loc)
             goto nomem;
     }
 
-    if (kind != NCZM_KIND_S3) {
+    if (is_path) {
+        if (named && !named->paths) {
+            schemes_text(named, schemes, sizeof schemes);
+            st = nczm_fmterr(errmsg, NCZM_INVAL, "%s: mode %s needs a URL (%s)", name, named->mode, schemes);
+            goto fail;
+        }
         size_t n = strlen(loc);
         while (n > 1 && loc[n - 1] == '/')
             loc[--n] = '\0';
@@ -406,16 +300,22 @@ nczm_status nczm_url_parse(const char *name, nczm_url *out, char errmsg[NCZM_ERR
             st = nczm_fmterr(errmsg, NCZM_INVAL, "%s: no path in the store name", name);
             goto fail;
         }
-        kind = want_zip           ? NCZM_KIND_ZIP
-               : want_file        ? NCZM_KIND_FILE
-               : has_zip_ext(loc) ? NCZM_KIND_ZIP
-                                  : NCZM_KIND_FILE;
+        drv = named;
+        for (const nczm_driver *const *d = nczm_drivers; *d && !drv; d++)
+            if ((*d)->paths && (!(*d)->claims_path || (*d)->claims_path(loc)))
+                drv = *d;
+        if (!drv) {
+            st = nczm_fmterr(errmsg, NCZM_UNSUPPORTED, "%s: no store kind takes paths", name);
+            goto fail;
+        }
     }
-    if (kind == NCZM_KIND_S3 && hash && (st = fragment_s3(hash + 1, out, name, errmsg)) != NCZM_OK) {
+    out->drv = drv;
+    out->kind = drv->kind;
+    if (hash && drv->opt_fragment &&
+        (st = drv->opt_fragment(&out->opts, hash + 1, name, errmsg)) != NCZM_OK) {
         nczm_url_clear(out);
         goto fail;
     }
-    out->kind = kind;
     out->location = loc;
     out->mode = mode;
     return NCZM_OK;

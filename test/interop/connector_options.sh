@@ -84,4 +84,17 @@ if HDF5_VOL_CONNECTOR="nczarr bogus" "$NCZARR_PREFIX/bin/h5dump" -H "$tmp/pure.z
   echo "FAIL: a bad option was accepted"; exit 1
 fi
 grep -q 'bad connector option "bogus"' "$tmp/bad.txt" || { echo "FAIL: no clear message"; cat "$tmp/bad.txt"; exit 1; }
+# store options: the S3 store checks its own (a directory store ignores them); credentials
+# are refused, since HDF5 prints the options
+HDF5_VOL_CONNECTOR="nczarr endpoint=http://127.0.0.1:9 region=eu-west-1 anonymous" \
+  shows "293.5" "$NCZARR_PREFIX/bin/h5dump" -d /temperature "$tmp/zipped.zip"
+if HDF5_VOL_CONNECTOR="nczarr connections=lots" "$NCZARR_PREFIX/bin/h5dump" -H "$tmp/pure.zarr" >"$tmp/bad.txt" 2>&1; then
+  echo "FAIL: a bad S3 option value was accepted"; exit 1
+fi
+grep -q 'S3 option connections="lots"' "$tmp/bad.txt" || { echo "FAIL: no message naming the S3 option"; cat "$tmp/bad.txt"; exit 1; }
+if HDF5_VOL_CONNECTOR="nczarr secret_key=abc123" "$NCZARR_PREFIX/bin/h5dump" -H "$tmp/pure.zarr" >"$tmp/bad.txt" 2>&1; then
+  echo "FAIL: a secret in the connector info was accepted"; exit 1
+fi
+grep -q 'credentials never go in the connector info' "$tmp/bad.txt" || { echo "FAIL: no clear message for a secret"; cat "$tmp/bad.txt"; exit 1; }
+if grep -q abc123 "$tmp/bad.txt"; then echo "FAIL: the secret was printed"; exit 1; fi
 echo "bad option: ok"

@@ -4,7 +4,7 @@
  * item is carried back with its message and the lowest failed index is reported. */
 #include "ncz_test.h"
 #include "ncztr_stages.h"
-#include "nczm_workers.h"
+#include "nczc_workers.h"
 
 #include <stdint.h>
 #include <stdlib.h>
@@ -124,6 +124,6 @@ int main(void)
         roundtrip(false, workers[w]);
         roundtrip(true, workers[w]);
     }
-    nczm_workers_shutdown();
+    nczc_workers_shutdown();
     TEST_MAIN_END();
 }

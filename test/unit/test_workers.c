@@ -1,9 +1,9 @@
 /* The worker pool: every item runs exactly once whatever the cap, the lowest failed item
- * comes back, slots stay below nczm_workers_slots(cap), a call from inside a worker runs
+ * comes back, slots stay below nczc_workers_slots(cap), a call from inside a worker runs
  * on that worker, and the pool shuts down and starts again (valgrind and TSan runs check
  * that nothing leaks or races). */
 #include "ncz_test.h"
-#include "nczm_workers.h"
+#include "nczc_workers.h"
 
 #include <stdatomic.h>
 #include <stdint.h>
@@ -34,7 +34,7 @@ static int item(void *arg, size_t i, unsigned slot)
         atomic_store(&c->bad_slot, 1);
     if (i % 97 == 5) {
         atomic_int inner[4] = {0};
-        if (nczm_parallel_for(4, 0, nested_item, inner) != 4)
+        if (nczc_parallel_for(4, 0, nested_item, inner) != 4)
             atomic_store(&c->nested_bad, 1);
         for (int k = 0; k < 4; k++)
             if (atomic_load(&inner[k]) != 1)
@@ -45,12 +45,12 @@ static int item(void *arg, size_t i, unsigned slot)
 
 static void run(size_t n, unsigned cap, size_t fail_from)
 {
-    ctx c = {.fail_from = fail_from, .slots = nczm_workers_slots(cap)};
+    ctx c = {.fail_from = fail_from, .slots = nczc_workers_slots(cap)};
     c.count = calloc(n ? n : 1, sizeof *c.count);
     REQUIRE(c.count, "out of memory");
     atomic_init(&c.bad_slot, 0);
     atomic_init(&c.nested_bad, 0);
-    size_t r = nczm_parallel_for(n, cap, item, &c);
+    size_t r = nczc_parallel_for(n, cap, item, &c);
     size_t want = n;
     for (size_t i = fail_from; i < n; i++)
         if (i % 3 == 0) {
@@ -69,10 +69,10 @@ static void run(size_t n, unsigned cap, size_t fail_from)
 
 int main(void)
 {
-    CHECK(nczm_workers_default() >= 1, "default %u", nczm_workers_default());
-    CHECK(nczm_workers_slots(1) == 1, "cap 1");
-    CHECK(nczm_workers_slots(1000) == NCZM_WORKERS_MAX, "cap 1000");
-    CHECK(nczm_workers_slots(0) == nczm_workers_default(), "cap 0");
+    CHECK(nczc_workers_default() >= 1, "default %u", nczc_workers_default());
+    CHECK(nczc_workers_slots(1) == 1, "cap 1");
+    CHECK(nczc_workers_slots(1000) == NCZC_WORKERS_MAX, "cap 1000");
+    CHECK(nczc_workers_slots(0) == nczc_workers_default(), "cap 0");
     unsigned caps[] = {1, 2, 3, 8, 0};
     size_t sizes[] = {0, 1, 2, 7, 1000, 20000};
     for (int round = 0; round < 2; round++) {
@@ -83,8 +83,8 @@ int main(void)
                 run(sizes[b], caps[a], sizes[b] / 2);
             }
         /* A fresh pool starts after a shutdown (the connector's terminate). */
-        nczm_workers_shutdown();
+        nczc_workers_shutdown();
     }
-    nczm_workers_shutdown(); /* twice is harmless */
+    nczc_workers_shutdown(); /* twice is harmless */
     TEST_MAIN_END();
 }

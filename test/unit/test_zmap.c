@@ -3,6 +3,7 @@
  * REQUIRE evaluates its condition twice, so calls with effects are made before it. */
 #include "ncz_test.h"
 #include "nczm.h"
+#include "nczm_s3opts.h" /* the S3 driver's options as parsed */
 #include "zmap_conformance.h"
 
 #include <errno.h>
@@ -186,30 +187,58 @@ static void test_urls(void)
     nczm_status st =
         nczm_url_parse("s3://bucket/root#mode=nczarr,s3&AWS.PROFILE=lab&aws.region=eu-west-1", &u, err);
     REQUIRE(st == NCZM_OK, "parse s3 with fragment keys: %s", err);
-    CHECK(u.s3_profile && strcmp(u.s3_profile, "lab") == 0, "aws.profile from the fragment");
-    CHECK(u.s3_region && strcmp(u.s3_region, "eu-west-1") == 0, "aws.region from the fragment");
-    CHECK(!u.s3_endpoint && !u.s3_access_key && !u.s3_secret_key && !u.s3_anonymous, "the rest unset");
+    CHECK(nczm_s3_opts_of(&u)->profile && strcmp(nczm_s3_opts_of(&u)->profile, "lab") == 0,
+          "aws.profile from the fragment");
+    CHECK(nczm_s3_opts_of(&u)->region && strcmp(nczm_s3_opts_of(&u)->region, "eu-west-1") == 0,
+          "aws.region from the fragment");
+    CHECK(!nczm_s3_opts_of(&u)->endpoint && !nczm_s3_opts_of(&u)->access_key &&
+              !nczm_s3_opts_of(&u)->secret_key && !nczm_s3_opts_of(&u)->anonymous,
+          "the rest unset");
     CHECK(nczm_url_set(&u, "secret_key", "s3cr3tvalue", err) == NCZM_OK &&
-              strcmp(u.s3_secret_key, "s3cr3tvalue") == 0,
+              strcmp(nczm_s3_opts_of(&u)->secret_key, "s3cr3tvalue") == 0,
           "set secret_key");
-    CHECK(nczm_url_set(&u, "anonymous", "yes", err) == NCZM_OK && u.s3_anonymous == 1, "set anonymous");
+    CHECK(nczm_url_set(&u, "anonymous", "yes", err) == NCZM_OK && nczm_s3_opts_of(&u)->anonymous == 1,
+          "set anonymous");
     CHECK(nczm_url_set(&u, "multipart_threshold", "6291456", err) == NCZM_OK &&
-              u.s3_multipart_threshold == 6291456,
+              nczm_s3_opts_of(&u)->multipart_threshold == 6291456,
           "set multipart_threshold");
-    CHECK(nczm_url_set(&u, "retry_seconds", "2", err) == NCZM_OK && u.s3_retry_ms == 2000,
+    CHECK(nczm_url_set(&u, "retry_seconds", "2", err) == NCZM_OK && nczm_s3_opts_of(&u)->retry_ms == 2000,
           "set retry_seconds");
     CHECK(nczm_url_set(&u, "max_keys", "5000", err) == NCZM_INVAL && strstr(err, "max_keys"),
           "max_keys range: %s", err);
     CHECK(nczm_url_set(&u, "anonymous", "maybe", err) == NCZM_INVAL, "anonymous needs a boolean");
     CHECK(nczm_url_set(&u, "colour", "red", err) == NCZM_INVAL && strstr(err, "colour"), "unknown option");
-    CHECK(nczm_url_set(&u, "profile", "", err) == NCZM_OK && u.s3_profile == NULL, "\"\" unsets");
+    CHECK(nczm_url_set(&u, "profile", "", err) == NCZM_OK && nczm_s3_opts_of(&u)->profile == NULL,
+          "\"\" unsets");
     nczm_url_clear(&u);
-    CHECK(u.s3_secret_key == NULL && u.s3_region == NULL && u.location == NULL, "clear frees the options");
+    CHECK(u.opts == NULL && u.location == NULL, "clear frees the options");
     st = nczm_url_parse("s3://bucket/root#awsprofile=p2", &u, err);
-    CHECK(st == NCZM_OK && u.s3_profile && strcmp(u.s3_profile, "p2") == 0, "awsprofile= (netCDF-C's docs)");
+    CHECK(st == NCZM_OK && nczm_s3_opts_of(&u)->profile && strcmp(nczm_s3_opts_of(&u)->profile, "p2") == 0,
+          "awsprofile= (netCDF-C's docs)");
+    nczm_url_clear(&u);
+    /* One set of options serves every kind: another kind's option is checked, then ignored. */
+    st = nczm_url_parse("/tmp/plain.zarr", &u, err);
+    CHECK(st == NCZM_OK && nczm_url_set(&u, "endpoint", "http://127.0.0.1:1", err) == NCZM_OK && !u.opts,
+          "an S3 option on a path is ignored: %s", err);
+    CHECK(nczm_url_set(&u, "max_keys", "5000", err) == NCZM_INVAL && strstr(err, "max_keys"),
+          "an S3 option on a path is still checked: %s", err);
+    CHECK(nczm_url_set(&u, "colour", "red", err) == NCZM_INVAL && strstr(err, "colour"),
+          "unknown option on a path: %s", err);
+    nczm_url_clear(&u);
+    CHECK(nczm_option_known("endpoint") == 1 && nczm_option_known("awsprofile") == 1 &&
+              !nczm_option_known("colour") && nczm_option_known("secret_key") == NCZM_OPTION_SECRET,
+          "options known by some kind");
+    char names[512];
+    nczm_option_names(names, sizeof names);
+    CHECK(strstr(names, "S3: endpoint=") && strstr(names, "retry_seconds=") && !strstr(names, "secret"),
+          "option names: %s", names);
+    st = nczm_url_parse("/tmp/plain.zip", &u, err);
+    CHECK(st == NCZM_OK && nczm_url_single_writer(&u), "a zip archive has one writer");
     nczm_url_clear(&u);
     st = nczm_url_parse("/tmp/plain.zarr", &u, err);
-    CHECK(st == NCZM_OK && !u.s3_profile && !u.s3_region && !u.s3_cainfo, "a path has no S3 options");
+    CHECK(st == NCZM_OK && !nczm_s3_opts_of(&u)->profile && !nczm_s3_opts_of(&u)->region &&
+              !nczm_s3_opts_of(&u)->cainfo,
+          "a path has no S3 options");
     nczm_url_clear(&u);
 }
 

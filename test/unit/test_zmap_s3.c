@@ -68,10 +68,11 @@ static nczm_status parse_with(const char *name, const opts *o, nczm_url *u, char
         nczm_url_set(u, "endpoint", o->s3_endpoint, err);
     if (o->cainfo)
         nczm_url_set(u, "cainfo", o->cainfo, err);
-    u->s3_anonymous = o->anonymous;
-    u->s3_max_keys = o->max_keys;
-    u->s3_multipart_threshold = o->threshold;
-    u->s3_retry_ms = o->retry_ms;
+    nczm_s3_opts *so = u->opts; /* set above: region always is */
+    so->anonymous = o->anonymous;
+    so->max_keys = o->max_keys;
+    so->multipart_threshold = o->threshold;
+    so->retry_ms = o->retry_ms;
     return NCZM_OK;
 }
 

@@ -1,4 +1,4 @@
-# The worker pool (zmap/nczm_workers.c) and the chunk pipeline's parallel stages
+# The worker pool (common/nczc_workers.c) and the chunk pipeline's parallel stages
 # (translate/data/ncztr_stages.c) with a fake codec.
 add_executable(test_workers ${CMAKE_CURRENT_LIST_DIR}/test_workers.c)
 target_link_libraries(test_workers PRIVATE nczm)

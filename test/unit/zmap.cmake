@@ -1,7 +1,8 @@
 # zmap unit tests: both stores, key and URL rules, and the real sample archives (test/data).
 add_executable(test_zmap ${CMAKE_CURRENT_LIST_DIR}/test_zmap.c)
 target_link_libraries(test_zmap PRIVATE nczm)
-target_include_directories(test_zmap PRIVATE ${PROJECT_SOURCE_DIR}/test/common)
+# nczm_s3.h: the S3 driver's options as parsed
+target_include_directories(test_zmap PRIVATE ${PROJECT_SOURCE_DIR}/test/common ${PROJECT_SOURCE_DIR}/zmap/s3)
 add_test(NAME unit.zmap COMMAND test_zmap)
 
 # The S3 store against a real server (Ceph RGW): test/s3/CMakeLists.txt puts these tests on
@@ -10,7 +11,8 @@ add_test(NAME unit.zmap COMMAND test_zmap)
 set(NCZARR_S3_ENV_FILE "${PROJECT_BINARY_DIR}/s3-server/s3.env")
 add_executable(test_zmap_s3 ${CMAKE_CURRENT_LIST_DIR}/test_zmap_s3.c)
 target_link_libraries(test_zmap_s3 PRIVATE nczm)
-target_include_directories(test_zmap_s3 PRIVATE ${PROJECT_SOURCE_DIR}/test/common)
+# nczm_s3.h: the addressing of names and the driver's options, checked without a server
+target_include_directories(test_zmap_s3 PRIVATE ${PROJECT_SOURCE_DIR}/test/common ${PROJECT_SOURCE_DIR}/zmap/s3)
 add_test(NAME unit.zmap_s3 COMMAND test_zmap_s3 ${NCZARR_S3_ENV_FILE})
 set_tests_properties(unit.zmap_s3 PROPERTIES TIMEOUT 300)
 nczarr_s3_test(unit.zmap_s3)

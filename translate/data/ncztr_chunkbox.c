@@ -6,7 +6,7 @@
  * walks HDF5's selection iterators on the calling thread. This is what netCDF's
  * nc_get_vara/nc_put_vara and most HDF5 programs ask for. */
 #include "ncztr_chunkio_internal.h"
-#include "nczm_workers.h"
+#include "nczc_workers.h"
 
 #include <string.h>
 
@@ -241,5 +241,5 @@ void ncztr_box_copy_jobs(const ncztr_ioctx *x, ncztr_cjob *jobs, size_t n, bool 
     copy_arg a = {x, jobs, to_user};
     /* a few small pieces are not worth waking threads for */
     unsigned workers = n > 1 && n * x->g.chunk_bytes >= ((size_t)256 << 10) ? x->workers : 1;
-    nczm_parallel_for(n, workers, copy_one, &a);
+    nczc_parallel_for(n, workers, copy_one, &a);
 }

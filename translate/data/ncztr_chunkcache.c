@@ -9,18 +9,18 @@
 #include <string.h>
 
 /* ===================================================================================== */
-/* Chunk cache: a hash table of chunk indices plus an LRU list. Entries hold raw C-order  */
+/* Chunk cache: a hash index of chunk indices plus an LRU list. Entries hold raw C-order  */
 /* chunk buffers; dirty entries are written on eviction and by ncztr_array_flush.        */
 
 static uint64_t cc_hash(const uint64_t *coord, int rank)
 {
-    uint64_t h = 0x9e3779b97f4a7c15u;
-    for (int k = 0; k < rank; k++) {
-        h ^= coord[k] + 0x9e3779b97f4a7c15u + (h << 6) + (h >> 2);
-        h *= 0xbf58476d1ce4e5b9u;
-        h ^= h >> 31;
-    }
-    return h;
+    return nczc_hash_u64(nczc_hash_bytes(NCZC_HASH_SEED, coord, (size_t)rank * sizeof *coord));
+}
+
+/* key: the coord, keylen: its rank */
+static int cc_match(const void *item, const void *key, size_t keylen)
+{
+    return memcmp(((const ncztr_cc_entry *)item)->coord, key, keylen * sizeof(uint64_t)) == 0;
 }
 
 void ncztr_chunkcache_free(ncztr_chunkcache *c)
@@ -33,7 +33,7 @@ void ncztr_chunkcache_free(ncztr_chunkcache *c)
         free(e);
     }
     ncztr_pool_clear(&c->pool);
-    free(c->buckets);
+    nczc_hindex_clear(&c->ix);
     free(c);
 }
 
@@ -42,15 +42,10 @@ ncztr_chunkcache *ncztr_cc_get(ncztr_obj *o, const ncztr_cgeom *g)
     if (o->arr->cache)
         return o->arr->cache;
     ncztr_chunkcache *c = calloc(1, sizeof *c);
-    if (c && !(c->buckets = calloc(64, sizeof *c->buckets))) {
-        free(c);
-        c = NULL;
-    }
     if (!c) {
         NCZ_PUSH(NCZ_E_NOMEM, "out of memory creating the chunk cache of \"%s\"", g->path);
         return NULL;
     }
-    c->nbuckets = 64;
     c->rank = g->rank;
     c->chunk_bytes = g->chunk_bytes;
     ncztr_pool_init(&c->pool, g->chunk_bytes);
@@ -68,11 +63,7 @@ ncztr_cc_entry *ncztr_cc_find(ncztr_chunkcache *c, const uint64_t *coord)
 {
     if (!c)
         return NULL;
-    uint64_t h = cc_hash(coord, c->rank);
-    for (ncztr_cc_entry *e = c->buckets[h & (c->nbuckets - 1)]; e; e = e->hnext)
-        if (e->hash == h && memcmp(e->coord, coord, (size_t)c->rank * sizeof *coord) == 0)
-            return e;
-    return NULL;
+    return nczc_hindex_find(&c->ix, cc_hash(coord, c->rank), cc_match, coord, (size_t)c->rank);
 }
 
 static void lru_unlink(ncztr_chunkcache *c, ncztr_cc_entry *e)
@@ -107,23 +98,6 @@ void ncztr_cc_touch(ncztr_chunkcache *c, ncztr_cc_entry *e)
     }
 }
 
-/* Doubles the bucket array; on allocation failure the table just stays denser. */
-static void cc_rehash(ncztr_chunkcache *c)
-{
-    size_t nb = c->nbuckets * 2;
-    ncztr_cc_entry **b = calloc(nb, sizeof *b);
-    if (!b)
-        return;
-    for (ncztr_cc_entry *e = c->head; e; e = e->next) {
-        size_t i = e->hash & (nb - 1);
-        e->hnext = b[i];
-        b[i] = e;
-    }
-    free(c->buckets);
-    c->buckets = b;
-    c->nbuckets = nb;
-}
-
 /* Adds a chunk as most recently used, taking ownership of data on success. NULL when out
  * of memory (data stays the caller's). */
 ncztr_cc_entry *ncztr_cc_insert(ncztr_chunkcache *c, const uint64_t *coord, unsigned char *data, bool dirty)
@@ -132,14 +106,12 @@ ncztr_cc_entry *ncztr_cc_insert(ncztr_chunkcache *c, const uint64_t *coord, unsi
     if (!e)
         return NULL;
     memcpy(e->coord, coord, (size_t)c->rank * sizeof(uint64_t));
-    e->hash = cc_hash(coord, c->rank);
     e->data = data;
     e->dirty = dirty;
-    if (c->count + 1 > c->nbuckets)
-        cc_rehash(c);
-    size_t i = e->hash & (c->nbuckets - 1);
-    e->hnext = c->buckets[i];
-    c->buckets[i] = e;
+    if (nczc_hindex_add(&c->ix, cc_hash(coord, c->rank), e) != 0) {
+        free(e);
+        return NULL;
+    }
     lru_push(c, e);
     c->count++;
     c->bytes += c->chunk_bytes;
@@ -149,11 +121,7 @@ ncztr_cc_entry *ncztr_cc_insert(ncztr_chunkcache *c, const uint64_t *coord, unsi
 /* Unlinks an entry; the caller frees it and its data. */
 void ncztr_cc_remove(ncztr_chunkcache *c, ncztr_cc_entry *e)
 {
-    ncztr_cc_entry **pp = &c->buckets[e->hash & (c->nbuckets - 1)];
-    while (*pp && *pp != e)
-        pp = &(*pp)->hnext;
-    if (*pp)
-        *pp = e->hnext;
+    nczc_hindex_remove(&c->ix, cc_hash(e->coord, c->rank), e);
     lru_unlink(c, e);
     c->count--;
     c->bytes -= c->chunk_bytes;

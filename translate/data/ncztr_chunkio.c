@@ -17,7 +17,7 @@
 #include "ncztr_chunkio_internal.h"
 #include "ncztr_codec.h"
 #include "ncztr_stages.h"
-#include "nczm_workers.h"
+#include "nczc_workers.h"
 
 #include <inttypes.h>
 #include <stdio.h>
@@ -313,7 +313,7 @@ static herr_t fetch_chunks(ncztr_ioctx *x, ncztr_cjob *jobs, size_t njobs)
         st.post_arg = &pa;
     }
     if (nstream) {
-        unsigned ns = nczm_workers_slots(st.workers);
+        unsigned ns = nczc_workers_slots(st.workers);
         unsigned char *sb = ncztr_scratch_get(x->o->file, NCZTR_SCR_SLOTS, (size_t)ns * x->g.chunk_bytes);
         if (!sb || !(slots = calloc(ns, sizeof *slots)))
             NCZ_GOTO(FAIL, NCZ_E_NOMEM, "dataset \"%s\": out of memory decoding chunks", path);

@@ -6,6 +6,7 @@
 
 #include "ncztr_chunkio.h"
 #include "ncztr_model_internal.h"
+#include "nczc_hash.h"
 
 #include <stdbool.h>
 #include <stdint.h>
@@ -65,11 +66,10 @@ void ncztr_transpose(const ncztr_cgeom *g, const unsigned char *src, unsigned ch
 /* Fills nelem elements with the array's fill value (zeros without one). */
 void ncztr_fill_elems(const ncztr_zarray *za, void *buf, size_t nelem);
 
-/* The chunk cache: a hash table of chunk indices plus an LRU list. Entries hold raw
+/* The chunk cache: a hash index of chunk indices (common/nczc_hash.h) plus an LRU list. Entries hold raw
  * C-order chunk buffers; dirty entries are written on eviction and by ncztr_array_flush.
  * The budget is the array's cache_bytes, but always at least one chunk. */
 typedef struct ncztr_cc_entry {
-    struct ncztr_cc_entry *hnext;       /* hash chain */
     struct ncztr_cc_entry *prev, *next; /* LRU list, head = most recently used */
     uint64_t hash;
     unsigned char *data;
@@ -80,8 +80,8 @@ typedef struct ncztr_cc_entry {
 struct ncztr_chunkcache {
     int rank;
     size_t chunk_bytes;
-    ncztr_cc_entry **buckets;
-    size_t nbuckets, count, bytes;
+    nczc_hindex ix; /* entries by coord */
+    size_t count, bytes;
     ncztr_cc_entry *head, *tail;
     ncztr_bufpool pool; /* the array's chunk buffers (see ncztr_bufpool) */
 };

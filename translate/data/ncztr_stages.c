@@ -1,7 +1,7 @@
 /* Decode-all and encode-all over the chunks of a batch, on the worker pool. */
 #include "ncztr_stages.h"
 #include "ncztr_codec.h"
-#include "nczm_workers.h"
+#include "nczc_workers.h"
 
 #include <string.h>
 
@@ -41,7 +41,7 @@ static int dec_one(void *arg, size_t i, unsigned slot)
 size_t ncztr_stage_decode(const ncztr_stage *s, size_t n, ncztr_dec_item *items)
 {
     dec_job j = {s, items};
-    return nczm_parallel_for(n, s->workers, dec_one, &j);
+    return nczc_parallel_for(n, s->workers, dec_one, &j);
 }
 
 typedef struct enc_job {
@@ -68,5 +68,5 @@ static int enc_one(void *arg, size_t i, unsigned slot)
 size_t ncztr_stage_encode(const ncztr_stage *s, size_t n, ncztr_enc_item *items)
 {
     enc_job j = {s, items};
-    return nczm_parallel_for(n, s->workers, enc_one, &j);
+    return nczc_parallel_for(n, s->workers, enc_one, &j);
 }

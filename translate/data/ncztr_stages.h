@@ -1,6 +1,6 @@
 /* The chunk pipeline's parallel stages: decode-all (after a batch is fetched) and
  * encode-all (before a batch is stored), run over every chunk of a batch on the worker
- * pool (zmap/nczm_workers.h). Workers only run the codec chain and the Fortran-order
+ * pool (common/nczc_workers.h). Workers only run the codec chain and the Fortran-order
  * transposition; they never call HDF5 or push errors: each item carries its failure back
  * and the calling thread pushes it (ncztr_codec_failed). translate/ only. */
 #ifndef NCZTR_STAGES_H
@@ -22,7 +22,7 @@ typedef struct ncztr_stage {
     ncztr_decode_fn decode;
     ncztr_encode_fn encode;
     /* Decode only: items without out decode into slot_out[slot] (chunk_bytes each, one per
-     * thread, nczm_workers_slots(workers) of them); after each item decodes, post (when
+     * thread, nczc_workers_slots(workers) of them); after each item decodes, post (when
      * set) runs on the same thread with the raw chunk: the chunk is still in that core's
      * cache. post must be thread-safe and push nothing. */
     unsigned char **slot_out;

@@ -5,7 +5,7 @@
 
 #include "ncztr_format.h"
 
-#include "nczm_hash.h"
+#include "nczc_hash.h"
 #include "ncztr_jsontext.h"
 
 #include <stdlib.h>
@@ -31,7 +31,7 @@ struct ncztr_zmeta {
     char *text;
     zentry *e;
     size_t n;
-    nczm_hindex ix; /* entries by key: items are positions + 1 (the array is not moved) */
+    nczc_hindex ix; /* entries by key: items are positions + 1 (the array is not moved) */
     centry *c;      /* children, sorted by (parent, seq); NULL until first listed */
     size_t nc;
 };
@@ -140,7 +140,7 @@ static size_t lookup(const ncztr_zmeta *z, const char *key)
         const zentry *e;
         const char *k;
     } q = {z->e, key};
-    void *hit = nczm_hindex_find(&z->ix, nczm_hash_str(key, strlen(key)), entry_match, &q, 0);
+    void *hit = nczc_hindex_find(&z->ix, nczc_hash_str(key, strlen(key)), entry_match, &q, 0);
     return (size_t)(uintptr_t)hit; /* position + 1, or 0 */
 }
 
@@ -271,7 +271,7 @@ ncztr_zmeta *ncztr_zmeta_scan(char *text, size_t len, bool *oom)
             continue;
         }
         z->e[w] = z->e[r];
-        if (nczm_hindex_add(&z->ix, nczm_hash_str(z->e[w].key, strlen(z->e[w].key)),
+        if (nczc_hindex_add(&z->ix, nczc_hash_str(z->e[w].key, strlen(z->e[w].key)),
                             (void *)(uintptr_t)(w + 1)) != 0) {
             z->n = w + 1 + (z->n - r - 1); /* keep what still needs freeing */
             memmove(z->e + w + 1, z->e + r + 1, (z->n - w - 1) * sizeof *z->e);
@@ -396,7 +396,7 @@ void ncztr_zmeta_free(ncztr_zmeta *z)
     if (!z)
         return;
     drop_entries(z);
-    nczm_hindex_clear(&z->ix);
+    nczc_hindex_clear(&z->ix);
     free(z->c);
     free(z->text);
     free(z);

@@ -288,7 +288,7 @@ static herr_t derive_group_dims(ncztr_obj *g, const dimid_map *m)
         g->dims = nd;
         g->ndims = n;
         g->dims_cap = g->nchildren + g->ndims + 1;
-        nczm_hindex_clear(&g->dim_ix);
+        nczc_hindex_clear(&g->dim_ix);
         g->attrs_dirty = true;
         nd = NULL;
     }

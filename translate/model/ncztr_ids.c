@@ -29,7 +29,7 @@ static int id_match(const void *item, const void *key, size_t len)
 
 ncztr_obj *ncztr_ids_get(const ncztr_file *f, uint64_t id)
 {
-    return nczm_hindex_find(&f->ids, nczm_hash_u64(id), id_match, &id, 0);
+    return nczc_hindex_find(&f->ids, nczc_hash_u64(id), id_match, &id, 0);
 }
 
 /* The hash of the path name would have under parent ("/" for the root: parent NULL),
@@ -55,20 +55,20 @@ static herr_t path_hash(const ncztr_obj *parent, const char *name, uint64_t *out
         }
         up[n++] = p;
     }
-    uint64_t h = NCZM_HASH_SEED;
+    uint64_t h = NCZC_HASH_SEED;
     for (size_t i = n; i-- > 0;) {
-        h = nczm_hash_bytes(h, "/", 1);
-        h = nczm_hash_bytes(h, up[i]->name, strlen(up[i]->name));
+        h = nczc_hash_bytes(h, "/", 1);
+        h = nczc_hash_bytes(h, up[i]->name, strlen(up[i]->name));
     }
     if (name) {
-        h = nczm_hash_bytes(h, "/", 1);
-        h = nczm_hash_bytes(h, name, strlen(name));
+        h = nczc_hash_bytes(h, "/", 1);
+        h = nczc_hash_bytes(h, name, strlen(name));
     } else if (n == 0) {
-        h = nczm_hash_bytes(h, "/", 1);
+        h = nczc_hash_bytes(h, "/", 1);
     }
     if (up != local)
         free(up);
-    *out = nczm_hash_u64(h);
+    *out = nczc_hash_u64(h);
     return SUCCEED;
 }
 
@@ -80,7 +80,7 @@ static herr_t take(ncztr_obj *o, uint64_t h)
     while (id == 0 || ncztr_ids_get(f, id))
         id++;
     o->id = id;
-    if (nczm_hindex_add(&f->ids, nczm_hash_u64(id), o) != 0) {
+    if (nczc_hindex_add(&f->ids, nczc_hash_u64(id), o) != 0) {
         o->id = 0;
         return NCZ_PUSH(NCZ_E_NOMEM, "out of memory adding object \"%s\"", o->name);
     }
@@ -94,7 +94,7 @@ herr_t ncztr_ids_take(ncztr_obj *o, const ncztr_obj *parent)
         return SUCCEED;
     if (o->anonymous) {
         /* no path yet: a hash of a name no path can have */
-        h = nczm_hash_u64(o->file->anon_seq++ ^ 0x616e6f6e796d6f75u);
+        h = nczc_hash_u64(o->file->anon_seq++ ^ 0x616e6f6e796d6f75u);
     } else if (path_hash(parent, parent || o->parent ? o->name : NULL, &h) < 0) {
         return FAIL;
     }
@@ -147,7 +147,7 @@ herr_t ncztr_ids_assign_tree(ncztr_file *f)
 void ncztr_ids_forget(ncztr_obj *o)
 {
     if (o->id && o->file)
-        nczm_hindex_remove(&o->file->ids, nczm_hash_u64(o->id), o);
+        nczc_hindex_remove(&o->file->ids, nczc_hash_u64(o->id), o);
 }
 
 void ncztr_ids_file_closing(ncztr_file *f)
@@ -156,5 +156,5 @@ void ncztr_ids_file_closing(ncztr_file *f)
     for (size_t i = 0; i < f->ids.cap; i++)
         if (f->ids.slots[i].item)
             ((ncztr_obj *)f->ids.slots[i].item)->file = NULL;
-    nczm_hindex_clear(&f->ids);
+    nczc_hindex_clear(&f->ids);
 }

@@ -2,7 +2,7 @@
  * name (lookups by path and by id, which follow links: ncztr_lookup.c). Groups and objects can hold 100000s
  * of members, and HDF5 programs look every one of them up by name while walking (H5Literate then
  * H5Oget_info_by_name, H5Aiterate then H5Aopen), so lookups must not scan:
- *  - by name: a hash index (nczm_hash.h) per member list, built on the first lookup in a
+ *  - by name: a hash index (nczc_hash.h) per member list, built on the first lookup in a
  *    list of more than a few members and kept up to date from then on;
  *  - by name order: the members sorted once, kept until the list changes;
  *  - by creation order: the member arrays themselves (appended in creation order);
@@ -27,14 +27,14 @@ static int child_match(const void *item, const void *key, size_t len)
 
 static uint64_t name_hash(const char *name)
 {
-    return nczm_hash_str(name, strlen(name));
+    return nczc_hash_str(name, strlen(name));
 }
 
 static void build_child_index(ncztr_obj *g)
 {
     for (size_t i = 0; i < g->nchildren; i++)
-        if (nczm_hindex_add(&g->child_ix, name_hash(g->children[i]->name), g->children[i]) != 0) {
-            nczm_hindex_clear(&g->child_ix);
+        if (nczc_hindex_add(&g->child_ix, name_hash(g->children[i]->name), g->children[i]) != 0) {
+            nczc_hindex_clear(&g->child_ix);
             return;
         }
 }
@@ -43,15 +43,15 @@ void ncztr_index_child_added(ncztr_obj *g, ncztr_obj *c)
 {
     free(g->child_by_name);
     g->child_by_name = NULL;
-    if (g->child_ix.count && nczm_hindex_add(&g->child_ix, name_hash(c->name), c) != 0)
-        nczm_hindex_clear(&g->child_ix);
+    if (g->child_ix.count && nczc_hindex_add(&g->child_ix, name_hash(c->name), c) != 0)
+        nczc_hindex_clear(&g->child_ix);
 }
 
 void ncztr_index_child_removed(ncztr_obj *g, ncztr_obj *c)
 {
     free(g->child_by_name);
     g->child_by_name = NULL;
-    nczm_hindex_remove(&g->child_ix, name_hash(c->name), c);
+    nczc_hindex_remove(&g->child_ix, name_hash(c->name), c);
 }
 
 ncztr_obj *ncztr_child_len(const ncztr_obj *g, const char *name, size_t len)
@@ -61,7 +61,7 @@ ncztr_obj *ncztr_child_len(const ncztr_obj *g, const char *name, size_t len)
     if (g->nchildren >= INDEX_MIN && !g->child_ix.count)
         build_child_index((ncztr_obj *)g); /* a cache: the group itself is not changed */
     if (g->child_ix.count)
-        return nczm_hindex_find(&g->child_ix, nczm_hash_str(name, len), child_match, name, len);
+        return nczc_hindex_find(&g->child_ix, nczc_hash_str(name, len), child_match, name, len);
     for (size_t i = 0; i < g->nchildren; i++)
         if (child_match(g->children[i], name, len))
             return g->children[i];
@@ -163,8 +163,8 @@ static int attr_match(const void *item, const void *key, size_t len)
 static void build_attr_index(ncztr_obj *o)
 {
     for (size_t i = 0; i < o->nattrs; i++)
-        if (nczm_hindex_add(&o->attr_ix, name_hash(o->attrs[i]->name), o->attrs[i]) != 0) {
-            nczm_hindex_clear(&o->attr_ix);
+        if (nczc_hindex_add(&o->attr_ix, name_hash(o->attrs[i]->name), o->attrs[i]) != 0) {
+            nczc_hindex_clear(&o->attr_ix);
             return;
         }
 }
@@ -173,15 +173,15 @@ void ncztr_index_attr_added(ncztr_obj *o, ncztr_attr *a)
 {
     free(o->attr_by_name);
     o->attr_by_name = NULL;
-    if (o->attr_ix.count && nczm_hindex_add(&o->attr_ix, name_hash(a->name), a) != 0)
-        nczm_hindex_clear(&o->attr_ix);
+    if (o->attr_ix.count && nczc_hindex_add(&o->attr_ix, name_hash(a->name), a) != 0)
+        nczc_hindex_clear(&o->attr_ix);
 }
 
 void ncztr_index_attr_removed(ncztr_obj *o, ncztr_attr *a)
 {
     free(o->attr_by_name);
     o->attr_by_name = NULL;
-    nczm_hindex_remove(&o->attr_ix, name_hash(a->name), a);
+    nczc_hindex_remove(&o->attr_ix, name_hash(a->name), a);
 }
 
 herr_t ncztr_attr_append(ncztr_obj *o, ncztr_attr *a)
@@ -213,7 +213,7 @@ ncztr_attr *ncztr_attr_find_loaded(const ncztr_obj *o, const char *name)
     if (o->nattrs >= INDEX_MIN && !o->attr_ix.count)
         build_attr_index((ncztr_obj *)o);
     if (o->attr_ix.count)
-        return nczm_hindex_find(&o->attr_ix, nczm_hash_str(name, len), attr_match, name, len);
+        return nczc_hindex_find(&o->attr_ix, nczc_hash_str(name, len), attr_match, name, len);
     for (size_t i = 0; i < o->nattrs; i++)
         if (attr_match(o->attrs[i], name, len))
             return o->attrs[i];
@@ -318,13 +318,13 @@ ncztr_dim *ncztr_group_dim(const ncztr_obj *g, const char *name)
     ncztr_obj *m = (ncztr_obj *)g;
     if (g->ndims >= INDEX_MIN && !g->dim_ix.count)
         for (size_t i = 0; i < g->ndims; i++)
-            if (nczm_hindex_add(&m->dim_ix, name_hash(g->dims[i].name), (void *)(uintptr_t)(i + 1)) != 0) {
-                nczm_hindex_clear(&m->dim_ix);
+            if (nczc_hindex_add(&m->dim_ix, name_hash(g->dims[i].name), (void *)(uintptr_t)(i + 1)) != 0) {
+                nczc_hindex_clear(&m->dim_ix);
                 break;
             }
     if (g->dim_ix.count) {
         dim_key k = {g->dims, name};
-        void *hit = nczm_hindex_find(&g->dim_ix, name_hash(name), dim_match, &k, 0);
+        void *hit = nczc_hindex_find(&g->dim_ix, name_hash(name), dim_match, &k, 0);
         return hit ? &g->dims[(uintptr_t)hit - 1] : NULL;
     }
     for (size_t i = 0; i < g->ndims; i++)
@@ -349,16 +349,16 @@ ncztr_dim *ncztr_group_add_dim(ncztr_obj *g, const char *name, uint64_t size, bo
     d->size = size;
     d->unlimited = unlimited;
     g->ndims++;
-    if (g->dim_ix.count && nczm_hindex_add(&g->dim_ix, name_hash(name), (void *)(uintptr_t)g->ndims) != 0)
-        nczm_hindex_clear(&g->dim_ix);
+    if (g->dim_ix.count && nczc_hindex_add(&g->dim_ix, name_hash(name), (void *)(uintptr_t)g->ndims) != 0)
+        nczc_hindex_clear(&g->dim_ix);
     return d;
 }
 
 void ncztr_index_obj_free(ncztr_obj *o)
 {
-    nczm_hindex_clear(&o->child_ix);
-    nczm_hindex_clear(&o->attr_ix);
-    nczm_hindex_clear(&o->dim_ix);
+    nczc_hindex_clear(&o->child_ix);
+    nczc_hindex_clear(&o->attr_ix);
+    nczc_hindex_clear(&o->dim_ix);
     free(o->child_by_name);
     free(o->attr_by_name);
     o->child_by_name = NULL;
@@ -366,7 +366,7 @@ void ncztr_index_obj_free(ncztr_obj *o)
 }
 
 struct ncztr_objset {
-    nczm_hindex ix;
+    nczc_hindex ix;
 };
 
 static int same_obj(const void *item, const void *key, size_t keylen)
@@ -381,16 +381,16 @@ int ncztr_objset_first_visit(ncztr_objset **set, const ncztr_obj *o)
         return 1;
     if (!*set && !(*set = calloc(1, sizeof **set)))
         return -1;
-    uint64_t h = nczm_hash_u64(o->id);
-    if (nczm_hindex_find(&(*set)->ix, h, same_obj, o, 0))
+    uint64_t h = nczc_hash_u64(o->id);
+    if (nczc_hindex_find(&(*set)->ix, h, same_obj, o, 0))
         return 0;
-    return nczm_hindex_add(&(*set)->ix, h, (void *)o) == 0 ? 1 : -1;
+    return nczc_hindex_add(&(*set)->ix, h, (void *)o) == 0 ? 1 : -1;
 }
 
 void ncztr_objset_free(ncztr_objset *set)
 {
     if (!set)
         return;
-    nczm_hindex_clear(&set->ix);
+    nczc_hindex_clear(&set->ix);
     free(set);
 }

@@ -55,10 +55,8 @@ char *ncztr_key_escape(const char *name, bool *failed)
         o--;
     }
     k[o] = '\0';
-    if (cut) {                            /* the hash tells apart names cut to the same bytes */
-        uint64_t h = 0xcbf29ce484222325u; /* FNV-1a */
-        for (size_t j = 0; j < n; j++)
-            h = (h ^ (unsigned char)name[j]) * 0x100000001b3u;
+    if (cut) { /* the hash tells apart names cut to the same bytes: plain FNV-1a, part of the key */
+        uint64_t h = nczc_hash_bytes(NCZC_HASH_SEED, name, n);
         sprintf(k + o, "~%016llx", (unsigned long long)h);
     }
     return k;

@@ -17,7 +17,7 @@
 #include "ncztr_err.h"
 #include "ncztr_zarray.h"
 #include "nczm.h"
-#include "nczm_hash.h"
+#include "nczc_hash.h"
 
 #include <stdbool.h>
 
@@ -40,7 +40,7 @@ typedef struct ncztr_opts {
     bool ignore_zmetadata; /* open without reading .zmetadata: it may be stale */
     bool v3;               /* create Zarr v3 stores (an existing store keeps its format) */
     unsigned shards;       /* Zarr v3: N x N x ... HDF5 chunks per shard (0, 1: no sharding) */
-    char s3opts[1024];     /* S3 options, "name=value" lines for nczm_url_set */
+    char storeopts[1024];  /* the store kinds' options (ncztr_store_option), "name=value" lines */
 #ifdef H5_HAVE_PARALLEL
     /* The file access list's communicator (H5Pget_mpi_params: the caller's duplicate, freed
      * by whoever made the opts). With more than one rank the file is opened by all of them

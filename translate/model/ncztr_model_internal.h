@@ -112,7 +112,7 @@ struct ncztr_obj {
     ncztr_dim *dims; /* shared dimensions defined here */
     size_t ndims, dims_cap;
     /* lookup caches (ncztr_index.c): by name, and the members sorted by name */
-    nczm_hindex child_ix, attr_ix, dim_ix;
+    nczc_hindex child_ix, attr_ix, dim_ix;
     ncztr_obj **child_by_name;
     ncztr_attr **attr_by_name;
     /* array */
@@ -139,7 +139,7 @@ struct ncztr_file {
     ncztr_obj *root;
     /* every live object by id (ncztr_ids.c); ids_live: objects get their ids as they are
      * made (off while a store loads, when ids are given once the tree is complete) */
-    nczm_hindex ids;
+    nczc_hindex ids;
     bool ids_live;
     uint64_t anon_seq;            /* anonymous objects made, for their ids */
     int zarr_format;              /* the store's format: 2 or 3 (ncztr_zfmt) */

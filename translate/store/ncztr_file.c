@@ -9,7 +9,32 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* The store's name, parsed, with the S3 options of the connector info applied. */
+/* s3root is the connector's (a naming of stores); the others are the store kinds'. */
+int ncztr_store_option(const char *name)
+{
+    if (!strcmp(name, "s3root"))
+        return 1;
+    int k = nczm_option_known(name);
+    return k == NCZM_OPTION_SECRET ? -1 : k ? 1 : 0;
+}
+
+herr_t ncztr_store_option_check(const char *name, const char *value, char *why, size_t whylen)
+{
+    char emsg[NCZM_ERRLEN];
+    if (!strcmp(name, "s3root") || nczm_option_check(name, value, emsg) == NCZM_OK)
+        return SUCCEED;
+    snprintf(why, whylen, "connector option %s: %s", name, emsg);
+    return NCZ_PUSH(NCZ_E_ARGS, "%s", why);
+}
+
+void ncztr_store_option_names(char *buf, size_t len)
+{
+    int n = snprintf(buf, len, "s3root=URL; ");
+    if (n > 0 && (size_t)n < len)
+        nczm_option_names(buf + n, len - (size_t)n);
+}
+
+/* The store's name, parsed, with the store options of the connector info applied. */
 /* The s3root option puts stores named by plain paths into a bucket: netCDF-C takes every
  * URL it is given for its own NCZarr, so an unmodified netCDF-4 program reaches S3 through
  * the connector only under a plain name. The name, less any leading "/" or "./", becomes
@@ -17,8 +42,8 @@
  * (or out of memory: then the name is used as it is and fails as a path). */
 static char *s3root_name(const char *name, const ncztr_opts *opts)
 {
-    const char *r = opts ? strstr(opts->s3opts, "s3root=") : NULL;
-    if (!r || (r != opts->s3opts && r[-1] != '\n') || strstr(name, "://"))
+    const char *r = opts ? strstr(opts->storeopts, "s3root=") : NULL;
+    if (!r || (r != opts->storeopts && r[-1] != '\n') || strstr(name, "://"))
         return NULL;
     r += 7;
     size_t rl = strcspn(r, "\n");
@@ -52,10 +77,10 @@ static herr_t parse_name(const char *name, const ncztr_opts *opts, nczm_url *url
     url->label_name = "user.nczarr";
     url->label_value = "Zarr store of the nczarr HDF5 VOL connector (netCDF-C opens it through HDF5 as a "
                        "container: .daos)";
-    for (const char *p = opts ? opts->s3opts : ""; *p;) {
+    for (const char *p = opts ? opts->storeopts : ""; *p;) {
         const char *e = strchr(p, '\n');
         size_t len = e ? (size_t)(e - p) : strlen(p);
-        char word[sizeof opts->s3opts];
+        char word[sizeof opts->storeopts];
         snprintf(word, sizeof word, "%.*s", (int)len, p);
         p += len + (e ? 1 : 0);
         char *v = strchr(word, '=');
@@ -122,7 +147,7 @@ static void file_free(ncztr_file *f)
  * one. */
 static herr_t par_check_store(ncztr_file *f, const char *name)
 {
-    if (f->par && f->url.kind == NCZM_KIND_ZIP)
+    if (f->par && nczm_url_single_writer(&f->url))
         return NCZ_PUSH(
             NCZ_E_UNSUPPORTED,
             "\"%s\": a zip store cannot be written by many ranks; write a directory or S3 store (and "

@@ -27,7 +27,7 @@ typedef struct saver {
         char *own;
     } * ce;
     size_t nce, cecap;
-    nczm_hindex ix;
+    nczc_hindex ix;
     char *root_text; /* v3: the root's zarr.json, held back for the nodes to go inline */
 } saver;
 
@@ -175,7 +175,7 @@ static herr_t settle_dims(ncztr_obj *o, void *ud)
         }
         if (w != o->ndims) {
             o->ndims = w;
-            nczm_hindex_clear(&o->dim_ix);
+            nczc_hindex_clear(&o->dim_ix);
         }
         return SUCCEED;
     }
@@ -457,8 +457,8 @@ static herr_t cons_add(saver *S, char *k, const char *text, char *own)
         const struct centry *ce;
         const char *k;
     } q = {S->ce, k};
-    uint64_t h = nczm_hash_str(k, strlen(k));
-    void *hit = nczm_hindex_find(&S->ix, h, centry_match, &q, 0);
+    uint64_t h = nczc_hash_str(k, strlen(k));
+    void *hit = nczc_hindex_find(&S->ix, h, centry_match, &q, 0);
     if (hit) {
         struct centry *e = &S->ce[(uintptr_t)hit - 1];
         free(e->own);
@@ -475,7 +475,7 @@ static herr_t cons_add(saver *S, char *k, const char *text, char *own)
         S->ce = n;
         S->cecap = nc;
     }
-    if (nczm_hindex_add(&S->ix, h, (void *)(uintptr_t)(S->nce + 1)) != 0)
+    if (nczc_hindex_add(&S->ix, h, (void *)(uintptr_t)(S->nce + 1)) != 0)
         goto nomem;
     S->ce[S->nce++] = (struct centry){k, text, own};
     return SUCCEED;
@@ -668,8 +668,8 @@ static uint64_t puts_hash(const saver *S)
 {
     uint64_t h = 0x9e3779b97f4a7c15ull;
     for (size_t i = 0; i < S->n; i++) {
-        h = nczm_hash_bytes(h, S->puts[i].key, strlen(S->puts[i].key) + 1);
-        h = nczm_hash_bytes(h, S->puts[i].buf, S->puts[i].len);
+        h = nczc_hash_bytes(h, S->puts[i].key, strlen(S->puts[i].key) + 1);
+        h = nczc_hash_bytes(h, S->puts[i].buf, S->puts[i].len);
     }
     return h ^ S->n;
 }
@@ -734,6 +734,6 @@ done:
     }
     free(S.ce);
     free(S.root_text);
-    nczm_hindex_clear(&S.ix);
+    nczc_hindex_clear(&S.ix);
     return ret;
 }

@@ -28,6 +28,15 @@ herr_t ncztr_file_close2(ncztr_file *f, bool save);
 void ncztr_file_detach(ncztr_file *f);
 /* Quiet check: is `name` an existing store of ours? */
 bool ncztr_is_store(const char *name, const ncztr_opts *opts);
+/* Options of the store kinds an info string may carry as "name=value" (ncztr_opts.storeopts):
+ * 1 for a known one (s3root, and those of the store kinds: README "S3"), 0 for an unknown
+ * one, -1 for one that carries a secret (credentials never go in a text HDF5 prints).
+ * ncztr_store_option_names: their names for messages. */
+int ncztr_store_option(const char *name);
+/* Checks the value of a known store option: SUCCEED, or FAIL with the store kind's message
+ * on the error stack and in why. */
+herr_t ncztr_store_option_check(const char *name, const char *value, char *why, size_t whylen);
+void ncztr_store_option_names(char *buf, size_t len);
 herr_t ncztr_delete_store(const char *name, const ncztr_opts *opts);
 
 /* Moves/renames a node (identity kept). */

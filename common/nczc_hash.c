@@ -1,9 +1,9 @@
-/* The hash index of nczm_hash.h. */
-#include "nczm_hash.h"
+/* The hash index of nczc_hash.h. */
+#include "nczc_hash.h"
 
 #include <stdlib.h>
 
-uint64_t nczm_hash_bytes(uint64_t seed, const void *data, size_t n)
+uint64_t nczc_hash_bytes(uint64_t seed, const void *data, size_t n)
 {
     const unsigned char *p = data;
     uint64_t h = seed;
@@ -24,17 +24,17 @@ static uint64_t mix(uint64_t h)
     return h;
 }
 
-uint64_t nczm_hash_str(const char *s, size_t n)
+uint64_t nczc_hash_str(const char *s, size_t n)
 {
-    return mix(nczm_hash_bytes(NCZM_HASH_SEED, s, n));
+    return mix(nczc_hash_bytes(NCZC_HASH_SEED, s, n));
 }
 
-uint64_t nczm_hash_u64(uint64_t v)
+uint64_t nczc_hash_u64(uint64_t v)
 {
-    return mix(v ^ NCZM_HASH_SEED);
+    return mix(v ^ NCZC_HASH_SEED);
 }
 
-static void place(nczm_hslot *slots, size_t cap, uint64_t hash, void *item)
+static void place(nczc_hslot *slots, size_t cap, uint64_t hash, void *item)
 {
     size_t i = (size_t)hash & (cap - 1);
     while (slots[i].item)
@@ -43,11 +43,11 @@ static void place(nczm_hslot *slots, size_t cap, uint64_t hash, void *item)
     slots[i].item = item;
 }
 
-int nczm_hindex_add(nczm_hindex *ix, uint64_t hash, void *item)
+int nczc_hindex_add(nczc_hindex *ix, uint64_t hash, void *item)
 {
     if ((ix->count + 1) * 2 > ix->cap) {
         size_t ncap = ix->cap ? ix->cap * 2 : 16;
-        nczm_hslot *ns = calloc(ncap, sizeof *ns);
+        nczc_hslot *ns = calloc(ncap, sizeof *ns);
         if (!ns)
             return -1;
         for (size_t i = 0; i < ix->cap; i++)
@@ -62,13 +62,13 @@ int nczm_hindex_add(nczm_hindex *ix, uint64_t hash, void *item)
     return 0;
 }
 
-void *nczm_hindex_find(const nczm_hindex *ix, uint64_t hash, nczm_hmatch match, const void *key,
+void *nczc_hindex_find(const nczc_hindex *ix, uint64_t hash, nczc_hmatch match, const void *key,
                        size_t keylen)
 {
     if (!ix->count)
         return NULL;
     for (size_t i = (size_t)hash & (ix->cap - 1);; i = (i + 1) & (ix->cap - 1)) {
-        const nczm_hslot *s = &ix->slots[i];
+        const nczc_hslot *s = &ix->slots[i];
         if (!s->item)
             return NULL;
         if (s->hash == hash && match(s->item, key, keylen))
@@ -76,7 +76,7 @@ void *nczm_hindex_find(const nczm_hindex *ix, uint64_t hash, nczm_hmatch match, 
     }
 }
 
-int nczm_hindex_remove(nczm_hindex *ix, uint64_t hash, const void *item)
+int nczc_hindex_remove(nczc_hindex *ix, uint64_t hash, const void *item)
 {
     if (!ix->count)
         return 0;
@@ -90,7 +90,7 @@ int nczm_hindex_remove(nczm_hindex *ix, uint64_t hash, const void *item)
     /* Backward shift: move later members of the probe run into the hole, so that no
      * lookup stops early at it and no tombstones accumulate. */
     for (size_t j = (i + 1) & mask;; j = (j + 1) & mask) {
-        nczm_hslot *s = &ix->slots[j];
+        nczc_hslot *s = &ix->slots[j];
         if (!s->item)
             break;
         size_t home = (size_t)s->hash & mask;
@@ -106,7 +106,7 @@ int nczm_hindex_remove(nczm_hindex *ix, uint64_t hash, const void *item)
     return 1;
 }
 
-void nczm_hindex_clear(nczm_hindex *ix)
+void nczc_hindex_clear(nczc_hindex *ix)
 {
     free(ix->slots);
     ix->slots = NULL;

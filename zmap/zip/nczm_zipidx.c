@@ -11,7 +11,7 @@ typedef struct seg_key {
 
 static uint64_t seg_hash(const nczm_zxnode *parent, const char *seg, size_t len)
 {
-    return nczm_hash_str(seg, len) ^ nczm_hash_u64((uint64_t)(uintptr_t)parent);
+    return nczc_hash_str(seg, len) ^ nczc_hash_u64((uint64_t)(uintptr_t)parent);
 }
 
 static int seg_match(const void *item, const void *key, size_t len)
@@ -43,7 +43,7 @@ static int link_node(nczm_zxindex *x, nczm_zxnode *parent, nczm_zxnode *n)
 {
     n->parent = parent;
     n->hash = seg_hash(parent, n->seg, n->seglen);
-    if (nczm_hindex_add(&x->ix, n->hash, n) != 0)
+    if (nczc_hindex_add(&x->ix, n->hash, n) != 0)
         return -1;
     n->prev = NULL;
     n->next = parent->first;
@@ -55,7 +55,7 @@ static int link_node(nczm_zxindex *x, nczm_zxnode *parent, nczm_zxnode *n)
 
 static void unlink_node(nczm_zxindex *x, nczm_zxnode *n)
 {
-    nczm_hindex_remove(&x->ix, n->hash, n);
+    nczc_hindex_remove(&x->ix, n->hash, n);
     if (n->prev)
         n->prev->next = n->next;
     else
@@ -92,14 +92,14 @@ void nczm_zx_free(nczm_zxindex *x)
             break;
         n = p;
     }
-    nczm_hindex_clear(&x->ix);
+    nczc_hindex_clear(&x->ix);
     x->root = NULL;
 }
 
 nczm_zxnode *nczm_zx_child(const nczm_zxindex *x, const nczm_zxnode *p, const char *seg, size_t len)
 {
     seg_key k = {p, seg};
-    return nczm_hindex_find(&x->ix, seg_hash(p, seg, len), seg_match, &k, len);
+    return nczc_hindex_find(&x->ix, seg_hash(p, seg, len), seg_match, &k, len);
 }
 
 nczm_zxnode *nczm_zx_make_child(nczm_zxindex *x, nczm_zxnode *p, const char *seg, size_t len)

@@ -16,9 +16,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include <zip.h>
+
+extern const nczm_driver nczm_zip_driver; /* defined at the end */
 
 /* ---------------------------------------------------------------- helpers */
 
@@ -602,9 +605,20 @@ static nczm_status zip_store_get_into_many(nczm_map *map, size_t n, nczm_getinto
     return NCZM_OK;
 }
 
+/* Without a mode word, a path ending in ".zip" is an archive. */
+static int zip_claims_path(const char *path)
+{
+    size_t n = strlen(path);
+    return n > 4 && strcasecmp(path + n - 4, ".zip") == 0;
+}
+
 const nczm_driver nczm_zip_driver = {
     .kind = NCZM_KIND_ZIP,
     .name = "zip",
+    .mode = "zip",
+    .paths = 1,
+    .claims_path = zip_claims_path,
+    .single_writer = 1,
     .key_max = 60000, /* zip entry names are at most 65535 bytes, folder prefix included */
     .open = zip_store_open,
     .destroy = zip_store_destroy,

@@ -6,12 +6,12 @@
  * store of nested groups or of deep keys costs the cube of its depth. Here each of those
  * walks the key's segments once. A node exists while it has an entry or a child.
  *
- * Nodes are found by (parent node, segment) through one hash index (nczm_hash.h), so that
+ * Nodes are found by (parent node, segment) through one hash index (nczc_hash.h), so that
  * moving a subtree is one node changing parent. Internal to the zip store. */
 #ifndef NCZM_ZIPIDX_H
 #define NCZM_ZIPIDX_H
 
-#include "nczm_hash.h"
+#include "nczc_hash.h"
 
 #include <stddef.h>
 #include <stdint.h>
@@ -28,7 +28,7 @@ struct nczm_zxnode {
 
 typedef struct nczm_zxindex {
     nczm_zxnode *root;
-    nczm_hindex ix;
+    nczc_hindex ix;
 } nczm_zxindex;
 
 /* 0, or -1 when out of memory. */

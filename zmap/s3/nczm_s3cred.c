@@ -170,37 +170,37 @@ static int pick(char **out, const char *a, const char *b, const char *c, const c
 
 nczm_status s3_env_resolve(const nczm_url *url, s3_env *e, char errmsg[NCZM_ERRLEN])
 {
+    const nczm_s3_opts *uo = nczm_s3_opts_of(url);
     memset(e, 0, sizeof *e);
     profile p = {{NULL}, 0};
     char where[2 * 4096 + 64] = "";
     nczm_status st = NCZM_OK;
-    const char *pname = url->s3_profile ? url->s3_profile : env("AWS_PROFILE");
+    const char *pname = uo->profile ? uo->profile : env("AWS_PROFILE");
     int named = pname != NULL;
     if (!pname)
         pname = "default";
     if ((st = load_profile(pname, &p, where, sizeof where, errmsg)) != NCZM_OK)
         goto done;
     /* a profile that is named must exist, unless nothing is to come from it */
-    if (named && !p.found && !url->s3_anonymous && !(url->s3_access_key && url->s3_secret_key)) {
-        st =
-            nczm_fmterr(errmsg, NCZM_INVAL, "%s: AWS profile \"%s\" (from %s) is in neither %s",
-                        url->location, pname, url->s3_profile ? "the store's options" : "AWS_PROFILE", where);
+    if (named && !p.found && !uo->anonymous && !(uo->access_key && uo->secret_key)) {
+        st = nczm_fmterr(errmsg, NCZM_INVAL, "%s: AWS profile \"%s\" (from %s) is in neither %s",
+                         url->location, pname, uo->profile ? "the store's options" : "AWS_PROFILE", where);
         goto done;
     }
 
     const char *ak = NULL, *sk = NULL, *tok = NULL;
-    if (url->s3_anonymous) {
+    if (uo->anonymous) {
         e->from = "none (anonymous)";
-    } else if (url->s3_access_key || url->s3_secret_key) {
-        if (!url->s3_access_key || !url->s3_secret_key) {
+    } else if (uo->access_key || uo->secret_key) {
+        if (!uo->access_key || !uo->secret_key) {
             st = nczm_fmterr(errmsg, NCZM_INVAL, "%s: an S3 %s key was given without its %s key",
-                             url->location, url->s3_access_key ? "access" : "secret",
-                             url->s3_access_key ? "secret" : "access");
+                             url->location, uo->access_key ? "access" : "secret",
+                             uo->access_key ? "secret" : "access");
             goto done;
         }
-        ak = url->s3_access_key, sk = url->s3_secret_key, tok = url->s3_session_token;
+        ak = uo->access_key, sk = uo->secret_key, tok = uo->session_token;
         e->from = "the store's options";
-    } else if (url->s3_profile && p.v[P_ACCESS]) {
+    } else if (uo->profile && p.v[P_ACCESS]) {
         ak = p.v[P_ACCESS], sk = p.v[P_SECRET], tok = p.v[P_TOKEN];
         e->from = "the profile the store's options name";
     } else if (env("AWS_ACCESS_KEY_ID") && env("AWS_SECRET_ACCESS_KEY")) {
@@ -212,7 +212,7 @@ nczm_status s3_env_resolve(const nczm_url *url, s3_env *e, char errmsg[NCZM_ERRL
     } else {
         e->from = "none (anonymous)";
     }
-    if (named && !url->s3_access_key && !url->s3_anonymous && url->s3_profile && !p.v[P_ACCESS]) {
+    if (named && !uo->access_key && !uo->anonymous && uo->profile && !p.v[P_ACCESS]) {
         st = nczm_fmterr(errmsg, NCZM_INVAL,
                          "%s: AWS profile \"%s\" has no aws_access_key_id (credential_process, SSO and roles "
                          "are not supported)",
@@ -226,10 +226,10 @@ nczm_status s3_env_resolve(const nczm_url *url, s3_env *e, char errmsg[NCZM_ERRL
     }
     if (pick(&e->access, ak, NULL, NULL, NULL) || pick(&e->secret, sk, NULL, NULL, NULL) ||
         pick(&e->token, tok, NULL, NULL, NULL) ||
-        pick(&e->region, url->s3_region, env("AWS_REGION"), env("AWS_DEFAULT_REGION"), p.v[P_REGION]) ||
-        pick(&e->endpoint, url->s3_endpoint, env("AWS_ENDPOINT_URL_S3"), env("AWS_ENDPOINT_URL"),
+        pick(&e->region, uo->region, env("AWS_REGION"), env("AWS_DEFAULT_REGION"), p.v[P_REGION]) ||
+        pick(&e->endpoint, uo->endpoint, env("AWS_ENDPOINT_URL_S3"), env("AWS_ENDPOINT_URL"),
              p.v[P_ENDPOINT]) ||
-        pick(&e->cainfo, url->s3_cainfo, env("AWS_CA_BUNDLE"), p.v[P_CA], NULL))
+        pick(&e->cainfo, uo->cainfo, env("AWS_CA_BUNDLE"), p.v[P_CA], NULL))
         st = nczm_fmterr(errmsg, NCZM_NOMEM, "%s: out of memory", url->location);
 done:
     profile_clear(&p);

@@ -1,9 +1,9 @@
-/* The worker pool (nczm_workers.h). One job at a time: a call publishes its job, wakes up
+/* The worker pool (nczc_workers.h). One job at a time: a call publishes its job, wakes up
  * to (slots - 1) threads and works on the items itself; items are handed out by an atomic
  * counter, so a slow item never holds up the others. Joining a job happens under the
  * mutex and the caller closes the job under it before waiting, so no thread can touch a
  * job (which lives on the caller's stack) after its call returned. */
-#include "nczm_workers.h"
+#include "nczc_workers.h"
 
 #include <pthread.h>
 #include <signal.h>
@@ -12,7 +12,7 @@
 #include <unistd.h>
 
 typedef struct job {
-    nczm_work_fn fn;
+    nczc_work_fn fn;
     void *arg;
     size_t n;
     atomic_size_t next; /* the next item to hand out */
@@ -26,7 +26,7 @@ typedef struct job {
 static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t wake = PTHREAD_COND_INITIALIZER; /* a job was posted, or quit */
 static pthread_cond_t idle = PTHREAD_COND_INITIALIZER; /* a job's last thread finished */
-static pthread_t threads[NCZM_WORKERS_MAX];
+static pthread_t threads[NCZC_WORKERS_MAX];
 static unsigned nthreads; /* under mu */
 static int quit;          /* under mu */
 static int busy;          /* under mu: a call owns the pool */
@@ -70,19 +70,19 @@ static void *worker_main(void *unused)
     return NULL;
 }
 
-unsigned nczm_workers_default(void)
+unsigned nczc_workers_default(void)
 {
     long n = sysconf(_SC_NPROCESSORS_ONLN);
     if (n < 1)
         return 1;
-    return n > NCZM_WORKERS_MAX ? NCZM_WORKERS_MAX : (unsigned)n;
+    return n > NCZC_WORKERS_MAX ? NCZC_WORKERS_MAX : (unsigned)n;
 }
 
-unsigned nczm_workers_slots(unsigned cap)
+unsigned nczc_workers_slots(unsigned cap)
 {
     if (cap == 0)
-        cap = nczm_workers_default();
-    return cap > NCZM_WORKERS_MAX ? NCZM_WORKERS_MAX : cap;
+        cap = nczc_workers_default();
+    return cap > NCZC_WORKERS_MAX ? NCZC_WORKERS_MAX : cap;
 }
 
 /* Starts threads until there are want of them (fewer if the system refuses). Under mu.
@@ -97,14 +97,14 @@ static void grow(unsigned want)
     pthread_sigmask(SIG_SETMASK, &old, NULL);
 }
 
-size_t nczm_parallel_for(size_t n, unsigned cap, nczm_work_fn fn, void *arg)
+size_t nczc_parallel_for(size_t n, unsigned cap, nczc_work_fn fn, void *arg)
 {
     job j = {.fn = fn, .arg = arg, .n = n};
     atomic_init(&j.next, 0);
     atomic_init(&j.fail, n);
     if (n == 0)
         return n;
-    unsigned slots = nczm_workers_slots(cap);
+    unsigned slots = nczc_workers_slots(cap);
     if ((size_t)slots > n)
         slots = (unsigned)n;
     int shared = 0;
@@ -133,7 +133,7 @@ size_t nczm_parallel_for(size_t n, unsigned cap, nczm_work_fn fn, void *arg)
     return atomic_load(&j.fail);
 }
 
-void nczm_workers_shutdown(void)
+void nczc_workers_shutdown(void)
 {
     pthread_mutex_lock(&mu);
     quit = 1;

@@ -24,6 +24,8 @@
 #include <sys/syscall.h>
 #if defined(SYS_openat2) && __has_include(<linux/openat2.h>)
 #include <linux/openat2.h>
+
+extern const nczm_driver nczm_file_driver; /* defined at the end */
 #define HAVE_OPENAT2 1
 #endif
 #endif
@@ -342,6 +344,8 @@ static nczm_status file_get_into(nczm_map *map, nczm_getinto *r)
 const nczm_driver nczm_file_driver = {
     .kind = NCZM_KIND_FILE,
     .name = "file",
+    .mode = "file",
+    .paths = 1, /* the default for paths: no claims_path */
     /* PATH_MAX is 4096 with the store's own path and a temporary-file suffix included */
     .key_max = 3072,
     .open = file_open,

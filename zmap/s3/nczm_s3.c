@@ -16,6 +16,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+extern const nczm_driver nczm_s3_driver; /* defined at the end */
+
 enum { ROOT_EMPTY, ROOT_OTHER, ROOT_STORE, ROOT_NOBUCKET };
 
 static nczm_status s3_close(nczm_map *map)
@@ -405,9 +407,21 @@ static nczm_status s3_delete(nczm_map *map, const char *key)
     return st;
 }
 
+static const char *const s3_schemes[] = {"s3", NULL};
+/* an http(s):// URL is an S3 store only when the mode says so ("#mode=nczarr,s3") */
+static const char *const s3_mode_schemes[] = {"http", "https", NULL};
+
 const nczm_driver nczm_s3_driver = {
     .kind = NCZM_KIND_S3,
     .name = "S3",
+    .mode = "s3",
+    .schemes = s3_schemes,
+    .mode_schemes = s3_mode_schemes,
+    .opt_names = nczm_s3_opt_names,
+    .opt_secrets = nczm_s3_opt_secrets,
+    .opt_set = nczm_s3_opt_set,
+    .opt_fragment = nczm_s3_opt_fragment,
+    .opt_free = nczm_s3_opt_free,
     .key_max = S3_KEY_MAX,
     .open = s3_open,
     .destroy = s3_destroy,

@@ -2,7 +2,7 @@
  *
  * Generic: it knows nothing of stores, HDF5 or JSON, so that every layer above (chunk
  * codecs in translate/data, the batches of the directory store) can share one set of
- * threads. The threads are created on first need and live until nczm_workers_shutdown
+ * threads. The threads are created on first need and live until nczc_workers_shutdown
  * (the connector's terminate callback). The calling thread always takes part, so a call
  * with a cap of 1, or from inside a worker, or while another thread's call holds the
  * pool, simply runs every item on the caller.
@@ -11,8 +11,8 @@
  * back into code that is not thread-safe (the HDF5 library): they record failures in
  * their own per-item state, which the caller examines afterwards.
  */
-#ifndef NCZM_WORKERS_H
-#define NCZM_WORKERS_H
+#ifndef NCZC_WORKERS_H
+#define NCZC_WORKERS_H
 
 #include <stddef.h>
 
@@ -21,29 +21,29 @@ extern "C" {
 #endif
 
 /* The most threads (the caller included) a call may use. */
-#define NCZM_WORKERS_MAX 64
+#define NCZC_WORKERS_MAX 64
 
 /* One item: i in [0, n); slot in [0, nslots) names the thread running it (0 = the
  * caller), so that per-thread scratch state can be indexed by it. Returns 0, or nonzero
  * for a failure. */
-typedef int (*nczm_work_fn)(void *arg, size_t i, unsigned slot);
+typedef int (*nczc_work_fn)(void *arg, size_t i, unsigned slot);
 
 /* Threads a call with this cap may use, the caller included: cap 0 means the default
- * (nczm_workers_default), and the result is at most NCZM_WORKERS_MAX. Size per-slot state
+ * (nczc_workers_default), and the result is at most NCZC_WORKERS_MAX. Size per-slot state
  * with it. */
-unsigned nczm_workers_slots(unsigned cap);
+unsigned nczc_workers_slots(unsigned cap);
 
 /* Runs fn(arg, i, slot) for every i in [0, n), each exactly once, on at most
- * nczm_workers_slots(cap) threads, and returns when all have finished. Every item runs
+ * nczc_workers_slots(cap) threads, and returns when all have finished. Every item runs
  * even when some fail. Returns the lowest i whose fn failed, or n when none did. */
-size_t nczm_parallel_for(size_t n, unsigned cap, nczm_work_fn fn, void *arg);
+size_t nczc_parallel_for(size_t n, unsigned cap, nczc_work_fn fn, void *arg);
 
 /* The default thread count: the number of online processors (at least 1). */
-unsigned nczm_workers_default(void);
+unsigned nczc_workers_default(void);
 
 /* Stops and joins the pool's threads and frees it. A later call starts a fresh pool. Not
- * to be called while a nczm_parallel_for runs. */
-void nczm_workers_shutdown(void);
+ * to be called while a nczc_parallel_for runs. */
+void nczc_workers_shutdown(void);
 
 #ifdef __cplusplus
 }

@@ -200,21 +200,21 @@ void s3_cfg_clear(s3_cfg *c)
  * else the defaults. */
 static void cfg_tuning(const nczm_url *url, s3_cfg *c)
 {
-    c->mpu_threshold = url->s3_multipart_threshold
-                           ? url->s3_multipart_threshold
-                           : env_u64("NCZM_S3_MULTIPART_THRESHOLD", (uint64_t)64 << 20);
+    const nczm_s3_opts *uo = nczm_s3_opts_of(url);
+    c->mpu_threshold = uo->multipart_threshold ? uo->multipart_threshold
+                                               : env_u64("NCZM_S3_MULTIPART_THRESHOLD", (uint64_t)64 << 20);
     if (c->mpu_threshold < 1)
         c->mpu_threshold = 1;
     /* parts of 16 MiB, or as small as S3 allows when a low threshold asks for parts */
     uint64_t part = c->mpu_threshold < ((uint64_t)16 << 20) ? c->mpu_threshold : ((uint64_t)16 << 20);
     c->part_size = part < S3_PART_MIN ? S3_PART_MIN : (size_t)part;
-    c->max_keys = url->s3_max_keys ? url->s3_max_keys : env_uint("NCZM_S3_MAX_KEYS", 1000, 1000);
+    c->max_keys = uo->max_keys ? uo->max_keys : env_uint("NCZM_S3_MAX_KEYS", 1000, 1000);
     if (!c->max_keys)
         c->max_keys = 1000;
-    c->conns = url->s3_connections ? url->s3_connections : env_uint("NCZM_S3_CONNECTIONS", 16, 1024);
+    c->conns = uo->connections ? uo->connections : env_uint("NCZM_S3_CONNECTIONS", 16, 1024);
     if (!c->conns)
         c->conns = 16;
-    c->retry_ms = url->s3_retry_ms ? url->s3_retry_ms : 1000 * env_uint("NCZM_S3_RETRY_SECONDS", 20, 3600);
+    c->retry_ms = uo->retry_ms ? uo->retry_ms : 1000 * env_uint("NCZM_S3_RETRY_SECONDS", 20, 3600);
     /* A server that never answered is most likely not there: do not wait the whole retry
      * time for it to appear. */
     c->connect_ms = c->retry_ms < 3000 ? c->retry_ms : 3000;
@@ -228,6 +228,7 @@ static void cfg_tuning(const nczm_url *url, s3_cfg *c)
 static nczm_status cfg_address(const nczm_url *url, const s3_env *e, s3_cfg *c, char **host_region,
                                char errmsg[NCZM_ERRLEN])
 {
+    const nczm_s3_opts *uo = nczm_s3_opts_of(url);
     const char *loc = url->location;
     const char *sep = strstr(loc, "://");
     if (!sep)
@@ -260,7 +261,7 @@ static nczm_status cfg_address(const nczm_url *url, const s3_env *e, s3_cfg *c, 
     if (is_s3) {
         nczm_decode_range(hostbuf, alen, &bucket); /* NULL: a bad escape (or no memory) */
         if (!e->endpoint) {
-            const char *region = url->s3_region ? url->s3_region : e->region ? e->region : "us-east-1";
+            const char *region = uo->region ? uo->region : e->region ? e->region : "us-east-1";
             char b[512];
             if (bucket && dns_bucket(bucket))
                 snprintf(b, sizeof b, "https://%s.s3.%s.amazonaws.com", bucket, region);
@@ -355,6 +356,7 @@ static nczm_status cfg_address(const nczm_url *url, const s3_env *e, s3_cfg *c, 
 
 nczm_status s3_cfg_init(const nczm_url *url, s3_cfg *c, char errmsg[NCZM_ERRLEN])
 {
+    const nczm_s3_opts *uo = nczm_s3_opts_of(url);
     memset(c, 0, sizeof *c);
     s3_env e;
     nczm_status st = s3_env_resolve(url, &e, errmsg);
@@ -368,7 +370,7 @@ nczm_status s3_cfg_init(const nczm_url *url, s3_cfg *c, char errmsg[NCZM_ERRLEN]
         return st;
     }
     /* the option or fragment, then the region the host names, then the environment */
-    const char *region = url->s3_region ? url->s3_region : host_region ? host_region : e.region;
+    const char *region = uo->region ? uo->region : host_region ? host_region : e.region;
     c->region = strdup(region ? region : "us-east-1");
     free(host_region);
     c->cred_from = e.from;

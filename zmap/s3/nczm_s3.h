@@ -18,6 +18,7 @@
 #define NCZM_S3_H
 
 #include "nczm_impl.h"
+#include "nczm_s3opts.h"
 
 /* curl's type-checking macros would stand in the way of the calls through s3_curl below */
 #define CURL_DISABLE_TYPECHECK
