@@ -471,6 +471,53 @@ static char *zip_names(const char *path, int *all_stored)
     return buf;
 }
 
+/* A commit of many objects (run on the worker pool in blocks): all land, and the first
+ * failure in key order is the one reported, whichever thread met it. */
+static void test_commit_many(void)
+{
+    enum { N = 2000 };
+    char err[NCZM_ERRLEN];
+    nczm_map *m = NULL;
+    nczm_url u;
+    REQUIRE(nczm_url_parse(spath("commit.zarr"), &u, err) == NCZM_OK, "parse: %s", err);
+    test_url_marks(&u);
+    REQUIRE(nczm_open(&u, NCZM_CREATE | NCZM_TRUNC, &m, err) == NCZM_OK, "create: %s", err);
+    nczm_url_clear(&u);
+    static char keys[N][48];
+    static nczm_put p[N];
+    for (int i = 0; i < N; i++) {
+        snprintf(keys[i], sizeof keys[i], "g/v%04d/%s", i / 2, i % 2 ? ".zattrs" : ".zarray");
+        p[i] = (nczm_put){.key = keys[i], .buf = keys[i], .len = strlen(keys[i])};
+    }
+    CHECK(nczm_commit_many(m, N, p) == NCZM_OK, "commit %d objects: %s", N, nczm_errmsg(m));
+    int ok = 1;
+    for (int i = 0; i < N && ok; i += 97) {
+        void *buf = NULL;
+        size_t len = 0;
+        ok = nczm_read_all(m, keys[i], &buf, &len) == NCZM_OK && len == strlen(keys[i]) &&
+             !memcmp(buf, keys[i], len);
+        free(buf);
+    }
+    CHECK(ok, "the objects read back");
+    /* two keys below an object: the earlier one is named */
+    CHECK(nczm_write(m, "g/blocker", "x", 1) == NCZM_OK, "an object");
+    for (int i = 0; i < N; i++)
+        p[i].status = NCZM_OK;
+    snprintf(keys[1300], sizeof keys[1300], "g/blocker/early");
+    snprintf(keys[1900], sizeof keys[1900], "g/blocker/late");
+    p[1300].len = p[1900].len = 1;
+    CHECK(nczm_commit_many(m, N, p) != NCZM_OK && p[1300].status != NCZM_OK && p[1900].status != NCZM_OK &&
+              p[1299].status == NCZM_OK && p[1901].status == NCZM_OK,
+          "a commit with two bad keys fails for those two only");
+    CHECK(strstr(nczm_errmsg(m), "g/blocker/early") != NULL, "the first failure is reported: %s",
+          nczm_errmsg(m));
+    nczm_list l = {0};
+    CHECK(nczm_search(m, "g/v0100", &l) == NCZM_OK && l.count == 2, "no temporary is left: %zu entries",
+          l.count);
+    nczm_list_clear(&l);
+    CHECK(nczm_close(m) == NCZM_OK, "close");
+}
+
 static void test_zip_store(void)
 {
     exercise_store(spath("t1.zip"), NCZM_KIND_ZIP, 0);
@@ -681,6 +728,7 @@ int main(void)
     test_keys();
     test_urls();
     test_file_store();
+    test_commit_many();
     test_zip_store();
     test_samples();
     rm_rf(scratch);

@@ -20,15 +20,8 @@
 #include <sys/stat.h>
 #include <sys/xattr.h>
 #include <unistd.h>
-#if defined(__linux__)
-#include <sys/syscall.h>
-#if defined(SYS_openat2) && __has_include(<linux/openat2.h>)
-#include <linux/openat2.h>
 
 extern const nczm_driver nczm_file_driver; /* defined at the end */
-#define HAVE_OPENAT2 1
-#endif
-#endif
 
 /* ---------------------------------------------------------------- helpers */
 

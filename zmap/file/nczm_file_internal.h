@@ -13,6 +13,14 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+/* openat2 (Linux 5.6): a key resolved below the root in one call, following no link */
+#if defined(__linux__)
+#include <sys/syscall.h>
+#if defined(SYS_openat2) && __has_include(<linux/openat2.h>)
+#include <linux/openat2.h>
+#define HAVE_OPENAT2 1
+#endif
+#endif
 
 typedef struct file_map {
     nczm_map base; /* must stay first: the dispatcher frees the block through it */

@@ -11,8 +11,8 @@
 #include <sys/stat.h>
 #include <sys/xattr.h>
 #include <unistd.h>
-#include <sys/syscall.h>
-#include <linux/openat2.h>
+
+static int open_beneath(const file_map *fm, const char *path, int flags);
 
 /* Opens the directory that holds key's last segment, walking down from the root one
  * segment at a time with O_NOFOLLOW (mkdirs: creating missing directories). *leaf points
@@ -24,6 +24,19 @@ int nczm_file_open_parent(const file_map *fm, const char *key, int mkdirs, const
     int dfd = fm->rootfd;
     const char *seg = key, *slash;
     char name[4096];
+    /* One openat2 call for the whole parent path where the kernel has it; the walk below
+     * then only runs to make missing directories or to say precisely what failed. */
+    const char *last = strrchr(key, '/');
+    size_t plen = last ? (size_t)(last - key) : 0;
+    if (last && plen < sizeof name) {
+        memcpy(name, key, plen);
+        name[plen] = '\0';
+        int fd = open_beneath(fm, name, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        if (fd >= 0) {
+            *leaf = last + 1;
+            return fd;
+        }
+    }
     while ((slash = strchr(seg, '/')) != NULL) {
         size_t n = (size_t)(slash - seg);
         if (n >= sizeof name) {
@@ -67,30 +80,45 @@ void nczm_file_put_dir(const file_map *fm, int dfd)
         close(dfd);
 }
 
-/* Opens the key itself (O_NOFOLLOW added to flags), following no link on the way. One
- * openat2 call where the kernel has it, else the segment walk. */
-int nczm_file_open_key(const file_map *fm, const char *key, int flags)
+/* One openat2 call below the root following no link (O_NOFOLLOW added to flags): the
+ * descriptor, or -1 with errno set; -2 where the kernel (or a sandbox, or valgrind) has no
+ * openat2, for the caller to walk the segments instead. */
+static int open_beneath(const file_map *fm, const char *path, int flags)
 {
 #ifdef HAVE_OPENAT2
-    /* once the kernel (or a sandbox, or valgrind) has said no, stop asking */
+    /* once the kernel has said no, stop asking */
     static atomic_int no_openat2;
     if (!atomic_load_explicit(&no_openat2, memory_order_relaxed)) {
         struct open_how how;
         memset(&how, 0, sizeof how);
         how.flags = (unsigned long long)(flags | O_NOFOLLOW);
         how.resolve = RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS;
-        long r = syscall(SYS_openat2, fm->rootfd, key, &how, sizeof how);
+        long r = syscall(SYS_openat2, fm->rootfd, path, &how, sizeof how);
         if (r >= 0 || (errno != ENOSYS && errno != EPERM && errno != EINVAL))
             return (int)r;
         if (errno == ENOSYS)
             atomic_store_explicit(&no_openat2, 1, memory_order_relaxed);
     }
+#else
+    (void)fm;
+    (void)path;
+    (void)flags;
 #endif
+    return -2;
+}
+
+/* Opens the key itself (O_NOFOLLOW added to flags), following no link on the way. One
+ * openat2 call where the kernel has it, else the segment walk. */
+int nczm_file_open_key(const file_map *fm, const char *key, int flags)
+{
+    int fd = open_beneath(fm, key, flags);
+    if (fd != -2)
+        return fd;
     const char *leaf;
     int dfd = nczm_file_open_parent(fm, key, 0, &leaf);
     if (dfd < 0)
         return -1;
-    int fd = openat(dfd, leaf, flags | O_NOFOLLOW);
+    fd = openat(dfd, leaf, flags | O_NOFOLLOW);
     int e = errno;
     nczm_file_put_dir(fm, dfd);
     errno = e;

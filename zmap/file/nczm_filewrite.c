@@ -2,6 +2,7 @@
  * commits of many objects, deletes, listing and renaming subtrees. Opening and reading:
  * nczm_file.c. */
 #include "nczm_file_internal.h"
+#include "nczc_workers.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -184,42 +185,41 @@ static void cache_drop(const file_map *fm, dir_cache *c)
     c->dfd = -1;
 }
 
-/* Metadata objects, durably: every object goes to a temporary beside its key and reaches
- * the disk, then each is renamed into place and the renames reach the disk (per object and
- * directory for a few objects, by two syncfs for many: NCZM_SYNC_EACH_MAX). A crash at any
- * point leaves every object old or new, and whole. */
-nczm_status nczm_file_commit_many(nczm_map *map, size_t n, nczm_put *reqs)
+/* Pass one of a commit over reqs[lo, hi): each object to a temporary beside its key (on disk
+ * at once when sync). */
+static void commit_write(nczm_map *map, nczm_put *reqs, size_t lo, size_t hi, int sync, char **tmps,
+                         nczm_first_err *fe)
 {
     const file_map *fm = FM(map);
-    nczm_first_err fe = {.have = 0};
-    int each = n <= NCZM_SYNC_EACH_MAX;
-    dev_t sdev[NCZM_SYNC_EACH_MAX];
-    ino_t sino[NCZM_SYNC_EACH_MAX];
-    size_t nseen = 0;
-    char **tmps = calloc(n, sizeof *tmps);
-    if (!tmps)
-        return nczm_seterr(map, NCZM_NOMEM, "%s: out of memory writing metadata", map->location);
     dir_cache dc = {NULL, 0, -1};
-    for (size_t i = 0; i < n; i++) {
+    for (size_t i = lo; i < hi; i++) {
         if (reqs[i].status != NCZM_OK)
             continue;
         const char *leaf;
         int dfd = cached_parent(fm, &dc, reqs[i].key, 1, &leaf);
         struct iovec v = {(void *)(uintptr_t)reqs[i].buf, reqs[i].len};
-        int e = dfd < 0 ? errno : write_tmp_at(dfd, &v, 1, reqs[i].len, each, &tmps[i]);
+        int e = dfd < 0 ? errno : write_tmp_at(dfd, &v, 1, reqs[i].len, sync, &tmps[i]);
         if (e) {
             /* the slow path, with its retries and messages */
             cache_drop(fm, &dc);
             int dfd2;
-            reqs[i].status = write_tmp(map, reqs[i].key, &v, 1, reqs[i].len, each, &dfd2, &tmps[i], &leaf);
+            reqs[i].status = write_tmp(map, reqs[i].key, &v, 1, reqs[i].len, sync, &dfd2, &tmps[i], &leaf);
             nczm_file_put_dir(fm, dfd2);
         }
-        nczm_first_err_note(&fe, map, reqs[i].status != NCZM_OK);
+        nczm_first_err_note(fe, map, reqs[i].status != NCZM_OK);
     }
     cache_drop(fm, &dc);
-    nczm_status sync_st = each ? NCZM_OK : sync_store(map);
-    nczm_first_err_note(&fe, map, sync_st != NCZM_OK);
-    for (size_t i = 0; i < n; i++) {
+}
+
+/* Pass two over reqs[lo, hi): each temporary renamed into place when it and the sync before
+ * succeeded (sync_st), else removed; with seen (a few objects) each directory renamed into
+ * is synced. */
+static void commit_rename(nczm_map *map, nczm_put *reqs, size_t lo, size_t hi, nczm_status sync_st,
+                          char **tmps, dev_t *sdev, ino_t *sino, size_t *nseen, nczm_first_err *fe)
+{
+    const file_map *fm = FM(map);
+    dir_cache dc = {NULL, 0, -1};
+    for (size_t i = lo; i < hi; i++) {
         if (!tmps[i])
             continue;
         const char *leaf;
@@ -228,7 +228,7 @@ nczm_status nczm_file_commit_many(nczm_map *map, size_t n, nczm_put *reqs)
             reqs[i].status = nczm_file_key_err(map, "write", reqs[i].key, errno);
         else if (reqs[i].status == NCZM_OK && sync_st == NCZM_OK) {
             reqs[i].status = rename_tmp(map, reqs[i].key, dfd, tmps[i], leaf);
-            if (reqs[i].status == NCZM_OK && each && sync_dir_once(dfd, sdev, sino, &nseen) != 0)
+            if (reqs[i].status == NCZM_OK && sdev && sync_dir_once(dfd, sdev, sino, nseen) != 0)
                 reqs[i].status = nczm_file_key_err(map, "write", reqs[i].key, errno);
         } else {
             /* not on disk: the old object stays */
@@ -239,9 +239,100 @@ nczm_status nczm_file_commit_many(nczm_map *map, size_t n, nczm_put *reqs)
         if (dfd < 0)
             cache_drop(fm, &dc);
         free(tmps[i]);
-        nczm_first_err_note(&fe, map, reqs[i].status != NCZM_OK);
+        tmps[i] = NULL;
+        nczm_first_err_note(fe, map, reqs[i].status != NCZM_OK);
     }
     cache_drop(fm, &dc);
+}
+
+/* Many objects are committed in blocks of this many consecutive keys on the worker pool:
+ * keys of one block share their directories (an object's .zarray and .zattrs), and each
+ * block keeps its first failure, so the first in key order is the one reported. */
+#define COMMIT_BLOCK 256
+
+typedef struct commit_par {
+    nczm_map *map;
+    nczm_put *reqs;
+    size_t n;
+    char **tmps;
+    int pass; /* 1: temporaries, 2: renames */
+    nczm_status sync_st;
+    unsigned char *copies; /* a map copy per slot (the driver's map_size bytes) */
+    nczm_first_err *fes;   /* per block */
+} commit_par;
+
+static int commit_block(void *arg, size_t blk, unsigned slot)
+{
+    commit_par *c = arg;
+    nczm_map *m = (nczm_map *)(void *)(c->copies + (size_t)slot * c->map->drv->map_size);
+    size_t lo = blk * COMMIT_BLOCK, hi = lo + COMMIT_BLOCK < c->n ? lo + COMMIT_BLOCK : c->n;
+    if (c->pass == 1)
+        commit_write(m, c->reqs, lo, hi, 0, c->tmps, &c->fes[blk]);
+    else
+        commit_rename(m, c->reqs, lo, hi, c->sync_st, c->tmps, NULL, NULL, NULL, &c->fes[blk]);
+    return 0;
+}
+
+/* Runs one pass of a commit of many objects on the pool; 0 when it cannot (one block, one
+ * thread, or no memory), and the caller then runs it itself. */
+static int commit_par_pass(commit_par *c, int pass)
+{
+    size_t nblk = (c->n + COMMIT_BLOCK - 1) / COMMIT_BLOCK;
+    unsigned ns = nczc_workers_slots(c->map->workers);
+    if (nblk < 2 || ns < 2)
+        return 0;
+    if (!c->copies) {
+        c->copies = malloc((size_t)ns * c->map->drv->map_size);
+        c->fes = malloc(nblk * sizeof *c->fes);
+        if (!c->copies || !c->fes)
+            return 0;
+        for (unsigned s = 0; s < ns; s++)
+            memcpy(c->copies + (size_t)s * c->map->drv->map_size, c->map, c->map->drv->map_size);
+    }
+    for (size_t b = 0; b < nblk; b++)
+        c->fes[b].have = 0;
+    c->pass = pass;
+    nczc_parallel_for(nblk, ns, commit_block, c);
+    return 1;
+}
+
+/* The first failure of a pass run on the pool, in key order. */
+static void commit_par_errs(const commit_par *c, nczm_first_err *fe)
+{
+    size_t nblk = (c->n + COMMIT_BLOCK - 1) / COMMIT_BLOCK;
+    for (size_t b = 0; b < nblk && !fe->have; b++)
+        if (c->fes[b].have)
+            *fe = c->fes[b];
+}
+
+/* Metadata objects, durably: every object goes to a temporary beside its key and reaches
+ * the disk, then each is renamed into place and the renames reach the disk (per object and
+ * directory for a few objects, by two syncfs for many: NCZM_SYNC_EACH_MAX; many objects
+ * on the worker pool). A crash at any point leaves every object old or new, and whole. */
+nczm_status nczm_file_commit_many(nczm_map *map, size_t n, nczm_put *reqs)
+{
+    nczm_first_err fe = {.have = 0};
+    int each = n <= NCZM_SYNC_EACH_MAX;
+    dev_t sdev[NCZM_SYNC_EACH_MAX];
+    ino_t sino[NCZM_SYNC_EACH_MAX];
+    size_t nseen = 0;
+    char **tmps = calloc(n, sizeof *tmps);
+    if (!tmps)
+        return nczm_seterr(map, NCZM_NOMEM, "%s: out of memory writing metadata", map->location);
+    commit_par par = {.map = map, .reqs = reqs, .n = n, .tmps = tmps};
+    if (each || !commit_par_pass(&par, 1))
+        commit_write(map, reqs, 0, n, each, tmps, &fe);
+    else
+        commit_par_errs(&par, &fe);
+    nczm_status sync_st = each ? NCZM_OK : sync_store(map);
+    nczm_first_err_note(&fe, map, sync_st != NCZM_OK);
+    par.sync_st = sync_st;
+    if (each || !commit_par_pass(&par, 2))
+        commit_rename(map, reqs, 0, n, sync_st, tmps, each ? sdev : NULL, sino, &nseen, &fe);
+    else
+        commit_par_errs(&par, &fe);
+    free(par.copies);
+    free(par.fes);
     free(tmps);
     if (sync_st == NCZM_OK && !each)
         sync_st = sync_store(map);
