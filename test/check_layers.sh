@@ -16,6 +16,9 @@ src=$1
 shift
 layers="base types format codec model data par store"
 status=0
+includes() { # the quoted #include names of a file
+    sed -n 's/^#include "\([^"]*\)".*/\1/p' "$1"
+}
 
 rank() { # the position of a folder in $layers, or nothing
     i=0
@@ -29,7 +32,7 @@ for dir in $layers; do
     r=$(rank "$dir")
     for f in "$src"/translate/"$dir"/*.c "$src"/translate/"$dir"/*.h; do
         [ -e "$f" ] || continue
-        for h in $(sed -n 's/^#include "\([^"]*\)".*/\1/p' "$f"); do
+        for h in $(includes "$f"); do
             if [ -e "$src/zmap/$h" ] || [ -e "$src/common/$h" ]; then
                 continue
             fi
@@ -58,7 +61,7 @@ done
 # through the table of nczm_drivers.c).
 for f in "$src"/zmap/*.[ch] "$src"/zmap/*/*.[ch]; do
     d=$(dirname "$f")
-    for h in $(sed -n 's/^#include "\([^"]*\)".*/\1/p' "$f"); do
+    for h in $(includes "$f"); do
         [ -e "$d/$h" ] || [ -e "$src/zmap/$h" ] || [ -e "$src/common/$h" ] && continue
         echo "${f#$src/}: includes \"$h\", not of its own folder, zmap/ or common/"
         status=1
@@ -71,7 +74,7 @@ for f in "$src"/common/*.[ch]; do
     fi
 done
 for f in "$src"/vol_connector/*.[ch]; do
-    for h in $(sed -n 's/^#include "\([^"]*\)".*/\1/p' "$f"); do
+    for h in $(includes "$f"); do
         if [ -e "$src/zmap/$h" ]; then
             echo "${f#$src/}: includes \"$h\" of zmap/: the connector reaches the store only through translate/"
             status=1

@@ -18,7 +18,7 @@ const nczm_driver *const nczm_drivers[] = {
     NULL,
 };
 
-static int listed(const char *const *names, const char *name)
+int nczm_name_listed(const char *const *names, const char *name)
 {
     for (const char *const *n = names; n && *n; n++)
         if (strcmp(*n, name) == 0)
@@ -29,8 +29,8 @@ static int listed(const char *const *names, const char *name)
 int nczm_option_known(const char *name)
 {
     for (const nczm_driver *const *d = nczm_drivers; name && *d; d++)
-        if (listed((*d)->opt_names, name))
-            return listed((*d)->opt_secrets, name) ? NCZM_OPTION_SECRET : 1;
+        if (nczm_name_listed((*d)->opt_names, name))
+            return nczm_name_listed((*d)->opt_secrets, name) ? NCZM_OPTION_SECRET : 1;
     return 0;
 }
 
@@ -56,7 +56,7 @@ void nczm_option_names(char *buf, size_t len)
         append(buf, len, &n, n ? "; " : "", (*d)->name);
         const char *sep = ": ";
         for (const char *const *o = (*d)->opt_names; *o; o++) {
-            if (listed((*d)->opt_secrets, *o))
+            if (nczm_name_listed((*d)->opt_secrets, *o))
                 continue;
             append(buf, len, &n, sep, *o);
             append(buf, len, &n, "=", "");
@@ -80,7 +80,7 @@ nczm_status nczm_option_check(const char *name, const char *value, char errmsg[N
     if (errmsg)
         errmsg[0] = '\0';
     for (const nczm_driver *const *d = nczm_drivers; name && *d; d++)
-        if ((*d)->opt_set && listed((*d)->opt_names, name))
+        if ((*d)->opt_set && nczm_name_listed((*d)->opt_names, name))
             return check_with(*d, name, value, errmsg);
     return nczm_fmterr(errmsg, NCZM_INVAL, "unknown store option \"%s\"", name ? name : "");
 }
@@ -92,11 +92,11 @@ nczm_status nczm_url_set(nczm_url *url, const char *name, const char *value, cha
     if (!url || !name)
         return nczm_fmterr(errmsg, NCZM_INVAL, "nczm_url_set: no URL or option name");
     const nczm_driver *own = url->drv;
-    if (own && own->opt_set && listed(own->opt_names, name))
+    if (own && own->opt_set && nczm_name_listed(own->opt_names, name))
         return own->opt_set(&url->opts, name, value, errmsg);
     /* another kind's option: checked by that kind, then dropped */
     for (const nczm_driver *const *d = nczm_drivers; *d; d++)
-        if ((*d)->opt_set && listed((*d)->opt_names, name))
+        if ((*d)->opt_set && nczm_name_listed((*d)->opt_names, name))
             return check_with(*d, name, value, errmsg);
     return nczm_fmterr(errmsg, NCZM_INVAL, "unknown %s option \"%s\"", own ? own->name : "store", name);
 }

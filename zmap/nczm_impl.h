@@ -169,6 +169,8 @@ static inline void nczm_first_err_restore(const nczm_first_err *fe, nczm_map *ma
 /* The store kinds, in the order a name is matched against them (nczm_drivers.c), ending
  * with NULL. */
 extern const nczm_driver *const nczm_drivers[];
+/* Is name in the NULL-terminated list names (which may be NULL)? */
+int nczm_name_listed(const char *const *names, const char *name);
 
 /* Fills the base of a freshly calloc'ed map. NCZM_NOMEM (with errmsg set) on failure. */
 nczm_status nczm_map_init(nczm_map *map, const nczm_driver *drv, const char *location, unsigned flags,

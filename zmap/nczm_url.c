@@ -148,14 +148,6 @@ static size_t scheme_len(const char *name)
     return strncmp(name + i, "://", 3) == 0 ? i : 0;
 }
 
-static int listed(const char *const *names, const char *name)
-{
-    for (const char *const *n = names; n && *n; n++)
-        if (strcmp(*n, name) == 0)
-            return 1;
-    return 0;
-}
-
 /* The one driver the mode list names (*named NULL: none); NCZM_INVAL when it names more. */
 static nczm_status mode_driver(const char *mode, const nczm_driver **named)
 {
@@ -246,11 +238,12 @@ nczm_status nczm_url_parse(const char *name, nczm_url *out, char errmsg[NCZM_ERR
         if (!is_path) {
             /* a driver that takes the scheme on its own, or when the mode names it */
             for (const nczm_driver *const *d = nczm_drivers; *d && !drv; d++)
-                if (listed((*d)->schemes, scheme) || ((*d) == named && listed((*d)->mode_schemes, scheme)))
+                if (nczm_name_listed((*d)->schemes, scheme) ||
+                    ((*d) == named && nczm_name_listed((*d)->mode_schemes, scheme)))
                     drv = *d;
             const nczm_driver *any = drv;
             for (const nczm_driver *const *d = nczm_drivers; *d && !any; d++)
-                if (listed((*d)->mode_schemes, scheme))
+                if (nczm_name_listed((*d)->mode_schemes, scheme))
                     any = *d;
             if (!any) {
                 st = nczm_fmterr(errmsg, NCZM_INVAL, "%s: unsupported URL scheme \"%s\"", name, scheme);
