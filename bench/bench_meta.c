@@ -10,16 +10,23 @@
  * opening the file, the walk, and closing it; "walk+open" (arrays, groups) the same with
  * each object also opened (H5Oopen), asked its attribute count and closed. Native HDF5 uses the latest file
  * format (dense attribute storage, indexed links), its fastest for these layouts. Each row is the median of
- * the runs shown, connector and native alternating. Every write and every open+walk runs in a child process
- * of its own, as a program that opens a file once would: in one long process the heap left by earlier runs of
- * either side decides too much (up to twice the time for the same open). Usage: bench_meta [workdir] [max_n]
- * [runs] [case] [min_n]   (HDF5_PLUGIN_PATH must find the connector; default workdir ".", max_n 100000, runs
- * 5, every case, min_n 1000; n = 100000 gets min(runs, 3) runs) Not a test: no assertion on speed. */
+ * the runs shown, connector and native alternating. For the arrays and groups writes a
+ * third column, "floor s", times the file-system work alone of their layout in the same
+ * directory: per object a directory and two small files, each written to a temporary and
+ * renamed into place (the connector's crash-safe write), spread over one process per core,
+ * no HDF5, no JSON, no sync: what no directory store can go below. Every write and every open+walk runs in a
+ * child process of its own, as a program that opens a file once would: in one long process the heap left by
+ * earlier runs of either side decides too much (up to twice the time for the same open). Usage: bench_meta
+ * [workdir] [max_n] [runs] [case] [min_n]   (HDF5_PLUGIN_PATH must find the connector; default workdir ".",
+ * max_n 100000, runs 5, every case, min_n 1000; n = 100000 gets min(runs, 3) runs) Not a test: no assertion
+ * on speed. */
 #include <hdf5.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -184,6 +191,56 @@ static double timed(bench_case c, hid_t fapl, const char *path, size_t n, int wa
     return pid > 0 && WIFEXITED(status) && WEXITSTATUS(status) == 0 ? t : -1;
 }
 
+/* The file-system floor of n objects (see the top of the file), in dir/floor; seconds or < 0. */
+static double fs_floor(const char *dir, size_t n)
+{
+    char root[PATH_MAX + 16];
+    snprintf(root, sizeof root, "%s/floor", dir);
+    if (mkdir(root, 0777) != 0)
+        return -1;
+    long np = sysconf(_SC_NPROCESSORS_ONLN);
+    if (np < 1)
+        np = 1;
+    if (np > 64)
+        np = 64;
+    pid_t kids[64];
+    double t0 = now();
+    for (long p = 0; p < np; p++) {
+        kids[p] = fork();
+        if (kids[p] != 0)
+            continue;
+        int g = open(root, O_RDONLY | O_DIRECTORY);
+        static const char body[128] = "{\"zarr_format\": 2}";
+        const char *leaf[2] = {".zarray", ".zattrs"};
+        char name[64], tmp[64];
+        for (size_t i = (size_t)p; i < n && g >= 0; i += (size_t)np) {
+            snprintf(name, sizeof name, "obj%07zu", i);
+            int d = mkdirat(g, name, 0777) == 0 ? openat(g, name, O_RDONLY | O_DIRECTORY) : -1;
+            for (int f = 0; f < 2 && d >= 0; f++) {
+                snprintf(tmp, sizeof tmp, ".tmp.%d", f);
+                int fd = openat(d, tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+                if (fd < 0 || write(fd, body, sizeof body) != (ssize_t)sizeof body || close(fd) != 0 ||
+                    renameat(d, tmp, d, leaf[f]) != 0)
+                    _exit(1);
+            }
+            if (d < 0 || close(d) != 0)
+                _exit(1);
+        }
+        _exit(g >= 0 ? 0 : 1);
+    }
+    int ok = 1;
+    for (long p = 0; p < np; p++) {
+        int status = 0;
+        ok &= kids[p] > 0 && waitpid(kids[p], &status, 0) == kids[p] && WIFEXITED(status) &&
+              WEXITSTATUS(status) == 0;
+    }
+    double t = now() - t0;
+    char cmd[PATH_MAX + 64];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", root);
+    ok &= system(cmd) == 0;
+    return ok ? t : -1;
+}
+
 static int cmp_double(const void *a, const void *b)
 {
     double x = *(const double *)a, y = *(const double *)b;
@@ -229,15 +286,17 @@ int main(int argc, char **argv)
     snprintf(npath, sizeof npath, "%s/bench_meta.h5", dir);
 
     printf("nczarr connector vs native HDF5 (latest format), median of the runs shown\n");
-    printf("%-12s %-10s %7s %5s %12s %12s %8s\n", "case", "phase", "n", "runs", "nczarr s", "native s",
-           "ratio");
+    printf("%-12s %-10s %7s %5s %12s %12s %8s %10s %8s\n", "case", "phase", "n", "runs", "nczarr s",
+           "native s", "ratio", "floor s", "floor/n");
     fflush(stdout);
     for (long n = min_n; n <= max_n; n *= 10) {
         int k = n >= 100000 && runs > 3 ? 3 : runs;
         for (int c = 0; c < C_COUNT; c++) {
             if (only && strcmp(only, case_names[c]) != 0)
                 continue;
-            double zw[MAX_RUNS], zr[MAX_RUNS], nw[MAX_RUNS], nr[MAX_RUNS], zo[MAX_RUNS], no[MAX_RUNS];
+            double zw[MAX_RUNS], zr[MAX_RUNS], nw[MAX_RUNS], nr[MAX_RUNS], zo[MAX_RUNS], no[MAX_RUNS],
+                fw[MAX_RUNS];
+            int with_floor = c == C_ARRAYS || c == C_GROUPS;
             int with_open = c != C_ATTRS;
             const char *zp = c == C_ARRAYS_CONS ? zcons : zpath;
             for (int rep = 0; rep < k; rep++) {
@@ -266,10 +325,20 @@ int main(int argc, char **argv)
                     (native ? nr : zr)[rep] = tr;
                     (native ? no : zo)[rep] = to;
                 }
+                fw[rep] = with_floor ? fs_floor(dir, (size_t)n) : 0;
+                if (fw[rep] < 0) {
+                    fprintf(stderr, "%s n=%ld: the file-system floor failed in %s\n", case_names[c], n, dir);
+                    return 1;
+                }
             }
             double mzw = median(zw, k), mnw = median(nw, k), mzr = median(zr, k), mnr = median(nr, k);
-            printf("%-12s %-10s %7ld %5d %12.4f %12.4f %8.2f\n", case_names[c], "write", n, k, mzw, mnw,
-                   mzw / mnw);
+            if (with_floor) {
+                double mfw = median(fw, k);
+                printf("%-12s %-10s %7ld %5d %12.4f %12.4f %8.2f %10.4f %8.2f\n", case_names[c], "write", n,
+                       k, mzw, mnw, mzw / mnw, mfw, mfw / mnw);
+            } else
+                printf("%-12s %-10s %7ld %5d %12.4f %12.4f %8.2f\n", case_names[c], "write", n, k, mzw, mnw,
+                       mzw / mnw);
             printf("%-12s %-10s %7ld %5d %12.4f %12.4f %8.2f\n", case_names[c], "open+walk", n, k, mzr, mnr,
                    mzr / mnr);
             if (with_open) {
