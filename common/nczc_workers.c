@@ -72,10 +72,16 @@ static void *worker_main(void *unused)
 
 unsigned nczc_workers_default(void)
 {
-    long n = sysconf(_SC_NPROCESSORS_ONLN);
-    if (n < 1)
-        return 1;
-    return n > NCZC_WORKERS_MAX ? NCZC_WORKERS_MAX : (unsigned)n;
+    /* asked once: glibc reads /sys/devices/system/cpu/online on every sysconf call, three
+     * system calls that a batch of two small reads would pay each time */
+    static atomic_uint cores;
+    unsigned c = atomic_load_explicit(&cores, memory_order_relaxed);
+    if (c == 0) {
+        long n = sysconf(_SC_NPROCESSORS_ONLN);
+        c = n < 1 ? 1 : n > NCZC_WORKERS_MAX ? NCZC_WORKERS_MAX : (unsigned)n;
+        atomic_store_explicit(&cores, c, memory_order_relaxed);
+    }
+    return c;
 }
 
 unsigned nczc_workers_slots(unsigned cap)
@@ -89,6 +95,8 @@ unsigned nczc_workers_slots(unsigned cap)
  * Workers block every signal: the application's handlers run on its own threads. */
 static void grow(unsigned want)
 {
+    if (nthreads >= want)
+        return;
     sigset_t all, old;
     sigfillset(&all);
     pthread_sigmask(SIG_SETMASK, &all, &old);

@@ -97,9 +97,25 @@ static int par_item(void *arg, size_t i, unsigned s)
 
 /* Runs a batch on the pool; 0 when it cannot (one thread's worth of work, or no memory
  * for the copies), and the caller then loops itself. */
+/* Below this many requests, and this many bytes where the batch knows them, waking the
+ * pool costs more than the requests (opening an object reads two small keys). */
+#define PAR_MIN_REQS  8
+#define PAR_MIN_BYTES ((size_t)1 << 20)
+
+static int worth_sharing(pkind kind, size_t n, const void *reqs)
+{
+    if (n >= PAR_MIN_REQS)
+        return 1;
+    size_t bytes = 0;
+    for (size_t i = 0; i < n && kind != P_GET; i++)
+        bytes += kind == P_PUT ? ((const nczm_put *)reqs)[i].len : ((const nczm_getinto *)reqs)[i].cap;
+    return bytes >= PAR_MIN_BYTES;
+}
+
 static int par_run(nczm_map *map, pkind kind, size_t n, void *reqs)
 {
-    if (!map->drv->concurrent || n < 2 || (kind == P_GET_INTO && !map->drv->get_into))
+    if (!map->drv->concurrent || n < 2 || (kind == P_GET_INTO && !map->drv->get_into) ||
+        !worth_sharing(kind, n, reqs))
         return 0;
     unsigned ns = nczc_workers_slots(map->workers);
     if (ns < 2)
