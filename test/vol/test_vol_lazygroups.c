@@ -61,6 +61,10 @@ static void make_store(const char *path)
     hid_t ra = H5Acreate2(sub1, "self", H5T_STD_REF, rs, H5P_DEFAULT, H5P_DEFAULT);
     REQUIRE(ra >= 0 && H5Awrite(ra, H5T_STD_REF, &ref) >= 0, "write the reference");
     H5Aclose(ra);
+    /* the same from sub0, read in the same batch before sub1 */
+    ra = H5Acreate_by_name(f, "g/sub0", "sib", H5T_STD_REF, rs, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+    REQUIRE(ra >= 0 && H5Awrite(ra, H5T_STD_REF, &ref) >= 0, "write the sibling's reference");
+    H5Aclose(ra);
     H5Rdestroy(&ref);
     H5Sclose(rs);
     H5Gclose(sub1);
@@ -122,15 +126,19 @@ static void test_good(const char *good)
     errtext_t et;
     CHECK(open_and_read_ints(f, "g/sub2/v", v, &et) >= 0 && v[0] == 7 && v[2] == 9, "g/sub2/v reads: %s",
           et.text);
-    /* a reference held by a group's attribute to the group's own member */
-    H5R_ref_t ref;
-    hid_t a = H5Aopen_by_name(f, "g/sub1", "self", H5P_DEFAULT, H5P_DEFAULT);
-    CHECK(a >= 0 && H5Aread(a, H5T_STD_REF, &ref) >= 0, "read the reference");
-    if (a >= 0) {
+    /* references held by a group's attribute to its own member, and to a member of a
+     * group read after it in the same batch */
+    const char *holders[][2] = {{"g/sub1", "self"}, {"g/sub0", "sib"}};
+    for (size_t i = 0; i < sizeof holders / sizeof *holders; i++) {
+        H5R_ref_t ref;
+        hid_t a = H5Aopen_by_name(f, holders[i][0], holders[i][1], H5P_DEFAULT, H5P_DEFAULT);
+        CHECK(a >= 0 && H5Aread(a, H5T_STD_REF, &ref) >= 0, "read the reference %s", holders[i][1]);
+        if (a < 0)
+            continue;
         hid_t o = H5Ropen_object(&ref, H5P_DEFAULT, H5P_DEFAULT);
         char nm[64] = "";
         CHECK(o >= 0 && H5Iget_name(o, nm, sizeof nm) > 0 && strcmp(nm, "/g/sub1/inner") == 0,
-              "the reference names /g/sub1/inner, got \"%s\"", nm);
+              "the reference %s names /g/sub1/inner, got \"%s\"", holders[i][1], nm);
         if (o >= 0)
             H5Oclose(o);
         H5Rdestroy(&ref);

@@ -708,8 +708,9 @@ static herr_t load_pending(ncztr_obj *g)
     char **keys = calloc(3 * LOAD_BATCH, sizeof *keys), **errs = calloc(3 * LOAD_BATCH, sizeof *errs);
     char **ck = calloc(LOAD_BATCH, sizeof *ck);
     json_t **js = calloc(3 * LOAD_BATCH, sizeof *js);
+    bool *read = calloc(LOAD_BATCH, sizeof *read); /* read here (not by a nested call) */
     size_t m = 0;
-    NCZ_CHECK_ALLOC(batch && keys && errs && ck && js, FAIL);
+    NCZ_CHECK_ALLOC(batch && keys && errs && ck && js && read, FAIL);
     batch[m++] = g;
     for (size_t i = p ? ncztr_child_pos(p, g) + 1 : 0; p && i < p->nchildren && m < LOAD_BATCH; i++)
         if (p->children[i]->kind == NCZTR_GROUP && p->children[i]->pending)
@@ -719,26 +720,32 @@ static herr_t load_pending(ncztr_obj *g)
         if (ncztr_node_keys(L.fmt, ck[k], false, false, &keys[3 * k]) < 0)
             NCZ_GOTO_QUIET(FAIL);
     }
-    /* no longer pending from here: what follows reads them, or keeps why it could not */
-    for (size_t k = 0; k < m; k++) {
-        batch[k]->pending = false;
-        f->npending--;
-    }
     size_t mark = ncz_err_mark();
     if (get_json_many(&L, 3 * m, keys, js, errs) < 0) {
         /* the store failed: none of them can be read */
         if (keep_group_error(g, mark) < 0)
             NCZ_GOTO_QUIET(FAIL);
-        for (size_t k = 1; k < m; k++)
-            NCZ_CHECK_ALLOC(batch[k]->group_error = strdup(g->group_error), FAIL);
+        for (size_t k = 0; k < m; k++) {
+            batch[k]->pending = false;
+            f->npending--;
+            if (k > 0)
+                NCZ_CHECK_ALLOC(batch[k]->group_error = strdup(g->group_error), FAIL);
+        }
         NCZ_GOTO(FAIL, NCZ_E_STORE, "%s", g->group_error);
     }
     for (size_t k = 0; k < m && L.fmt != NCZTR_ZARR2; k++)
         if (ncztr_node_roles(L.fmt, ck[k], &js[3 * k], &errs[3 * k]) < 0)
             NCZ_GOTO_QUIET(FAIL);
+    /* One at a time: a group still pending while another is read (a dimension named
+     * there) is read by itself then, and passed over here. */
     for (size_t k = 0; k < m; k++) {
         ncztr_obj *c = batch[k];
         const char *err = errs[3 * k] ? errs[3 * k] : errs[3 * k + 2];
+        if (!c->pending)
+            continue;
+        c->pending = false;
+        f->npending--;
+        read[k] = true;
         mark = ncz_err_mark();
         f->reading_pending++;
         herr_t r = err ? NCZ_PUSH(NCZ_E_FORMAT, "group \"%s\": %s", ck[k], err)
@@ -746,10 +753,15 @@ static herr_t load_pending(ncztr_obj *g)
         if (r == SUCCEED)
             r = ncztr_dimscales_group_loaded(c);
         f->reading_pending--;
-        /* references wait until the group is complete: they may name its members */
-        if (r == SUCCEED && f->ids_live && !f->reading_pending)
-            r = ncztr_load_resolve_refs(c);
         if (r < 0 && keep_group_error(c, mark) < 0)
+            NCZ_GOTO_QUIET(FAIL);
+    }
+    /* References wait until the groups are complete: they may name their members. (While
+     * the store opens, ids come after the whole tree: ncztr_load_tree resolves them.) */
+    for (size_t k = 0; k < m && f->ids_live; k++) {
+        mark = ncz_err_mark();
+        if (read[k] && !batch[k]->group_error && ncztr_load_resolve_refs(batch[k]) < 0 &&
+            keep_group_error(batch[k], mark) < 0)
             NCZ_GOTO_QUIET(FAIL);
     }
     if (g->group_error)
@@ -767,5 +779,6 @@ done:
     free(errs);
     free(ck);
     free(js);
+    free(read);
     return ret;
 }
