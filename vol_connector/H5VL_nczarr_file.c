@@ -279,6 +279,9 @@ herr_t H5VL_nczarr_fill_oinfo(H5VL_nczarr_file_t *f, ncztr_obj *n, unsigned fiel
     memset(oinfo, 0, sizeof *oinfo);
     oinfo->fileno = f->fileno;
     ncztr_objinfo info;
+    /* the attribute count of a group not read yet reads it, or fails saying why */
+    if ((fields & H5O_INFO_NUM_ATTRS) && ncztr_obj_load(n) < 0)
+        return FAIL;
     ncztr_obj_info(n, (fields & H5O_INFO_NUM_ATTRS) != 0, &info);
     H5VL_nczarr_token_encode(info.id, &oinfo->token);
     oinfo->type = H5VL_nczarr_otype(n);

@@ -99,6 +99,8 @@ herr_t H5VL_nczarr_group_get(void *obj, H5VL_group_get_args_t *args, hid_t dxpl_
             return FAIL;
         if (ncztr_obj_kind(g) != NCZTR_GROUP)
             return NCZ_PUSH(NCZ_E_ARGS, "\"%s\" is not a group", ncztr_obj_name(g));
+        if (ncztr_obj_load(g) < 0) /* a group not read yet: read now, or why it cannot be */
+            return FAIL;
         H5G_info_t *gi = args->args.get_info.ginfo;
         gi->storage_type = H5G_STORAGE_TYPE_COMPACT;
         gi->nlinks = ncztr_group_nlinks(g);

@@ -52,14 +52,16 @@ void ncztr_link_info(ncztr_obj *link, uint64_t *corder, uint64_t *target_id)
     *target_id = t ? t->id : link->id;
 }
 
+/* A group that cannot be read has no links: its error is on the stack (a caller that must
+ * tell the two apart calls ncztr_obj_load first). */
 size_t ncztr_group_nlinks(const ncztr_obj *g)
 {
-    return g->nchildren;
+    return ncztr_group_ready(g) < 0 ? 0 : g->nchildren;
 }
 
 uint64_t ncztr_group_next_corder(const ncztr_obj *g)
 {
-    return g->next_child_corder;
+    return ncztr_group_ready(g) < 0 ? 0 : g->next_child_corder;
 }
 
 bool ncztr_array_is_vlen(const ncztr_obj *o)

@@ -43,6 +43,8 @@ herr_t ncztr_alias_create(ncztr_obj *target, ncztr_obj *parent, const char *name
         return NCZ_PUSH(NCZ_E_NOMEM, "out of memory creating hard link \"%s\"", name);
     }
     parent->attrs_dirty = true;
+    if (!f->has_aliases && f->root)
+        f->root->attrs_dirty = true; /* its "hdf5_links_below" goes */
     f->has_aliases = true;
     return SUCCEED;
 }
@@ -80,6 +82,8 @@ herr_t ncztr_symlink_create(ncztr_obj *parent, const char *name, H5L_type_t cls,
         return NCZ_PUSH(NCZ_E_NOMEM, "out of memory creating %s \"%s\"", what, name);
     }
     parent->attrs_dirty = true;
+    if (!f->has_aliases && f->root)
+        f->root->attrs_dirty = true; /* its "hdf5_links_below" goes */
     f->has_aliases = true;
     return SUCCEED;
 }

@@ -713,6 +713,8 @@ void ncztr_array_set_cache_from_dapl(ncztr_obj *o, hid_t dapl)
 
 herr_t ncztr_obj_load(const ncztr_obj *o)
 {
+    if (o->kind == NCZTR_GROUP)
+        return ncztr_group_ready(o);
     if (o->kind != NCZTR_ARRAY || !o->arr || !o->arr->stub)
         return SUCCEED;
     /* Only the loader makes stubs, and it sets the hook when it does. Reading what was put
@@ -723,8 +725,10 @@ herr_t ncztr_obj_load(const ncztr_obj *o)
 
 herr_t ncztr_tree_load(ncztr_obj *o)
 {
-    if (o->kind == NCZTR_ARRAY)
+    if (o->kind != NCZTR_GROUP)
         return ncztr_obj_load(o);
+    if (ncztr_group_ready(o) < 0)
+        return FAIL;
     for (size_t i = 0; i < o->nchildren; i++)
         if (ncztr_tree_load(o->children[i]) < 0)
             return FAIL;

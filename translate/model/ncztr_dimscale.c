@@ -425,9 +425,14 @@ herr_t ncztr_obj_load_attrs(const ncztr_obj *o)
     /* Making attributes changes nothing the caller can see but what they look like from
      * the start: a const node may be completed, as by ncztr_obj_load. */
     ncztr_obj *m = (ncztr_obj *)o;
-    m->synth_pending = false;
-    if (o->kind != NCZTR_ARRAY)
+    if (o->kind != NCZTR_ARRAY) {
+        m->synth_pending = false;
         return SUCCEED;
+    }
+    /* netCDF's dimension ids and a scale's REFERENCE_LIST count over the whole tree */
+    if (o->file->npending > 0 && ncztr_tree_load(o->file->root) < 0)
+        return FAIL;
+    m->synth_pending = false;
     return synth_array(m);
 }
 

@@ -71,6 +71,12 @@ static herr_t rename_non_coord(ncztr_obj *g, ncztr_obj *c)
     free(c->name);
     c->name = nn;
     ncztr_index_child_added(g, c);
+    if (c->id) {
+        /* a group read after the open gives ids as it goes: the id follows the name shown */
+        ncztr_ids_forget(c);
+        c->id = 0;
+        return ncztr_ids_take(c, g);
+    }
     return SUCCEED;
 }
 
@@ -124,6 +130,11 @@ herr_t ncztr_dimscales_loaded(ncztr_file *f)
     if (f->ncproperties && ncztr_ds_add_text(f->root, "_NCProperties", f->ncproperties) < 0)
         return FAIL;
     return group_loaded(f->root);
+}
+
+herr_t ncztr_dimscales_group_loaded(ncztr_obj *g)
+{
+    return group_loaded(g);
 }
 
 /* ---- before a save ---- */

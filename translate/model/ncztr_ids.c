@@ -103,12 +103,16 @@ herr_t ncztr_ids_take(ncztr_obj *o, const ncztr_obj *parent)
 
 herr_t ncztr_tree_walk(ncztr_file *f, herr_t (*fn)(ncztr_obj *o, void *ud), void *ud)
 {
+    return f->root ? ncztr_subtree_walk(f->root, fn, ud) : SUCCEED;
+}
+
+/* A pending group has no members in memory: the walk never enters one. */
+herr_t ncztr_subtree_walk(ncztr_obj *top, herr_t (*fn)(ncztr_obj *o, void *ud), void *ud)
+{
     ncztr_obj **stack = NULL;
     size_t n = 0, cap = 0;
     herr_t ret = SUCCEED;
-    if (!f->root)
-        return SUCCEED;
-    ncztr_obj *o = f->root;
+    ncztr_obj *o = top;
     for (;;) {
         if (fn(o, ud) < 0)
             NCZ_GOTO_QUIET(FAIL);

@@ -56,7 +56,7 @@ void ncztr_index_child_removed(ncztr_obj *g, ncztr_obj *c)
 
 ncztr_obj *ncztr_child_len(const ncztr_obj *g, const char *name, size_t len)
 {
-    if (!g || g->kind != NCZTR_GROUP)
+    if (!g || g->kind != NCZTR_GROUP || ncztr_group_ready(g) < 0)
         return NULL;
     if (g->nchildren >= INDEX_MIN && !g->child_ix.count)
         build_child_index((ncztr_obj *)g); /* a cache: the group itself is not changed */
@@ -122,6 +122,8 @@ ncztr_obj **ncztr_children_sorted(const ncztr_obj *g, H5_index_t idx, H5_iter_or
 {
     ncztr_obj *m = (ncztr_obj *)g; /* the name order is a cache */
     void **named = NULL;
+    if (ncztr_group_ready(g) < 0)
+        return NULL;
     if (idx == H5_INDEX_NAME && g->nchildren &&
         !(named =
               by_name((void **)&m->child_by_name, (void *const *)g->children, g->nchildren, cmp_obj_name)))
@@ -137,6 +139,8 @@ nomem:
 
 ncztr_obj *ncztr_child_by_idx(const ncztr_obj *g, H5_index_t idx, H5_iter_order_t order, hsize_t n)
 {
+    if (g && ncztr_group_ready(g) < 0)
+        return NULL;
     if (!g || g->kind != NCZTR_GROUP || n >= g->nchildren) {
         NCZ_PUSH(NCZ_E_NOTFOUND, "link index %llu is out of range (the group has %zu links)",
                  (unsigned long long)n, g ? g->nchildren : 0);
@@ -316,6 +320,8 @@ static int dim_match(const void *item, const void *key, size_t len)
 ncztr_dim *ncztr_group_dim(const ncztr_obj *g, const char *name)
 {
     ncztr_obj *m = (ncztr_obj *)g;
+    if (ncztr_group_ready(g) < 0)
+        return NULL;
     if (g->ndims >= INDEX_MIN && !g->dim_ix.count)
         for (size_t i = 0; i < g->ndims; i++)
             if (nczc_hindex_add(&m->dim_ix, name_hash(g->dims[i].name), (void *)(uintptr_t)(i + 1)) != 0) {

@@ -55,11 +55,31 @@ herr_t ncztr_lookup(ncztr_obj *base, const char *path, ncztr_obj **out)
     return SUCCEED;
 }
 
+/* Every group at or below o read (pending ones: ncztr_group_ready). */
+static herr_t groups_ready(ncztr_obj *o)
+{
+    if (o->kind != NCZTR_GROUP)
+        return SUCCEED;
+    if (ncztr_group_ready(o) < 0)
+        return FAIL;
+    for (size_t i = 0; i < o->nchildren; i++)
+        if (groups_ready(o->children[i]) < 0)
+            return FAIL;
+    return SUCCEED;
+}
+
 ncztr_obj *ncztr_find_by_id(ncztr_file *f, uint64_t id)
 {
     if (!id)
         return NULL;
     ncztr_obj *o = ncztr_ids_get(f, id);
+    /* a token from an earlier open may name an object in a group not read yet */
+    if (!o && f->npending > 0 && f->root) {
+        size_t mark = ncz_err_mark();
+        if (groups_ready(f->root) < 0)
+            free(ncz_err_take_messages(mark)); /* a group that cannot be read: not this id */
+        o = ncztr_ids_get(f, id);
+    }
     if (!o || ncztr_obj_unlinked(o))
         return NULL;
     /* inside a subtree being moved (detached for a moment) */

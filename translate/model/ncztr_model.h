@@ -98,7 +98,10 @@ bool ncztr_obj_is_datatype(const ncztr_obj *o);
 /* Reads an array's .zarray/.zattrs if that was put off on open (see ncztr_array.stub); a
  * no-op otherwise. Every use of an array's metadata or attributes goes through it (the
  * model's functions call it): what cannot be read becomes the array's load_error, as on
- * open. FAIL only when out of memory. ncztr_tree_load: every array at or below o. */
+ * open. FAIL only when out of memory. For a group of a read-only store whose .zattrs and
+ * members were put off (ncztr_obj.pending), reads them: every use of its members,
+ * attributes or dimensions goes through it, and a group that cannot be read fails here,
+ * naming its key, at every use. ncztr_tree_load: every group and array at or below o. */
 herr_t ncztr_obj_load(const ncztr_obj *o);
 herr_t ncztr_tree_load(ncztr_obj *o);
 /* Number of attributes of a node. */

@@ -99,6 +99,11 @@ struct ncztr_obj {
      * REFERENCE_LIST, _Netcdf4Dimid, _Netcdf4Coordinates) that stand for its shared
      * dimensions are made on the first use of its attributes (ncztr_dimscale.c). */
     bool synth_pending;
+    /* A group its NCZarr parent lists, in a store opened read-only: its .zattrs and members
+     * are read on first use (ncztr_obj_load), as walking a group of 100000s of groups must
+     * not read them all. group_error: why that read failed (reported at every use). */
+    bool pending;
+    char *group_error;
     json_t *hdf5; /* "_nczarr_attr": {"hdf5": ...} in .zattrs: HDF5 settings NCZarr has
                    * no place for (encoded creation plists), or NULL */
     /* attributes, in creation order */
@@ -141,6 +146,9 @@ struct ncztr_file {
      * made (off while a store loads, when ids are given once the tree is complete) */
     nczc_hindex ids;
     bool ids_live;
+    size_t npending;              /* groups still pending (ncztr_obj.pending) */
+    unsigned reading_pending;     /* pending groups being read: references in their attributes
+                                     wait until the group is complete (ncztr_load.c) */
     uint64_t anon_seq;            /* anonymous objects made, for their ids */
     int zarr_format;              /* the store's format: 2 or 3 (ncztr_zfmt) */
     bool superblock;              /* an NCZarr superblock was found (or we write one) */
@@ -168,6 +176,9 @@ struct ncztr_file {
          * read, dimension-scale attributes made), for the attribute indexes below it; set by
          * whoever leaves objects to complete (the loader, ncztr_dimscale_sync.c). */
         herr_t (*load_attrs)(const ncztr_obj *o);
+        /* load_group: reads a pending group (and pending siblings after it, in one batch);
+         * set by the loader when it leaves groups pending. */
+        herr_t (*load_group)(ncztr_obj *g);
     } hooks;
     /* Scratch buffers of the chunk path, kept between I/O calls so that their pages are
      * touched once (translate/data/ncztr_scratch.c; freed with the file through
@@ -233,10 +244,26 @@ herr_t ncztr_ids_assign_tree(ncztr_file *f);
 /* Calls fn on every node, the root first, each group before its children (in creation
  * order), stopping at a failure. Iterative: groups may nest thousands deep. */
 herr_t ncztr_tree_walk(ncztr_file *f, herr_t (*fn)(ncztr_obj *o, void *ud), void *ud);
+/* The same from top down (top first), not entering groups still pending. */
+herr_t ncztr_subtree_walk(ncztr_obj *top, herr_t (*fn)(ncztr_obj *o, void *ud), void *ud);
 /* An object's attributes complete (file hook load_attrs), for the attribute indexes. */
 static inline herr_t ncztr_obj_attrs_ready(const ncztr_obj *o)
 {
     return o->file->hooks.load_attrs ? o->file->hooks.load_attrs(o) : SUCCEED;
+}
+/* A group's members, attributes and dimensions in memory (file hook load_group, for a
+ * pending group): the group part of ncztr_obj_load, for the indexes below it. */
+static inline herr_t ncztr_group_ready(const ncztr_obj *g)
+{
+    if (g->kind != NCZTR_GROUP)
+        return SUCCEED;
+    if (g->pending && !g->file)
+        return NCZ_PUSH(NCZ_E_ARGS, "group \"%s\": its store is closed", g->name);
+    /* Only the loader leaves groups pending, and it sets the hook when it does. Reading
+     * what was put off changes nothing the caller can see: a const node may be completed. */
+    if (g->pending && g->file->hooks.load_group((ncztr_obj *)g) < 0)
+        return FAIL;
+    return g->group_error ? NCZ_PUSH(NCZ_E_FORMAT, "%s", g->group_error) : SUCCEED;
 }
 /* The live object with that id, or NULL (the id index only: ncztr_ids.c). */
 ncztr_obj *ncztr_ids_get(const ncztr_file *f, uint64_t id);
@@ -259,6 +286,9 @@ herr_t ncztr_obj_load_attrs(const ncztr_obj *o);
  * given their dimension-only datasets, arrays named like a dimension they are not the
  * coordinate of renamed with NCZTR_NON_COORD. */
 herr_t ncztr_dimscales_loaded(ncztr_file *f);
+/* The same for one group read after the store was opened (a pending group): its own
+ * dimensions and arrays. */
+herr_t ncztr_dimscales_group_loaded(ncztr_obj *g);
 /* Before a save: the groups' dimensions and the arrays' dimension references from the
  * scales and their attachments. */
 herr_t ncztr_dimscales_derive(ncztr_file *f);

@@ -83,6 +83,7 @@ static void obj_free(ncztr_obj *o)
     ncztr_ids_forget(o);
     json_decref(o->hdf5);
     free(o->target_path);
+    free(o->group_error);
     free(o->ext_file);
     free(o->name);
     free(o->esc_key);

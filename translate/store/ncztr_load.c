@@ -4,7 +4,10 @@
  * with one batch request. An array listed by an NCZarr group is only a stub on open: its
  * .zarray/.zattrs are read on first use (ncztr_obj_load), as a walk needs no more than its
  * name and kind. An array whose metadata is unusable is kept with its error, so the rest
- * of the store stays readable and opening that array reports why. */
+ * of the store stays readable and opening that array reports why. In a store opened
+ * read-only whose root says no group holds extra links, a group listed by an NCZarr group
+ * is pending the same way (load_pending): its .zattrs and members are read on first use,
+ * and a .zattrs that cannot be used is reported, naming its key, at each use of it. */
 #include "ncztr_array_internal.h"
 #include "ncztr_format.h"
 #include "ncztr_store.h"
@@ -23,6 +26,10 @@ typedef struct loader {
      * by the group's load_children. */
     nczm_search_req *pre;
     size_t npre;
+    /* Groups an NCZarr group lists are left pending (ncztr_obj.pending): the store is open
+     * read-only and its root says no group below it holds extra links, whose counts
+     * (H5Oget_info's rc) would need every group read. */
+    bool lazy;
 } loader;
 
 /* The prefetched listing of key, moved into *out; false when there is none (or it failed:
@@ -53,134 +60,10 @@ static bool lists_children(const json_t *zattrs)
     return false;
 }
 
-/* Reads keys (NULL ones skipped) from the store itself: see get_json_many. An object the
- * store refuses or cannot read whole (a link out of the store, a damaged zip entry) is as
- * unusable as one that does not parse; a failure of the whole batch is fatal. */
-static herr_t get_json_store(loader *L, size_t n, char **keys, json_t **out, char **errs)
-{
-    herr_t ret = SUCCEED;
-    nczm_get *reqs = calloc(n ? n : 1, sizeof *reqs);
-    size_t *slot = calloc(n ? n : 1, sizeof *slot), nr = 0;
-    NCZ_CHECK_ALLOC(reqs, FAIL);
-    NCZ_CHECK_ALLOC(slot, FAIL);
-    for (size_t i = 0; i < n; i++)
-        if (keys[i]) {
-            slot[nr] = i;
-            reqs[nr++].key = keys[i];
-        }
-    nczm_status st = nczm_get_many(L->f->map, nr, reqs);
-    bool first = true; /* the map's message is the first failed request's */
-    for (size_t r = 0; r < nr; r++) {
-        size_t i = slot[r];
-        nczm_status rs = reqs[r].status;
-        if (rs == NCZM_OK || rs == NCZM_NOTFOUND)
-            continue;
-        const char *why = nczm_status_str(rs);
-        if (first) {
-            why = nczm_errmsg(L->f->map);
-        } else {
-            /* the batch kept only the first message: ask again for this one's */
-            void *b = NULL;
-            size_t bl = 0;
-            if (nczm_read_all(L->f->map, keys[i], &b, &bl) != NCZM_OK)
-                why = nczm_errmsg(L->f->map);
-            free(b);
-        }
-        if (!errs || rs == NCZM_NOMEM)
-            NCZ_GOTO(FAIL, NCZ_E_STORE, "reading \"%s\" failed: %s", keys[i], why);
-        if (asprintf(&errs[i], "reading \"%s\" failed: %s", keys[i], why) < 0) {
-            errs[i] = NULL;
-            NCZ_GOTO(FAIL, NCZ_E_NOMEM, "out of memory");
-        }
-        first = false;
-        st = NCZM_OK;
-    }
-    if (st != NCZM_OK && st != NCZM_NOTFOUND) /* the batch as a whole failed */
-        NCZ_GOTO(FAIL, NCZ_E_STORE, "reading metadata failed: %s", nczm_errmsg(L->f->map));
-    for (size_t r = 0; r < nr; r++) {
-        size_t i = slot[r];
-        if (reqs[r].status != NCZM_OK)
-            continue;
-        size_t mark = ncz_err_mark();
-        out[i] = ncztr_json_parse_object(keys[i], reqs[r].buf, reqs[r].len);
-        if (!out[i]) {
-            if (!errs)
-                NCZ_GOTO_QUIET(FAIL);
-            errs[i] = ncz_err_take_messages(mark);
-            if (!errs[i] && !(errs[i] = strdup(keys[i])))
-                NCZ_GOTO(FAIL, NCZ_E_NOMEM, "out of memory");
-        }
-    }
-done:
-    if (reqs)
-        for (size_t r = 0; r < nr; r++)
-            free(reqs[r].buf);
-    free(reqs);
-    free(slot);
-    return ret;
-}
-
-/* Fetches several JSON objects at once (NULL keys are skipped). out[i] = new reference or
- * NULL when absent. A present object that does not parse (or a consolidated entry that is
- * not an object) is an error; with errs != NULL it is not fatal: errs[i] gets its message
- * (malloc'ed) and out[i] stays NULL, so that one damaged object does not make the whole
- * store unreadable. Store failures are always fatal. With .zmetadata its entries replace
- * the reads; an entry that does not parse is passed over, as a .zmetadata that does not
- * parse is: the key is read from the store. */
+/* Metadata of several keys at once (ncztr_loadjson.c), from the .zmetadata when there is one. */
 static herr_t get_json_many(loader *L, size_t n, char **keys, json_t **out, char **errs)
 {
-    herr_t ret = SUCCEED;
-    char **redo = NULL;
-    size_t nredo = 0;
-    for (size_t i = 0; i < n; i++) {
-        out[i] = NULL;
-        if (errs)
-            errs[i] = NULL;
-    }
-    if (!L->cons)
-        return get_json_store(L, n, keys, out, errs);
-    for (size_t i = 0; i < n; i++) {
-        if (!keys[i])
-            continue;
-        json_t *j = NULL;
-        switch (ncztr_zmeta_get(L->cons, keys[i], &j)) {
-        case NCZTR_ZMETA_ABSENT:
-            break;
-        case NCZTR_ZMETA_FOUND:
-            out[i] = j;
-            break;
-        case NCZTR_ZMETA_NOTOBJ:
-            json_decref(j);
-            if (!errs)
-                NCZ_GOTO(FAIL, NCZ_E_FORMAT, "consolidated metadata: entry \"%s\" is not a JSON object",
-                         keys[i]);
-            if (asprintf(&errs[i], "consolidated metadata: entry \"%s\" is not a JSON object", keys[i]) < 0) {
-                errs[i] = NULL;
-                NCZ_GOTO(FAIL, NCZ_E_NOMEM, "out of memory");
-            }
-            break;
-        case NCZTR_ZMETA_BROKEN:
-            if (!redo && !(redo = calloc(n, sizeof *redo)))
-                NCZ_GOTO(FAIL, NCZ_E_NOMEM, "out of memory");
-            redo[i] = keys[i];
-            nredo++;
-            break;
-        }
-    }
-    if (nredo && get_json_store(L, n, redo, out, errs) < 0)
-        NCZ_GOTO_QUIET(FAIL);
-done:
-    free(redo);
-    if (ret < 0)
-        for (size_t i = 0; i < n; i++) {
-            json_decref(out[i]);
-            out[i] = NULL;
-            if (errs) {
-                free(errs[i]);
-                errs[i] = NULL;
-            }
-        }
-    return ret;
+    return ncztr_load_json_many(L->f, L->cons, n, keys, out, errs);
 }
 
 static herr_t load_group(loader *L, ncztr_obj *g, json_t *zattrs, const char *key, bool absent);
@@ -356,9 +239,9 @@ static herr_t prefetch_listings(loader *L, const char *key, const child_list *cl
     for (size_t k = 0; k < m; k++) {
         const char *nm = cl->names[b + k];
         bool group = cl->pure ? (js[3 * k] || errs[3 * k]) : b + k >= cl->na;
-        if (nm[0] == '.' || !group || absent[k] || errs[3 * k] || errs[3 * k + 2] ||
+        if (nm[0] == '.' || !group || absent[k] || errs[3 * k] || errs[3 * k + 2] || (L->lazy && !cl->pure) ||
             !lists_children(js[3 * k + 2]))
-            continue;
+            continue; /* (a pending group is listed when it is read) */
         if (!(r[n].prefix = nczm_key_join(key, nm))) {
             for (size_t i = 0; i < n; i++)
                 free((char *)r[i].prefix);
@@ -398,7 +281,7 @@ static herr_t load_batch(loader *L, ncztr_obj *g, const char *key, const child_l
             absent[k] = true;
             continue;
         }
-        if (want_array)
+        if (want_array || (want_group && L->lazy))
             continue; /* read on first use (ncztr_obj_load) */
         char *ck = nczm_key_join(key, nm);
         NCZ_CHECK_ALLOC(ck, FAIL);
@@ -452,6 +335,12 @@ static herr_t load_batch(loader *L, ncztr_obj *g, const char *key, const child_l
                 ncztr_obj_unref(c);
                 free(ck);
                 NCZ_GOTO_QUIET(FAIL);
+            }
+            if (want_group && L->lazy && !absent[k]) {
+                c->pending = true; /* read on first use: load_pending */
+                L->f->npending++;
+                free(ck);
+                continue;
             }
             if (load_group(L, c, zat, ck, absent[k]) < 0) {
                 free(ck);
@@ -626,6 +515,7 @@ static const char *base_name_noext(const char *loc, char *buf, size_t len)
 }
 
 static herr_t load_stub(ncztr_obj *o);
+static herr_t load_pending(ncztr_obj *g);
 
 herr_t ncztr_load_tree(ncztr_file *f)
 {
@@ -697,6 +587,9 @@ herr_t ncztr_load_tree(ncztr_file *f)
             NCZ_GOTO_QUIET(FAIL);
         if (zat && json_object_get(zat, "_nczarr_superblock"))
             f->superblock = true;
+        L.lazy = f->readonly && !f->par &&
+                 json_is_false(json_object_get(json_object_get(zat, "_nczarr_group"), "hdf5_links_below"));
+        f->hooks.load_group = load_pending;
         if (load_group(&L, f->root, zat, "", false) < 0)
             NCZ_GOTO_QUIET(FAIL);
     } else if (za || errs[NCZTR_ROOT_ZARRAY]) {
@@ -742,7 +635,7 @@ herr_t ncztr_load_tree(ncztr_file *f)
     if (ncztr_dimscales_loaded(f) < 0)
         NCZ_GOTO_QUIET(FAIL);
     /* ids follow the names the dimension scales gave (ncztr_ids.c) */
-    if (ncztr_ids_assign_tree(f) < 0 || ncztr_load_resolve_refs(f) < 0)
+    if (ncztr_ids_assign_tree(f) < 0 || ncztr_load_resolve_refs(f->root) < 0)
         NCZ_GOTO_QUIET(FAIL);
 done:
     for (int i = 0; i < NCZTR_NROOT; i++) {
@@ -787,5 +680,105 @@ done:
     }
     free(mkey);
     free(key);
+    return ret;
+}
+
+/* The error of a group read after the open, kept for every later use: its messages since
+ * mark (FAIL only when out of memory). */
+static herr_t keep_group_error(ncztr_obj *c, size_t mark)
+{
+    free(c->group_error);
+    c->group_error = ncz_err_take_messages(mark);
+    if (!c->group_error && !(c->group_error = strdup("its metadata cannot be read")))
+        return NCZ_PUSH(NCZ_E_NOMEM, "out of memory");
+    return SUCCEED;
+}
+
+/* f->hooks.load_group: reads pending group g, and with it the pending groups that follow it
+ * among its parent's members (one batch of reads, as on open: a walk that opens each group
+ * meets them in turn). A group whose .zattrs cannot be used keeps that as its group_error,
+ * which every use of it reports (ncztr_obj_load); the others of the batch are unaffected.
+ * FAIL when g cannot be read. */
+static herr_t load_pending(ncztr_obj *g)
+{
+    herr_t ret = SUCCEED;
+    ncztr_file *f = g->file;
+    loader L = {.f = f, .fmt = (ncztr_zfmt)f->zarr_format, .cons = f->old_cons, .lazy = true};
+    ncztr_obj *p = g->parent, **batch = calloc(LOAD_BATCH, sizeof *batch);
+    char **keys = calloc(3 * LOAD_BATCH, sizeof *keys), **errs = calloc(3 * LOAD_BATCH, sizeof *errs);
+    char **ck = calloc(LOAD_BATCH, sizeof *ck);
+    json_t **js = calloc(3 * LOAD_BATCH, sizeof *js);
+    bool *read = calloc(LOAD_BATCH, sizeof *read); /* read here (not by a nested call) */
+    size_t m = 0;
+    NCZ_CHECK_ALLOC(batch && keys && errs && ck && js && read, FAIL);
+    batch[m++] = g;
+    for (size_t i = p ? ncztr_child_pos(p, g) + 1 : 0; p && i < p->nchildren && m < LOAD_BATCH; i++)
+        if (p->children[i]->kind == NCZTR_GROUP && p->children[i]->pending)
+            batch[m++] = p->children[i];
+    for (size_t k = 0; k < m; k++) {
+        NCZ_CHECK_ALLOC(ck[k] = ncztr_obj_key(batch[k]), FAIL);
+        if (ncztr_node_keys(L.fmt, ck[k], false, false, &keys[3 * k]) < 0)
+            NCZ_GOTO_QUIET(FAIL);
+    }
+    size_t mark = ncz_err_mark();
+    if (get_json_many(&L, 3 * m, keys, js, errs) < 0) {
+        /* the store failed: none of them can be read */
+        if (keep_group_error(g, mark) < 0)
+            NCZ_GOTO_QUIET(FAIL);
+        for (size_t k = 0; k < m; k++) {
+            batch[k]->pending = false;
+            f->npending--;
+            if (k > 0)
+                NCZ_CHECK_ALLOC(batch[k]->group_error = strdup(g->group_error), FAIL);
+        }
+        NCZ_GOTO(FAIL, NCZ_E_STORE, "%s", g->group_error);
+    }
+    for (size_t k = 0; k < m && L.fmt != NCZTR_ZARR2; k++)
+        if (ncztr_node_roles(L.fmt, ck[k], &js[3 * k], &errs[3 * k]) < 0)
+            NCZ_GOTO_QUIET(FAIL);
+    /* One at a time: a group still pending while another is read (a dimension named
+     * there) is read by itself then, and passed over here. */
+    for (size_t k = 0; k < m; k++) {
+        ncztr_obj *c = batch[k];
+        const char *err = errs[3 * k] ? errs[3 * k] : errs[3 * k + 2];
+        if (!c->pending)
+            continue;
+        c->pending = false;
+        f->npending--;
+        read[k] = true;
+        mark = ncz_err_mark();
+        f->reading_pending++;
+        herr_t r = err ? NCZ_PUSH(NCZ_E_FORMAT, "group \"%s\": %s", ck[k], err)
+                       : load_group(&L, c, js[3 * k + 2], ck[k], false);
+        if (r == SUCCEED)
+            r = ncztr_dimscales_group_loaded(c);
+        f->reading_pending--;
+        if (r < 0 && keep_group_error(c, mark) < 0)
+            NCZ_GOTO_QUIET(FAIL);
+    }
+    /* References wait until the groups are complete: they may name their members. (While
+     * the store opens, ids come after the whole tree: ncztr_load_tree resolves them.) */
+    for (size_t k = 0; k < m && f->ids_live; k++) {
+        mark = ncz_err_mark();
+        if (read[k] && !batch[k]->group_error && ncztr_load_resolve_refs(batch[k]) < 0 &&
+            keep_group_error(batch[k], mark) < 0)
+            NCZ_GOTO_QUIET(FAIL);
+    }
+    if (g->group_error)
+        NCZ_GOTO(FAIL, NCZ_E_FORMAT, "%s", g->group_error);
+done:
+    for (size_t i = 0; ck && keys && js && errs && i < 3 * m; i++) {
+        free(keys[i]);
+        free(errs[i]);
+        json_decref(js[i]);
+    }
+    for (size_t k = 0; ck && k < m; k++)
+        free(ck[k]);
+    free(batch);
+    free(keys);
+    free(errs);
+    free(ck);
+    free(js);
+    free(read);
     return ret;
 }

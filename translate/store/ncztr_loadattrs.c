@@ -132,12 +132,12 @@ static herr_t resolve_one(ncztr_obj *o, void *ud)
     return SUCCEED;
 }
 
-herr_t ncztr_load_resolve_refs(ncztr_file *f)
+herr_t ncztr_load_resolve_refs(ncztr_obj *top)
 {
     /* only attributes loaded as holding references wait for ids (load_ref_attr) */
-    if (!f->has_ref_attrs)
+    if (!top->file->has_ref_attrs)
         return SUCCEED;
-    return ncztr_tree_walk(f, resolve_one, f);
+    return ncztr_subtree_walk(top, resolve_one, top->file);
 }
 
 /* An attribute whose kept type t holds references: its type and shape now, its value once
@@ -312,7 +312,7 @@ herr_t ncztr_load_attrs(ncztr_obj *o, json_t *zattrs, const char *key)
         /* the paths wait in raw for the objects' ids (at once when there are ids) */
         if (refs && got >= 0 &&
             (unreadable_raw(a, val, type, ashapes, kt) < 0 ||
-             (o->file->ids_live && resolve_refs(o->file, a) < 0))) {
+             (o->file->ids_live && !o->file->reading_pending && resolve_refs(o->file, a) < 0))) {
             ncztr_attr_unref(a); /* never appended: its only reference */
             NCZ_GOTO(FAIL, NCZ_E_NOMEM, "out of memory");
         }

@@ -387,6 +387,10 @@ static herr_t build_zattrs(const ncztr_obj *o, json_t **out)
                 json_decref(g);
                 NCZ_GOTO_QUIET(FAIL);
             }
+            /* a store without extra links anywhere says so at its root: a read-only open may
+             * then leave its groups unread until used (ncztr_load.c) */
+            if (!o->parent && !o->file->has_aliases)
+                jset(&ok, g, "hdf5_links_below", json_false());
             jset(&ok, j, "_nczarr_group", g);
             jset(&ok, types, "_nczarr_group", json_string("|J0"));
             if (!o->parent) {

@@ -58,8 +58,13 @@ herr_t ncztr_save_tree(ncztr_file *f);
  * messages. */
 herr_t ncztr_load_attrs(ncztr_obj *o, json_t *zattrs, const char *key);
 herr_t ncztr_load_dims(ncztr_obj *g, json_t *dims, const char *key);
+/* Fetches several JSON objects at once (ncztr_loadjson.c): see there. */
+struct ncztr_zmeta;
+herr_t ncztr_load_json_many(ncztr_file *f, struct ncztr_zmeta *cons, size_t n, char **keys, json_t **out,
+                            char **errs);
 /* After a load, once every object has its id: the references of the attributes read so far
- * (stored as paths) become ids. Attributes read later (arrays put off) do that at once. */
-herr_t ncztr_load_resolve_refs(ncztr_file *f);
+ * (stored as paths) at or below top become ids. Attributes of arrays put off do that at
+ * once; those of a pending group and its members once the group is read. */
+herr_t ncztr_load_resolve_refs(ncztr_obj *top);
 
 #endif
