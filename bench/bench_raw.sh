@@ -4,7 +4,9 @@
 # H5Dwrite/H5Dread of a hyperslab per block: 32 chunks per call, none of them a contiguous
 # run of the caller's buffer), raw and shuffle+deflate, on a tmpfs and on a disk directory.
 # Each figure is the median of --runs runs, the peers taking turns, every write and read a
-# process of its own; bench_codecs prints peak RSS beside each. Not a test: nothing is
+# process of its own; bench_codecs prints peak RSS beside each. After each directory,
+# fs_floor.py prints what its file system allows a store of one file per chunk: as many
+# 1 MiB files as chunks against one file of the same size. Not a test: nothing is
 # asserted.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
@@ -39,4 +41,6 @@ for d in $dirs; do
   echo "## $d ($(stat -f -c %T "$d"))"
   "$bin" --dir "$d" --mib "$mib" --runs "$runs" --cols 16384 --chunk 512x512 --cases raw,deflate \
     --peers nczarr,native,netcdf
+  # what the file system itself allows a store of one file per chunk (bench/fs_floor.py)
+  python3 "$here/fs_floor.py" "$d" --files "$mib" --mib 1 --runs "$runs"
 done

@@ -80,8 +80,8 @@ static nczm_status preadv_all(nczm_map *map, const char *key, int fd, const stru
 {
     nczm_iovcur c = {iov, iovcnt, 0, 0};
     while (count && c.k < c.n) {
-        struct iovec v[64];
-        int nv = nczm_iovcur_take(&c, v, 64, count);
+        struct iovec v[NCZM_IOV_BATCH];
+        int nv = nczm_iovcur_take(&c, v, NCZM_IOV_BATCH, count);
         ssize_t r = preadv(fd, v, nv, (off_t)start);
         if (r < 0) {
             if (errno == EINTR)

@@ -38,6 +38,10 @@ typedef struct nczm_iovcur {
     int n, k;   /* pieces; the current one */
     size_t off; /* bytes of the current one already moved */
 } nczm_iovcur;
+/* Pieces per readv/writev call: the kernel's limit (IOV_MAX, 1024), so that a chunk
+ * gathered from 512 rows of the caller's buffer is one system call, not eight (on ext4
+ * each write call also dirties the inode's times through a journal handle). */
+#define NCZM_IOV_BATCH 1024
 /* Up to max pieces from the cursor on, limit bytes at most, into v; returns how many. */
 int nczm_iovcur_take(const nczm_iovcur *c, struct iovec *v, int max, size_t limit);
 /* Moves the cursor done bytes on. */

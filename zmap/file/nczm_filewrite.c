@@ -26,8 +26,8 @@ static int write_tmp_at(int dfd, const struct iovec *iov, int iovcnt, size_t len
     nczm_iovcur c = {iov, iovcnt, 0, 0};
     size_t left = len;
     while (left && c.k < c.n) {
-        struct iovec v[64];
-        int nv = nczm_iovcur_take(&c, v, 64, left);
+        struct iovec v[NCZM_IOV_BATCH];
+        int nv = nczm_iovcur_take(&c, v, NCZM_IOV_BATCH, left);
         ssize_t w = writev(fd, v, nv);
         if (w < 0 && errno == EINTR)
             continue;

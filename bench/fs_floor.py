@@ -1,0 +1,67 @@
+#!/usr/bin/env python3
+"""The file system's floor under a store of one file per chunk, beside bench_raw.sh's
+figures: in the same directory, N new files of S bytes each (written to a temporary and
+renamed into place, as the connector writes a chunk) against one new file of N x S bytes
+(as native HDF5 writes its data), each run in a fresh subdirectory, the two taking turns,
+each run's files deleted before the next run (as bench_codecs deletes its stores), the
+median of the runs printed. No HDF5 or Zarr: only open, write, rename and close. Where the
+N files take longer than the one file takes to write, no chunk-per-file store can write
+at native HDF5's speed there.
+
+usage: bench/fs_floor.py DIR [--files N] [--mib S] [--runs K]"""
+import argparse
+import os
+import shutil
+import statistics
+import tempfile
+import time
+
+
+def many(d, n, buf):
+    t = time.perf_counter()
+    for i in range(n):
+        tmp, final = f"{d}/.tmp.{i}", f"{d}/c{i}"
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
+        os.write(fd, buf)
+        os.close(fd)
+        os.rename(tmp, final)
+    return time.perf_counter() - t
+
+
+def one(d, n, buf):
+    t = time.perf_counter()
+    fd = os.open(f"{d}/data", os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
+    for _ in range(n):
+        os.write(fd, buf)
+    os.close(fd)
+    return time.perf_counter() - t
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("dir")
+    ap.add_argument("--files", type=int, default=1024)
+    ap.add_argument("--mib", type=float, default=1.0, help="MiB per file")
+    ap.add_argument("--runs", type=int, default=5)
+    a = ap.parse_args()
+    buf = b"\1" * int(a.mib * (1 << 20))
+    top = tempfile.mkdtemp(prefix="fs_floor.", dir=a.dir)
+    times = {"many": [], "one": []}
+    try:
+        for r in range(a.runs):
+            for side in (("many", "one") if r % 2 == 0 else ("one", "many")):
+                d = f"{top}/{side}"
+                os.mkdir(d)
+                times[side].append((many if side == "many" else one)(d, a.files, buf))
+                shutil.rmtree(d)
+    finally:
+        shutil.rmtree(top, ignore_errors=True)
+    m, o = statistics.median(times["many"]), statistics.median(times["one"])
+    total = a.files * len(buf) / (1 << 20)
+    print(f"fs floor in {a.dir}: {a.files} files of {a.mib:g} MiB {m:.3f} s ({total / m:.0f} MiB/s), "
+          f"one file of {total:g} MiB {o:.3f} s ({total / o:.0f} MiB/s): many/one {o / m:.2f}x; "
+          f"median of {a.runs}")
+
+
+if __name__ == "__main__":
+    main()
