@@ -1,4 +1,6 @@
 /* The S3 store's internals, shared by its source files (internal to zmap/):
+ *   nczm_s3opts.c   the options a store name carries (nczm_s3opts.h), set by name or from
+ *                   its fragment
  *   nczm_s3cfg.c    names (s3://, path style, virtual host), options, URLs and key encoding
  *   nczm_s3cred.c   credentials, region and CA from the environment and the AWS files
  *   nczm_s3req.c    one request: curl handle set-up, SigV4, callbacks, status and message
