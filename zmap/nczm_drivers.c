@@ -95,10 +95,9 @@ nczm_status nczm_url_set(nczm_url *url, const char *name, const char *value, cha
     if (own && own->opt_set && nczm_name_listed(own->opt_names, name))
         return own->opt_set(&url->opts, name, value, errmsg);
     /* another kind's option: checked by that kind, then dropped */
-    for (const nczm_driver *const *d = nczm_drivers; *d; d++)
-        if ((*d)->opt_set && nczm_name_listed((*d)->opt_names, name))
-            return check_with(*d, name, value, errmsg);
-    return nczm_fmterr(errmsg, NCZM_INVAL, "unknown %s option \"%s\"", own ? own->name : "store", name);
+    if (!nczm_option_known(name))
+        return nczm_fmterr(errmsg, NCZM_INVAL, "unknown %s option \"%s\"", own ? own->name : "store", name);
+    return nczm_option_check(name, value, errmsg);
 }
 
 int nczm_url_single_writer(const nczm_url *url)

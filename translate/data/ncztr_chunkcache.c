@@ -106,9 +106,10 @@ ncztr_cc_entry *ncztr_cc_insert(ncztr_chunkcache *c, const uint64_t *coord, unsi
     if (!e)
         return NULL;
     memcpy(e->coord, coord, (size_t)c->rank * sizeof(uint64_t));
+    e->hash = cc_hash(coord, c->rank);
     e->data = data;
     e->dirty = dirty;
-    if (nczc_hindex_add(&c->ix, cc_hash(coord, c->rank), e) != 0) {
+    if (nczc_hindex_add(&c->ix, e->hash, e) != 0) {
         free(e);
         return NULL;
     }
@@ -121,7 +122,7 @@ ncztr_cc_entry *ncztr_cc_insert(ncztr_chunkcache *c, const uint64_t *coord, unsi
 /* Unlinks an entry; the caller frees it and its data. */
 void ncztr_cc_remove(ncztr_chunkcache *c, ncztr_cc_entry *e)
 {
-    nczc_hindex_remove(&c->ix, cc_hash(e->coord, c->rank), e);
+    nczc_hindex_remove(&c->ix, e->hash, e);
     lru_unlink(c, e);
     c->count--;
     c->bytes -= c->chunk_bytes;

@@ -71,7 +71,7 @@ void ncztr_fill_elems(const ncztr_zarray *za, void *buf, size_t nelem);
  * The budget is the array's cache_bytes, but always at least one chunk. */
 typedef struct ncztr_cc_entry {
     struct ncztr_cc_entry *prev, *next; /* LRU list, head = most recently used */
-    uint64_t hash;
+    uint64_t hash;                      /* of coord, kept for the removal from the index */
     unsigned char *data;
     bool dirty;
     uint64_t coord[]; /* rank entries */

@@ -281,11 +281,18 @@ static int commit_par_pass(commit_par *c, int pass)
     unsigned ns = nczc_workers_slots(c->map->workers);
     if (nblk < 2 || ns < 2)
         return 0;
-    if (!c->copies) {
+    if (!c->copies || !c->fes) { /* the first pass on the pool; the second reuses them */
+        free(c->copies);
+        free(c->fes);
         c->copies = malloc((size_t)ns * c->map->drv->map_size);
         c->fes = malloc(nblk * sizeof *c->fes);
-        if (!c->copies || !c->fes)
+        if (!c->copies || !c->fes) {
+            free(c->copies);
+            free(c->fes);
+            c->copies = NULL;
+            c->fes = NULL;
             return 0;
+        }
         for (unsigned s = 0; s < ns; s++)
             memcpy(c->copies + (size_t)s * c->map->drv->map_size, c->map, c->map->drv->map_size);
     }
