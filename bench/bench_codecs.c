@@ -91,6 +91,29 @@ static double store_mib(const bench_cfg *cfg, const char *path)
     return (double)tree_bytes / 1048576.0;
 }
 
+/* CPU seconds (user + system, all threads) of the S3 server's processes so far; 0 when none
+ * are counted. */
+static double server_cpu(const bench_cfg *cfg)
+{
+    double t = 0;
+    long tck = sysconf(_SC_CLK_TCK);
+    for (int i = 0; i < cfg->nserver; i++) {
+        char path[64], buf[1024];
+        snprintf(path, sizeof path, "/proc/%d/stat", cfg->server_pid[i]);
+        FILE *fp = fopen(path, "r");
+        size_t n = fp ? fread(buf, 1, sizeof buf - 1, fp) : 0;
+        if (fp)
+            fclose(fp);
+        buf[n] = 0;
+        /* fields after the command name, which may hold spaces: state is field 3, utime 14 */
+        char *p = strrchr(buf, ')');
+        unsigned long long ut = 0, st = 0;
+        if (p && sscanf(p + 2, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %llu %llu", &ut, &st) == 2)
+            t += (double)(ut + st) / (double)(tck > 0 ? tck : 100);
+    }
+    return t;
+}
+
 /* One write or read of one peer in a fresh child; its stdout line "ok <s>" / "failed <msg>"
  * comes back on a pipe, its peak RSS from wait4. The children's stderr goes to a log. */
 static void spawn(const bench_cfg *cfg, const char *log, bench_peer peer, bench_case c, int phase,
@@ -98,6 +121,7 @@ static void spawn(const bench_cfg *cfg, const char *log, bench_peer peer, bench_
 {
     int fd[2];
     memset(r, 0, sizeof *r);
+    double srv0 = server_cpu(cfg);
     fflush(stdout);
     fflush(stderr);
     if (pipe(fd) != 0) {
@@ -200,6 +224,9 @@ static void spawn(const bench_cfg *cfg, const char *log, bench_peer peer, bench_
     while (wait4(pid, &status, 0, &ru) < 0 && errno == EINTR)
         ;
     r->rss_mib = (double)ru.ru_maxrss / 1024.0;
+    r->server_s = server_cpu(cfg) - srv0;
+    r->cpu_s = (double)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) +
+               1e-6 * (double)(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec);
     char *line = strstr(out, "ok ") == out ? out : strstr(out, "\nok ");
     if (line && WIFEXITED(status) && WEXITSTATUS(status) == 0) {
         r->ok = 1;
@@ -245,7 +272,7 @@ static void remove_s3_store(const bench_cfg *cfg, const char *log, bench_peer pe
 
 /* A write then a read of one peer, each in its own child; the store is removed after. */
 static void run_pair(const bench_cfg *cfg, const char *log, bench_peer peer, bench_case c, int workers,
-                     int timeout_s, figure *fig)
+                     int timeout_s, figure *fig, figure *floor)
 {
     char store[4300];
     child_result w, r;
@@ -264,6 +291,16 @@ static void run_pair(const bench_cfg *cfg, const char *log, bench_peer peer, ben
     }
     double stored = store_mib(cfg, store);
     spawn(cfg, log, peer, c, 1, workers, timeout_s, &r);
+    /* The floor after the connector's read: the first reader of objects just written pays
+     * the page cache's first touch of them, which the floor then does not. */
+    if (floor && !floor->failed && r.ok) {
+        double fs;
+        char msg[1024];
+        if (bench_read_floor(cfg, c, store, &fs, msg, sizeof msg) == 0)
+            figure_add_floor(floor, fs);
+        else
+            figure_fail(floor, 1, msg);
+    }
     if (!cfg->s3[0])
         remove_tree(store);
     else
@@ -292,6 +329,21 @@ static int parse_list(const char *arg, const char *const *names, int n, int *on)
     return ok ? 0 : -1;
 }
 
+/* "P1 P2 ...": process ids, at most max */
+static int parse_pids(const char *arg, int *pids, int max, int *n)
+{
+    *n = 0;
+    for (const char *p = arg; *p;) {
+        char *end;
+        long v = strtol(p, &end, 10);
+        if (end == p || v < 1 || v > 1 << 22 || *n == max)
+            return -1;
+        pids[(*n)++] = (int)v;
+        p = end + strspn(end, " ,");
+    }
+    return *n ? 0 : -1;
+}
+
 static int parse_workers(const char *arg, int *workers, int max)
 {
     int n = 0;
@@ -314,7 +366,7 @@ static void usage(void)
             "         [--peers nczarr,native,netcdf,zarr3] [--workers 1,2,4,8,16] [--zstd-level L]\n"
             "         [--python PATH] [--connector-dir DIR] [--filter-dir DIR] [--timeout S]\n"
             "         [--zarr-format 2|3] [--shards N] [--s3 URL --s3-storage-options JSON]\n"
-            "         [--cols N] [--chunk RxC]\n"
+            "         [--cols N] [--chunk RxC] [--floor yes|no] [--server-pids \"P ...\"]\n"
             "  --dir          where the stores go (default /dev/shm: memory; a disk directory\n"
             "                 measures the page cache, which cannot be dropped)\n"
             "  --mib          array size in MiB, rounded down to whole calls (default 1024)\n"
@@ -336,7 +388,13 @@ static void usage(void)
             "  --s3           stores go to a bucket: https://host:port/bucket/prefix (the connector\n"
             "                 takes the credentials from AWS_*); only the connector and zarr-python 3\n"
             "                 run; --dir then holds the source slabs only\n"
-            "  --s3-storage-options  zarr-python's storage options for s3fs (JSON), with --s3\n");
+            "  --s3-storage-options  zarr-python's storage options for s3fs (JSON), with --s3\n"
+            "  --floor        yes: also time the read floor of each connector store (a directory,\n"
+            "                 Zarr v3, raw or zstd): its chunk objects read with pread, decoded and\n"
+            "                 copied into a slab on every core, nothing else (default no)\n"
+            "  --server-pids  with --s3: the S3 server's processes; their CPU seconds during each\n"
+            "                 write and read are reported, and the ratio to zarr-python 3 that a\n"
+            "                 client costing nothing would reach with the same requests\n");
 }
 
 int main(int argc, char **argv)
@@ -395,7 +453,12 @@ int main(int argc, char **argv)
                   snprintf(cfg.s3, sizeof cfg.s3, "%s", v) >= (int)sizeof cfg.s3;
         else if (!strcmp(o, "--s3-storage-options"))
             cfg.s3_options = v;
-        else if (!strcmp(o, "--shards"))
+        else if (!strcmp(o, "--server-pids"))
+            bad = parse_pids(v, cfg.server_pid, 8, &cfg.nserver) < 0;
+        else if (!strcmp(o, "--floor")) {
+            cfg.floor = !strcmp(v, "yes");
+            bad = !cfg.floor && strcmp(v, "no");
+        } else if (!strcmp(o, "--shards"))
             bad = (cfg.shards = atoi(v)) < 1 || cfg.shards > 64;
         else if (!strcmp(o, "--cols"))
             bad = (cols = strtoul(v, NULL, 10)) < 1 || cols > ((size_t)1 << 24);
@@ -409,6 +472,10 @@ int main(int argc, char **argv)
             return 2;
         }
         i++;
+    }
+    if (cfg.floor && (cfg.s3[0] || cfg.zarr_format != 3)) {
+        fprintf(stderr, "bench_codecs: --floor is for Zarr v3 stores in a directory\n");
+        return 2;
     }
     cfg.python = python;
     cfg.script = script;
@@ -475,7 +542,8 @@ int main(int argc, char **argv)
                 int p = (k + run) % NPEERS; /* rotate who goes first */
                 figure *fig = &rep.main[c][p];
                 if (on_peer[p] && !fig->skip && !fig->failed)
-                    run_pair(&cfg, log, (bench_peer)p, (bench_case)c, 0, timeout_s, fig);
+                    run_pair(&cfg, log, (bench_peer)p, (bench_case)c, 0, timeout_s, fig,
+                             cfg.floor && p == PEER_NCZARR ? &rep.floor[c] : NULL);
             }
         report_case(&rep, (bench_case)c, on_peer);
     }
@@ -490,7 +558,7 @@ int main(int argc, char **argv)
                     int w = (k + run) % nworkers;
                     figure *fig = &rep.scaling[c][w];
                     if (!fig->failed)
-                        run_pair(&cfg, log, PEER_NCZARR, (bench_case)c, workers[w], timeout_s, fig);
+                        run_pair(&cfg, log, PEER_NCZARR, (bench_case)c, workers[w], timeout_s, fig, NULL);
                 }
         }
         report_scaling(&rep, on_case, workers, nworkers);

@@ -26,6 +26,9 @@ typedef struct {
     int shards;             /* Zarr v3: shards of shards x shards chunks (0: none) */
     char s3[2048];          /* stores in a bucket: https://host:port/bucket/prefix ("": --dir) */
     const char *s3_options; /* zarr-python's storage options for s3fs (JSON), with s3 */
+    int floor;              /* also time the read floor of the connector's store (--floor) */
+    int server_pid[8];      /* the S3 server's processes, whose CPU time is counted */
+    int nserver;            /* (--server-pids; 0: not counted) */
 } bench_cfg;
 
 /* Runs one phase (0 write, 1 read) of one C peer in the calling process, which must be a
@@ -46,5 +49,11 @@ void bench_s3_path(const bench_cfg *cfg, bench_peer peer, char *buf, size_t size
 int bench_peer_env(const bench_cfg *cfg, bench_peer peer);
 
 int bench_have_netcdf(void);
+
+/* The read floor of the directory store at store (bench_floor.c): its chunk objects read
+ * with pread, decoded and copied into a slab, on every core. Returns 0 and the seconds, or
+ * -1 and a message. */
+int bench_read_floor(const bench_cfg *cfg, bench_case c, const char *store, double *secs, char *msg,
+                     size_t msg_size);
 
 #endif

@@ -22,6 +22,19 @@ void figure_add(figure *f, const child_result *w, const child_result *r, double 
     f->w_rss[f->n] = w->rss_mib;
     f->r_rss[f->n] = r->rss_mib;
     f->stored[f->n] = stored_mib;
+    f->w_srv[f->n] = w->server_s;
+    f->r_srv[f->n] = r->server_s;
+    f->w_cpu[f->n] = w->cpu_s;
+    f->r_cpu[f->n] = r->cpu_s;
+    f->n++;
+}
+
+void figure_add_floor(figure *f, double read_s)
+{
+    if (f->n == MAX_RUNS)
+        return;
+    f->w_s[f->n] = 0;
+    f->r_s[f->n] = read_s;
     f->n++;
 }
 
@@ -123,9 +136,22 @@ void report_header(report *rep, int runs, int tmpfs, const int *workers, int nwo
     }
     printf("MiB/s: of the array's raw size; stored: MiB in the store; x<peer>: this row's MiB/s over that "
            "peer's "
-           "(w write, r read); RSS: the process's peak, MiB\n\n");
-    printf("%-8s %-7s %11s %11s %8s %6s %6s %6s %6s %6s %6s %11s\n", "case", "peer", "write MiB/s",
+           "(w write, r read); RSS: the process's peak, MiB\n");
+    if (cfg->floor)
+        printf("floor: the least a reader using read(2) must do with the connector's store, on every core: "
+               "each chunk object read whole with pread, its chunks decoded and their rows copied into a "
+               "slab; its r xz3 is the most any such reader gets over zarr-python 3\n");
+    if (cfg->nserver)
+        printf("cli CPU: the peer's own CPU seconds in one write / read (the whole process); srv CPU: the S3 "
+               "server's CPU seconds meanwhile (its %d processes); max xz3: "
+               "zarr-python 3's seconds over this peer's server CPU seconds per core (%ld cores), the most "
+               "a client costing no CPU would get over zarr-python 3 with this peer's requests\n",
+               cfg->nserver, sysconf(_SC_NPROCESSORS_ONLN));
+    printf("\n%-8s %-7s %11s %11s %8s %6s %6s %6s %6s %6s %6s %11s", "case", "peer", "write MiB/s",
            "read MiB/s", "stored", "w xnat", "r xnat", "w xnc", "r xnc", "w xz3", "r xz3", "RSS w/r");
+    if (cfg->nserver)
+        printf(" %11s %11s %11s", "cli CPU w/r", "srv CPU w/r", "max xz3 w/r");
+    printf("\n");
     fflush(stdout);
 }
 
@@ -165,6 +191,26 @@ static void print_rss(const figure *f)
     printf(" %11s", cell);
 }
 
+/* The peer's and the S3 server's median CPU seconds in this figure's write and read, and
+ * the ratio to zarr-python 3 that the server's seconds spread over every core allow. */
+static void print_server(const figure *f, const figure *z3)
+{
+    char cli[32], srv[32], best[32];
+    snprintf(cli, sizeof cli, "-");
+    snprintf(srv, sizeof srv, "-");
+    snprintf(best, sizeof best, "-");
+    if (f->n && !f->failed && !f->skip) {
+        double ws = median(f->w_srv, f->n), rs = median(f->r_srv, f->n);
+        double cores = (double)sysconf(_SC_NPROCESSORS_ONLN);
+        snprintf(cli, sizeof cli, "%.2f/%.2f", median(f->w_cpu, f->n), median(f->r_cpu, f->n));
+        snprintf(srv, sizeof srv, "%.2f/%.2f", ws, rs);
+        if (z3->n && !z3->failed && !z3->skip && ws > 0 && rs > 0 && cores > 0)
+            snprintf(best, sizeof best, "%.2f/%.2f", median(z3->w_s, z3->n) / (ws / cores),
+                     median(z3->r_s, z3->n) / (rs / cores));
+    }
+    printf(" %11s %11s %11s", cli, srv, best);
+}
+
 void report_case(report *rep, bench_case c, const int *on_peer)
 {
     const figure *row = rep->main[c];
@@ -186,7 +232,20 @@ void report_case(report *rep, bench_case c, const int *on_peer)
             print_ratio(rate(rep, f, 1), rate(rep, &row[q], 1));
         }
         print_rss(f);
+        if (rep->cfg->nserver)
+            print_server(f, &row[PEER_ZARR3]);
         printf("\n");
+    }
+    const figure *fl = &rep->floor[c];
+    if (rep->cfg->floor && (fl->n || fl->failed)) {
+        printf("%-8s %-7s %11s", "", "floor", "-");
+        print_cell(rep, fl, 1, PEER_NCZARR, "floor", 11);
+        printf(" %8s", "-");
+        for (int q = PEER_NATIVE; q < NPEERS; q++) {
+            printf(" %6s", "-");
+            print_ratio(rate(rep, fl, 1), rate(rep, &row[q], 1));
+        }
+        printf(" %11s\n", "-");
     }
     fflush(stdout);
 }

@@ -9,6 +9,8 @@ enum { MAX_RUNS = 15, MAX_WORKERS = 32, MAX_NOTES = 64 };
 typedef struct {
     int ok;
     double secs, rss_mib;
+    double server_s; /* CPU seconds of the S3 server's processes while the child ran */
+    double cpu_s;    /* the child's own CPU seconds (user + system) */
     char msg[1024];
 } child_result;
 
@@ -16,8 +18,10 @@ typedef struct {
 typedef struct {
     int n;
     double w_s[MAX_RUNS], r_s[MAX_RUNS], w_rss[MAX_RUNS], r_rss[MAX_RUNS], stored[MAX_RUNS];
-    int skip;   /* not run: the peer is missing (the note says why) */
-    int failed; /* a run failed: its figures are not reported */
+    double w_srv[MAX_RUNS], r_srv[MAX_RUNS]; /* the S3 server's CPU seconds (--server-pids) */
+    double w_cpu[MAX_RUNS], r_cpu[MAX_RUNS]; /* the peer's own CPU seconds */
+    int skip;                                /* not run: the peer is missing (the note says why) */
+    int failed;                              /* a run failed: its figures are not reported */
     int failed_phase;
     char msg[1024];
 } figure;
@@ -26,6 +30,7 @@ typedef struct {
     const bench_cfg *cfg;
     const char *const *cases, *const *peers;
     figure main[NCASES][NPEERS];
+    figure floor[NCASES]; /* --floor: the read floor of the connector's store (r_s only) */
     figure scaling[NCASES][MAX_WORKERS];
     char skip_msg[NPEERS][256];
     int nnotes;
@@ -36,6 +41,7 @@ typedef struct {
 
 void figure_fail(figure *f, int phase, const char *msg);
 void figure_add(figure *f, const child_result *w, const child_result *r, double stored_mib);
+void figure_add_floor(figure *f, double read_s);
 
 void report_init(report *rep, const bench_cfg *cfg, const char *const *cases, const char *const *peers);
 void report_skip_peer(report *rep, bench_peer peer, const char *why);

@@ -1,0 +1,278 @@
+/* The read floor of a directory store: the least work any reader that uses read(2) must do
+ * to hand the caller the array, timed on every core. Each zstd chunk object (a shard, with
+ * --shards) is read whole with one pread, its chunks decoded and each chunk's rows copied
+ * into a slab of the caller's shape, as a reader's H5Dread or numpy assignment must. No metadata is read, no
+ * selection computed, no buffer allocated per chunk: a reader doing more takes longer. Only the Zarr v3
+ * layouts the connector writes: chunk keys under "c/", shard indexes at the end with crc32c. A raw chunk is
+ * read straight into its rows with one preadv, the least a raw reader can do. */
+#include "bench_codecs.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <ftw.h>
+#include <pthread.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/uio.h>
+#include <time.h>
+#include <unistd.h>
+#include <zstd.h>
+
+typedef struct {
+    char **paths;
+    size_t n, cap;
+} file_list;
+
+static file_list found; /* nftw has no user pointer */
+
+static int collect(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+    (void)st;
+    if (flag != FTW_F || !strstr(path, "/c/") || !strcmp(path + ftw->base, "zarr.json"))
+        return 0;
+    if (found.n == found.cap) {
+        size_t cap = found.cap ? 2 * found.cap : 1024;
+        char **p = realloc(found.paths, cap * sizeof *p);
+        if (!p)
+            return -1;
+        found.paths = p;
+        found.cap = cap;
+    }
+    return (found.paths[found.n++] = strdup(path)) ? 0 : -1;
+}
+
+typedef struct {
+    const bench_cfg *cfg;
+    bench_case c;
+    float *slab; /* the caller's buffer of one call, as one H5Dread fills one */
+    size_t next; /* the next file to take, under lock */
+    pthread_mutex_t lock;
+    int failed;
+    char msg[512];
+} floor_job;
+
+typedef struct {
+    floor_job *job;
+    unsigned char *file; /* the object's bytes */
+    size_t file_cap;
+    float *chunk;
+} floor_worker;
+
+static void job_fail(floor_job *j, const char *fmt, const char *path, const char *why)
+{
+    pthread_mutex_lock(&j->lock);
+    if (!j->failed)
+        snprintf(j->msg, sizeof j->msg, fmt, path, why);
+    j->failed = 1;
+    pthread_mutex_unlock(&j->lock);
+}
+
+/* Decodes (or takes) one chunk of bytes and copies its rows into the slab at the place of
+ * chunk number k of the slab's grid. */
+static int place(floor_worker *w, const unsigned char *in, size_t inlen, size_t k, const char *path)
+{
+    const bench_cfg *cfg = w->job->cfg;
+    size_t cbytes = cfg->crows * cfg->ccols * sizeof(float);
+    const float *rows = (const float *)in;
+    if (w->job->c == CASE_ZSTD) {
+        size_t r = ZSTD_decompress(w->chunk, cbytes, in, inlen);
+        if (ZSTD_isError(r) || r != cbytes) {
+            job_fail(w->job, "%s: %s", path, ZSTD_isError(r) ? ZSTD_getErrorName(r) : "short chunk");
+            return -1;
+        }
+        rows = w->chunk;
+    } else if (inlen != cbytes) {
+        job_fail(w->job, "%s: %s", path, "a raw chunk of another size");
+        return -1;
+    }
+    size_t per_row = cfg->cols / cfg->ccols, in_slab = cfg->slab_rows / cfg->crows * per_row;
+    size_t slot = k % in_slab, r0 = slot / per_row * cfg->crows, c0 = slot % per_row * cfg->ccols;
+    for (size_t i = 0; i < cfg->crows; i++)
+        memcpy(w->job->slab + (r0 + i) * cfg->cols + c0, rows + i * cfg->ccols, cfg->ccols * sizeof(float));
+    return 0;
+}
+
+static uint64_t le64(const unsigned char *p)
+{
+    uint64_t v = 0;
+    for (int i = 7; i >= 0; i--)
+        v = v << 8 | p[i];
+    return v;
+}
+
+/* A raw chunk of nb bytes at offset off in fd: read straight into its rows of the slab with
+ * one preadv, as the connector does (no copy after the kernel's). */
+static int place_raw(floor_worker *w, int fd, uint64_t off, uint64_t nb, size_t k, const char *path)
+{
+    const bench_cfg *cfg = w->job->cfg;
+    size_t row = cfg->ccols * sizeof(float);
+    if (nb != cfg->crows * row || cfg->crows > 1024) {
+        job_fail(w->job, "%s: %s", path, "a raw chunk of another size");
+        return -1;
+    }
+    size_t per_row = cfg->cols / cfg->ccols, in_slab = cfg->slab_rows / cfg->crows * per_row;
+    size_t slot = k % in_slab, r0 = slot / per_row * cfg->crows, c0 = slot % per_row * cfg->ccols;
+    struct iovec iov[1024];
+    for (size_t i = 0; i < cfg->crows; i++)
+        iov[i] = (struct iovec){w->job->slab + (r0 + i) * cfg->cols + c0, row};
+    if (preadv(fd, iov, (int)cfg->crows, (off_t)off) != (ssize_t)nb) {
+        job_fail(w->job, "%s: %s", path, "short read");
+        return -1;
+    }
+    return 0;
+}
+
+static int one_raw(floor_worker *w, int fd, size_t len, size_t k, const char *path)
+{
+    int s = w->job->cfg->shards;
+    if (!s)
+        return place_raw(w, fd, 0, len, k, path);
+    size_t n = (size_t)s * (size_t)s, ilen = 16 * n + 4;
+    unsigned char idx[16 * 4096 + 4];
+    if (len < ilen || ilen > sizeof idx || pread(fd, idx, ilen, (off_t)(len - ilen)) != (ssize_t)ilen) {
+        job_fail(w->job, "%s: %s", path, "no shard index at the end");
+        return -1;
+    }
+    for (size_t i = 0; i < n; i++) {
+        uint64_t off = le64(idx + 16 * i), nb = le64(idx + 16 * i + 8);
+        if (off == UINT64_MAX && nb == UINT64_MAX)
+            continue;
+        if (off > len - ilen || nb > len - ilen - off) {
+            job_fail(w->job, "%s: %s", path, "not a shard with its index at the end");
+            return -1;
+        }
+        if (place_raw(w, fd, off, nb, k * n + i, path) < 0)
+            return -1;
+    }
+    return 0;
+}
+
+static int one_object(floor_worker *w, const char *path, size_t k)
+{
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    struct stat st;
+    if (fd < 0 || fstat(fd, &st) != 0) {
+        job_fail(w->job, "%s: %s", path, strerror(errno));
+        if (fd >= 0)
+            close(fd);
+        return -1;
+    }
+    size_t len = (size_t)st.st_size;
+    if (w->job->c == CASE_RAW) {
+        int rc = one_raw(w, fd, len, k, path);
+        close(fd);
+        return rc;
+    }
+    if (len > w->file_cap) {
+        free(w->file);
+        w->file_cap = len;
+        if (!(w->file = malloc(len))) {
+            w->file_cap = 0;
+            close(fd);
+            job_fail(w->job, "%s: %s", path, "out of memory");
+            return -1;
+        }
+    }
+    ssize_t got = pread(fd, w->file, len, 0);
+    close(fd);
+    if (got != (ssize_t)len) {
+        job_fail(w->job, "%s: %s", path, "short read");
+        return -1;
+    }
+    int s = w->job->cfg->shards;
+    if (!s)
+        return place(w, w->file, len, k, path);
+    size_t n = (size_t)s * (size_t)s, ilen = 16 * n + 4; /* (offset, nbytes) pairs + crc32c */
+    if (len < ilen) {
+        job_fail(w->job, "%s: %s", path, "no room for a shard index");
+        return -1;
+    }
+    const unsigned char *idx = w->file + len - ilen;
+    for (size_t i = 0; i < n; i++) {
+        uint64_t off = le64(idx + 16 * i), nb = le64(idx + 16 * i + 8);
+        if (off == UINT64_MAX && nb == UINT64_MAX)
+            continue; /* never written */
+        if (off > len - ilen || nb > len - ilen - off) {
+            job_fail(w->job, "%s: %s", path, "not a shard with its index at the end");
+            return -1;
+        }
+        if (place(w, w->file + off, nb, k * n + i, path) < 0)
+            return -1;
+    }
+    return 0;
+}
+
+static void *work(void *arg)
+{
+    floor_worker *w = arg;
+    floor_job *j = w->job;
+    for (;;) {
+        pthread_mutex_lock(&j->lock);
+        size_t k = j->next++;
+        int stop = j->failed || k >= found.n;
+        pthread_mutex_unlock(&j->lock);
+        if (stop || one_object(w, found.paths[k], k) < 0)
+            return NULL;
+    }
+}
+
+int bench_read_floor(const bench_cfg *cfg, bench_case c, const char *store, double *secs, char *msg,
+                     size_t msg_size)
+{
+    if (c != CASE_RAW && c != CASE_ZSTD) {
+        snprintf(msg, msg_size, "the floor knows raw and zstd chunks only");
+        return -1;
+    }
+    found.n = 0;
+    if (nftw(store, collect, 16, FTW_PHYS) != 0 || found.n == 0) {
+        snprintf(msg, msg_size, "%s: no chunk objects under c/", store);
+        return -1;
+    }
+    long cores = sysconf(_SC_NPROCESSORS_ONLN);
+    int nt = cores < 1 ? 1 : cores > 64 ? 64 : (int)cores;
+    size_t cbytes = cfg->crows * cfg->ccols * sizeof(float),
+           sbytes = cfg->slab_rows * cfg->cols * sizeof(float);
+    /* one slab for every thread, as one H5Dread's buffer: objects taken one after another
+     * go to different chunk places of it */
+    floor_job job = {.cfg = cfg, .c = c, .slab = malloc(sbytes)};
+    pthread_mutex_init(&job.lock, NULL);
+    floor_worker ws[64];
+    pthread_t th[64];
+    int made = 0, ok = job.slab != NULL;
+    if (ok) /* touched before the clock starts, as the readers' buffers are */
+        memset(job.slab, 0, sbytes);
+    for (int i = 0; i < nt && ok; i++) {
+        ws[i] = (floor_worker){.job = &job, .chunk = malloc(cbytes)};
+        if ((ok = ws[i].chunk != NULL))
+            memset(ws[i].chunk, 0, cbytes);
+        made = i + 1;
+    }
+    struct timespec t0, t1;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    int started = 0;
+    for (int i = 0; i < nt && ok; i++)
+        if (pthread_create(&th[i], NULL, work, &ws[i]) == 0)
+            started++;
+    for (int i = 0; i < started; i++)
+        pthread_join(th[i], NULL);
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    for (int i = 0; i < made; i++)
+        free(ws[i].file), free(ws[i].chunk);
+    free(job.slab);
+    for (size_t i = 0; i < found.n; i++)
+        free(found.paths[i]);
+    pthread_mutex_destroy(&job.lock);
+    if (!ok || started == 0) {
+        snprintf(msg, msg_size, "out of memory or no threads");
+        return -1;
+    }
+    if (job.failed) {
+        snprintf(msg, msg_size, "%s", job.msg);
+        return -1;
+    }
+    *secs = (double)(t1.tv_sec - t0.tv_sec) + 1e-9 * (double)(t1.tv_nsec - t0.tv_nsec);
+    return 0;
+}
