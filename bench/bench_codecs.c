@@ -2,7 +2,8 @@
  * netCDF-C's NCZarr and zarr-python 3, in one table.
  *
  * The array is a smooth float32 field with noise in its low bits (rows x 8192, chunks
- * 256 x 1024 = 1 MiB), written and read back 512 whole rows (16 chunks) per call. Cases: raw,
+ * 256 x 1024 = 1 MiB), written and read back 512 whole rows (16 chunks) per call (--call-rows
+ * and --chunk change both). Cases: raw,
  * shuffle + deflate 4, blosc (lz4, clevel 5, byte shuffle), zstd (level 1 by default:
  * numcodecs' default). Each figure is the median of the runs; in every run the peers take
  * turns (the first one rotating), and every write and every read runs in a child process of
@@ -366,13 +367,14 @@ static void usage(void)
             "         [--peers nczarr,native,netcdf,zarr3] [--workers 1,2,4,8,16] [--zstd-level L]\n"
             "         [--python PATH] [--connector-dir DIR] [--filter-dir DIR] [--timeout S]\n"
             "         [--zarr-format 2|3] [--shards N] [--s3 URL --s3-storage-options JSON]\n"
-            "         [--cols N] [--chunk RxC] [--floor yes|no] [--server-pids \"P ...\"]\n"
+            "         [--cols N] [--chunk RxC] [--call-rows N] [--floor yes|no] [--server-pids \"P ...\"]\n"
             "  --dir          where the stores go (default /dev/shm: memory; a disk directory\n"
             "                 measures the page cache, which cannot be dropped)\n"
             "  --mib          array size in MiB, rounded down to whole calls (default 1024)\n"
             "  --cols         columns of the float32 array (default 8192; rows follow from --mib)\n"
-            "  --chunk        chunk shape rows x columns (default 256x1024); each call writes or\n"
-            "                 reads 512 full rows, so rows must divide 512 and columns --cols\n"
+            "  --chunk        chunk shape rows x columns (default 256x1024): rows must divide\n"
+            "                 --call-rows and columns --cols\n"
+            "  --call-rows    full rows each call writes or reads (default 512)\n"
             "  --runs         runs per figure, median reported (default 5)\n"
             "  --workers      also run the connector's compressed cases with workers=N for each N\n"
             "  --python       zarr-python 3's interpreter (default $BENCH_PYTHON or\n"
@@ -404,7 +406,7 @@ int main(int argc, char **argv)
     double mib = 1024;
     int runs = 5, timeout_s = 600, on_case[NCASES] = {1, 1, 1, 1}, on_peer[NPEERS] = {1, 1, 1, 1};
     int workers[32], nworkers = 0;
-    size_t cols = 8192, crows = 256, ccols = 1024;
+    size_t cols = 8192, crows = 256, ccols = 1024, call_rows = 512;
     static char python[4096], script[4096];
     const char *home = getenv("HOME");
     snprintf(python, sizeof python, "%s/.cache/vol-nczarr/venv/bin/python", home ? home : "");
@@ -463,7 +465,9 @@ int main(int argc, char **argv)
         else if (!strcmp(o, "--cols"))
             bad = (cols = strtoul(v, NULL, 10)) < 1 || cols > ((size_t)1 << 24);
         else if (!strcmp(o, "--chunk"))
-            bad = sscanf(v, "%zux%zu", &crows, &ccols) != 2 || crows < 1 || ccols < 1 || 512 % crows != 0;
+            bad = sscanf(v, "%zux%zu", &crows, &ccols) != 2 || crows < 1 || ccols < 1;
+        else if (!strcmp(o, "--call-rows"))
+            bad = (call_rows = strtoul(v, NULL, 10)) < 1 || call_rows > 65536;
         else
             bad = 1;
         if (bad) {
@@ -486,12 +490,16 @@ int main(int argc, char **argv)
     cfg.cols = cols;
     cfg.crows = crows;
     cfg.ccols = ccols;
-    cfg.slab_rows = 512;
+    if (call_rows % crows != 0) {
+        fprintf(stderr, "bench_codecs: --chunk rows %zu do not divide --call-rows %zu\n", crows, call_rows);
+        return 2;
+    }
+    cfg.slab_rows = call_rows;
     cfg.nslabs = 2;
     size_t slab_bytes = cfg.slab_rows * cfg.cols * sizeof(float);
     cfg.rows = (size_t)(mib * 1048576.0 / (double)slab_bytes) * cfg.slab_rows;
     if (cfg.rows == 0) {
-        fprintf(stderr, "bench_codecs: --mib %g is less than one call of 512 rows\n", mib);
+        fprintf(stderr, "bench_codecs: --mib %g is less than one call of %zu rows\n", mib, call_rows);
         return 2;
     }
 

@@ -123,6 +123,51 @@ static void v3_roundtrip(const char *codecs, const unsigned char *in)
     ncztr_chain_free(c);
 }
 
+/* ncztr_chain_decode_each of a 6 x 10 shard of 2 x 5 inner chunks: each inner chunk lands
+ * where the assembled shard has it. */
+typedef struct each_seen {
+    int32_t shard[60];
+    int calls[6];
+} each_seen;
+
+static void each_sink(void *ud, size_t inner, const unsigned char *raw)
+{
+    each_seen *s = ud;
+    if (inner >= 6)
+        return;
+    s->calls[inner]++;
+    for (int r = 0; r < 2; r++)
+        memcpy(&s->shard[(inner / 2 * 2 + r) * 10 + inner % 2 * 5], raw + r * 5 * 4, 5 * 4);
+}
+
+static void test_each(const char *codecs, const unsigned char *in, const int32_t *fill)
+{
+    ncztr_chain *c = v3_chain(codecs, (const unsigned char *)fill);
+    uint64_t ish[2] = {0, 0};
+    REQUIRE(c && ncztr_chain_inner_shape(c, 2, ish), "%s: no inner chunks", codecs);
+    CHECK(ish[0] == 2 && ish[1] == 5, "inner shape %llu x %llu", (unsigned long long)ish[0],
+          (unsigned long long)ish[1]);
+    ncztr_cerr e = {{0}};
+    void *enc = NULL;
+    size_t n = 0;
+    int32_t whole[60];
+    each_seen seen;
+    memset(&seen, 0, sizeof seen);
+    REQUIRE(ncztr_chain_encode(c, in, 240, &enc, &n, &e) == 0, "encode: %s", e.msg);
+    CHECK(fill || n < 240, "zero inner chunks were written: %zu bytes", n);
+    CHECK(ncztr_chain_decode(c, enc, n, whole, 240, &e) == 0, "decode: %s", e.msg);
+    CHECK(ncztr_chain_decode_each(c, enc, n, each_sink, &seen, &e) == 0, "decode_each: %s", e.msg);
+    for (int i = 0; i < 6; i++)
+        CHECK(seen.calls[i] == 1, "inner chunk %d handed %d times", i, seen.calls[i]);
+    CHECK(memcmp(seen.shard, whole, 240) == 0, "inner chunks differ from the assembled shard");
+    /* a damaged index stops it with the codec's message */
+    ((unsigned char *)enc)[n - 1] ^= 1;
+    CHECK(ncztr_chain_decode_each(c, enc, n, each_sink, &seen, &e) < 0 && strstr(e.msg, "crc32c"),
+          "damaged index: %s", e.msg);
+    free(enc);
+    ncztr_chain_free(c);
+}
+
 static void test_v3(void)
 {
     int32_t v[60], part[60] = {0};
@@ -157,6 +202,15 @@ static void test_v3(void)
     const int32_t *t = enc;
     CHECK(t[1] == v[10] && t[6] == v[1] && t[7] == v[11], "transposed: %d %d %d", t[1], t[6], t[7]);
     free(enc);
+    ncztr_chain_free(c);
+    /* inner chunk by inner chunk: the same elements as the assembled shard, and an unwritten
+     * inner chunk as fill */
+    const int32_t fill = -7;
+    test_each(shard, in, &fill);
+    test_each(shard, (const unsigned char *)part, NULL); /* five inner chunks of zeros: unwritten */
+    c = v3_chain("[{\"name\": \"bytes\"}, {\"name\": \"gzip\"}]", NULL);
+    uint64_t ish[2];
+    CHECK(c && !ncztr_chain_inner_shape(c, 2, ish), "a chain without shards decodes inner chunks");
     ncztr_chain_free(c);
     /* a shard of fill only: every inner chunk unwritten, the index alone */
     int32_t zero[60] = {0};

@@ -3,7 +3,8 @@
  * one pair per inner chunk in C order, encoded by "index_codecs", at the end of the object
  * or at its start ("index_location"). An inner chunk never written has both values
  * 2^64-1 and is all fill; shards are chunks to the rest of the connector, so a whole shard
- * is decoded or encoded at once (and a partial write rewrites the shard, as in Zarr). */
+ * is decoded or encoded at once (and a partial write rewrites the shard, as in Zarr); a
+ * reader that places inner chunks itself takes them one by one (decode_each). */
 #include "ncztr_codec_internal.h"
 #include "ncztr_err.h"
 
@@ -206,13 +207,13 @@ static void fill_elems(const ncztr_cctx *cx, unsigned char *buf, size_t nelem)
         memcpy(buf + i * cx->esz, cx->fill, cx->esz);
 }
 
-static int decode(const void *state, const ncztr_cctx *cx, const void *in, size_t inlen, void *out,
-                  size_t cap, ncztr_dres *r, ncztr_cerr *e)
+/* Decodes the shard's inner chunks in order, handing each to sink: stored ones decoded
+ * (raw ones straight from the object), never written ones all fill. */
+static int decode_each(const void *state, const ncztr_cctx *cx, const void *in, size_t inlen,
+                       ncztr_inner_sink sink, void *ud, ncztr_cerr *e)
 {
     const shard_state *s = state;
     const unsigned char *p = in;
-    if (cap < cx->chunk_bytes)
-        return NCZTR_CODEC_FAIL(e, "sharding: no room for a shard of %zu bytes", cx->chunk_bytes);
     if (inlen < s->index_bytes)
         return NCZTR_CODEC_FAIL(e, "sharding: the shard object is %zu bytes, too short for its index of %zu",
                                 inlen, s->index_bytes);
@@ -231,11 +232,9 @@ static int decode(const void *state, const ncztr_cctx *cx, const void *in, size_
         rc = NCZTR_CODEC_FAIL(e, "sharding: the shard's index: %.400s", why);
         goto done;
     }
-    if (cx->vlen) /* elements whose parts the inner chunks own: none until decoded */
-        memset(out, 0, cx->chunk_bytes);
     /* the inner chunks' bytes lie outside the index */
     size_t lo = s->index_start ? s->index_bytes : 0, hi = s->index_start ? inlen : inlen - s->index_bytes;
-    for (size_t i = 0; i < s->ninner && rc == 0; i++) {
+    for (size_t i = 0; i < s->ninner; i++) {
         uint64_t off = get64(index + 16 * i, s->index_big), len = get64(index + 16 * i + 8, s->index_big);
         if (off == NONE && len == NONE) {
             fill_elems(&s->inner, tmp, s->inner.chunk_bytes / cx->esz);
@@ -247,8 +246,7 @@ static int decode(const void *state, const ncztr_cctx *cx, const void *in, size_
                 i, (unsigned long long)off, (unsigned long long)off, (unsigned long long)len, lo, hi);
             break;
         } else if (raw && len == s->inner.chunk_bytes) {
-            /* stored as they are: straight from the object into the shard */
-            copy_inner(s, cx, i, out, (unsigned char *)(uintptr_t)(p + off), true);
+            sink(ud, i, p + off); /* stored as they are: straight from the object */
             continue;
         } else if (s->inner.chain_ops->decode(s->chain, p + off, (size_t)len, tmp, s->inner.chunk_bytes, e) <
                    0) {
@@ -257,8 +255,35 @@ static int decode(const void *state, const ncztr_cctx *cx, const void *in, size_
             rc = NCZTR_CODEC_FAIL(e, "sharding: inner chunk %zu: %.400s", i, why);
             break;
         }
-        copy_inner(s, cx, i, out, tmp, true);
+        sink(ud, i, tmp);
     }
+done:
+    free(index);
+    free(tmp);
+    return rc;
+}
+
+typedef struct into_shard {
+    const shard_state *s;
+    const ncztr_cctx *cx;
+    unsigned char *shard;
+} into_shard;
+
+static void put_inner(void *ud, size_t i, const unsigned char *raw)
+{
+    const into_shard *u = ud;
+    copy_inner(u->s, u->cx, i, u->shard, (unsigned char *)(uintptr_t)raw, true);
+}
+
+static int decode(const void *state, const ncztr_cctx *cx, const void *in, size_t inlen, void *out,
+                  size_t cap, ncztr_dres *r, ncztr_cerr *e)
+{
+    if (cap < cx->chunk_bytes)
+        return NCZTR_CODEC_FAIL(e, "sharding: no room for a shard of %zu bytes", cx->chunk_bytes);
+    if (cx->vlen) /* elements whose parts the inner chunks own: none until decoded */
+        memset(out, 0, cx->chunk_bytes);
+    into_shard u = {state, cx, out};
+    int rc = decode_each(state, cx, in, inlen, put_inner, &u, e);
     if (rc < 0 && cx->vlen) {
         hvl_t *el = out;
         for (size_t i = 0; i < cx->chunk_bytes / sizeof *el; i++)
@@ -266,10 +291,12 @@ static int decode(const void *state, const ncztr_cctx *cx, const void *in, size_
     }
     r->where = NCZTR_D_OUT;
     r->outlen = cx->chunk_bytes;
-done:
-    free(index);
-    free(tmp);
     return rc;
+}
+
+static const uint64_t *inner_shape(const void *state)
+{
+    return ((const shard_state *)state)->inner.shape;
 }
 
 static bool all_fill(const ncztr_cctx *cx, const unsigned char *b, size_t n)
@@ -363,5 +390,7 @@ const ncztr_codec_class ncztr_codec_sharding = {
     .parse = parse,
     .encode = encode,
     .decode = decode,
+    .decode_each = decode_each,
+    .inner_shape = inner_shape,
     .free_state = free_state,
 };

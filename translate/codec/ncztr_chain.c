@@ -279,6 +279,28 @@ int ncztr_chain_decode(const ncztr_chain *c, const void *in, size_t inlen, void 
     return r;
 }
 
+bool ncztr_chain_inner_shape(const ncztr_chain *c, int rank, uint64_t *shape)
+{
+    if (c->unusable || c->vlen || c->nst != 1 || !c->st[0].cls->decode_each || c->st[0].cx.rank != rank ||
+        c->st[0].cx.vlen || c->st[0].cx.utf32)
+        return false;
+    const uint64_t *in = c->st[0].cls->inner_shape(c->st[0].state);
+    for (int k = 0; k < rank; k++)
+        shape[k] = in[k];
+    return true;
+}
+
+int ncztr_chain_decode_each(const ncztr_chain *c, const void *in, size_t inlen, ncztr_inner_sink sink,
+                            void *ud, ncztr_cerr *e)
+{
+    if (c->unusable)
+        return NCZTR_CODEC_FAIL(e, "%s", c->unusable);
+    if (c->nst != 1 || !c->st[0].cls->decode_each)
+        return NCZTR_CODEC_FAIL(e, "the chunks are not shards that decode inner chunk by inner chunk");
+    const ncztr_stage *s = &c->st[0];
+    return s->cls->decode_each(s->state, &s->cx, in, inlen, sink, ud, e);
+}
+
 int ncztr_chain_encode(const ncztr_chain *c, const void *in, size_t inlen, void **out, size_t *outlen,
                        ncztr_cerr *e)
 {

@@ -98,6 +98,11 @@ struct ncztr_codec_class {
     /* Decodes inlen bytes: into out (at most cap bytes) or as r says. Returns 0 or -1. */
     int (*decode)(const void *state, const ncztr_cctx *cx, const void *in, size_t inlen, void *out,
                   size_t cap, ncztr_dres *r, ncztr_cerr *e);
+    /* Codecs that nest (sharding), optional: decodes the inner chunks one by one into sink
+     * (ncztr_chain_decode_each), and the inner chunk's shape. */
+    int (*decode_each)(const void *state, const ncztr_cctx *cx, const void *in, size_t inlen,
+                       ncztr_inner_sink sink, void *ud, ncztr_cerr *e);
+    const uint64_t *(*inner_shape)(const void *state);
     void (*free_state)(void *state);
     /* The HDF5 filter of a parsed codec (for H5Pget_filter2 of an array read from a
      * store): 1, or 0 when it has none. NULL: none. */

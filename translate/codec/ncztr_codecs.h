@@ -126,6 +126,24 @@ const char *ncztr_chain_unusable(const ncztr_chain *c);
 int ncztr_chain_decode(const ncztr_chain *c, const void *in, size_t inlen, void *out, size_t outlen,
                        ncztr_cerr *e);
 
+/* A shard's inner chunks one by one (ncztr_chain_decode_each): number inner in C order
+ * over the shard's grid of inner chunks, raw in C order of the inner shape. Runs on the
+ * decoding thread; pushes nothing. */
+typedef void (*ncztr_inner_sink)(void *ud, size_t inner, const unsigned char *raw);
+
+/* Whether this chain's chunks are shards that decode inner chunk by inner chunk: the chain
+ * is one sharding_indexed codec of fixed-size elements over rank dimensions. Then shape
+ * gets the inner chunk's shape. */
+bool ncztr_chain_inner_shape(const ncztr_chain *c, int rank, uint64_t *shape);
+
+/* Decodes one stored shard, handing each inner chunk to sink (all fill where never
+ * written) instead of assembling the shard: for a reader that places the inner chunks
+ * itself, one copy fewer. Only where ncztr_chain_inner_shape holds. Returns 0, or -1 with
+ * e->msg set (the inner chunks handed before the failure are not taken back).
+ * Thread-safe. */
+int ncztr_chain_decode_each(const ncztr_chain *c, const void *in, size_t inlen, ncztr_inner_sink sink,
+                            void *ud, ncztr_cerr *e);
+
 /* Encodes inlen raw bytes. On success *out is a malloc'ed buffer of *outlen bytes that
  * the caller frees; for the null chain *out is in itself (not to be freed). Returns 0, or
  * -1 with e->msg set. Thread-safe. */

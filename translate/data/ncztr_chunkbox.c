@@ -82,19 +82,25 @@ void ncztr_box_setup(ncztr_ioctx *x)
     x->box = true;
 }
 
-/* The part of chunk coord inside the block: its start in the chunk (lo), extents (n) and
- * start in memory (m), per dimension. */
-static void piece(const ncztr_ioctx *x, const uint64_t *coord, hsize_t *lo, hsize_t *n, hsize_t *m)
+/* The part of the chunk of shape chunks at coord inside the block: its start in the chunk
+ * (lo), extents (n) and start in memory (m), per dimension. */
+static void piece_of(const ncztr_ioctx *x, const hsize_t *chunks, const uint64_t *coord, hsize_t *lo,
+                     hsize_t *n, hsize_t *m)
 {
     for (int k = 0; k < x->g.rank; k++) {
-        hsize_t origin = coord[k] * x->g.chunks[k], a = origin > x->bstart[k] ? origin : x->bstart[k];
-        hsize_t b = origin + x->g.chunks[k], be = x->bstart[k] + x->bcount[k];
+        hsize_t origin = coord[k] * chunks[k], a = origin > x->bstart[k] ? origin : x->bstart[k];
+        hsize_t b = origin + chunks[k], be = x->bstart[k] + x->bcount[k];
         if (b > be)
             b = be;
         lo[k] = a - origin;
         n[k] = b > a ? b - a : 0;
         m[k] = x->mstart[k] + (a - x->bstart[k]);
     }
+}
+
+static void piece(const ncztr_ioctx *x, const uint64_t *coord, hsize_t *lo, hsize_t *n, hsize_t *m)
+{
+    piece_of(x, x->g.chunks, coord, lo, n, m);
 }
 
 int ncztr_box_cover(const ncztr_ioctx *x, const uint64_t *coord)
@@ -174,15 +180,17 @@ unsigned char *ncztr_box_direct(const ncztr_ioctx *x, const uint64_t *coord)
     return x->ubuf + off * x->g.esz;
 }
 
-void ncztr_box_copy(const ncztr_ioctx *x, const uint64_t *coord, unsigned char *chunk, bool to_user)
+/* ncztr_box_copy for a chunk of shape chunks (a shard's inner chunk, say) */
+static void copy_shaped(const ncztr_ioctx *x, const hsize_t *chunks, const uint64_t *coord,
+                        unsigned char *chunk, bool to_user)
 {
     int rank = x->g.rank;
     size_t esz = x->g.esz;
     hsize_t lo[RMAX], n[RMAX], m[RMAX];
-    piece(x, coord, lo, n, m);
+    piece_of(x, chunks, coord, lo, n, m);
     size_t cstr[RMAX], mstr[RMAX], coff = 0, moff = 0;
     for (int k = rank - 1; k >= 0; k--) {
-        cstr[k] = k == rank - 1 ? esz : cstr[k + 1] * (size_t)x->g.chunks[k + 1];
+        cstr[k] = k == rank - 1 ? esz : cstr[k + 1] * (size_t)chunks[k + 1];
         mstr[k] = k == rank - 1 ? esz : mstr[k + 1] * (size_t)x->mdims[k + 1];
         if (n[k] == 0)
             return;
@@ -192,7 +200,7 @@ void ncztr_box_copy(const ncztr_ioctx *x, const uint64_t *coord, unsigned char *
     /* Trailing dimensions that both buffers hold whole merge into one longer run. */
     int d = rank - 1;
     size_t run = (size_t)n[d] * esz;
-    while (d > 0 && n[d] == x->g.chunks[d] && n[d] == x->mdims[d]) {
+    while (d > 0 && n[d] == chunks[d] && n[d] == x->mdims[d]) {
         d--;
         run *= (size_t)n[d];
     }
@@ -216,6 +224,24 @@ void ncztr_box_copy(const ncztr_ioctx *x, const uint64_t *coord, unsigned char *
         if (k < 0)
             return;
     }
+}
+
+void ncztr_box_copy(const ncztr_ioctx *x, const uint64_t *coord, unsigned char *chunk, bool to_user)
+{
+    copy_shaped(x, x->g.chunks, coord, chunk, to_user);
+}
+
+void ncztr_box_copy_inner(const ncztr_ioctx *x, const uint64_t *shard, const hsize_t *inner, size_t i,
+                          const unsigned char *raw)
+{
+    int rank = x->g.rank;
+    uint64_t coord[RMAX];
+    for (int k = rank - 1; k >= 0; k--) {
+        uint64_t grid = x->g.chunks[k] / inner[k];
+        coord[k] = shard[k] * grid + i % grid;
+        i /= grid;
+    }
+    copy_shaped(x, inner, coord, (unsigned char *)(uintptr_t)raw, true);
 }
 
 typedef struct copy_arg {

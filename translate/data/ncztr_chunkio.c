@@ -226,6 +226,7 @@ typedef struct post_arg {
     const ncztr_ioctx *x;
     ncztr_cjob *jobs;
     const size_t *which, *iidx;
+    hsize_t inner[NCZTR_MAX_RANK]; /* streamed shards: the inner chunk's shape */
 } post_arg;
 
 static void post_copy(void *arg, size_t k, unsigned char *raw)
@@ -236,6 +237,13 @@ static void post_copy(void *arg, size_t k, unsigned char *raw)
         return;
     ncztr_box_copy(p->x, jb->coord, raw, true);
     jb->copied = true;
+}
+
+/* A streamed shard's inner chunk, on the worker that decoded it: to the user. */
+static void inner_copy(void *arg, size_t k, size_t inner, const unsigned char *raw)
+{
+    const post_arg *p = arg;
+    ncztr_box_copy_inner(p->x, p->jobs[p->which[p->iidx[k]]].coord, p->inner, inner, raw);
 }
 
 /* Fetches every job without data in one store call. Missing chunks are all fill. */
@@ -276,6 +284,12 @@ static herr_t fetch_chunks(ncztr_ioctx *x, ncztr_cjob *jobs, size_t njobs)
     }
     if (ncztr_stage_init(x->o, &x->g, &st) < 0)
         NCZ_GOTO_QUIET(FAIL);
+    /* Streamed shards skip the shard: their inner chunks go to the user as they decode. */
+    post_arg pa = {x, jobs, NULL, NULL, {0}};
+    uint64_t ishape[NCZTR_MAX_RANK];
+    bool each = x->box && !x->write && ncztr_chain_inner_shape(chain, x->g.rank, ishape);
+    for (int k = 0; each && k < x->g.rank; k++)
+        pa.inner[k] = (hsize_t)ishape[k];
     gets = calloc(n, sizeof *gets);
     items = calloc(n, sizeof *items);
     iidx = calloc(n, sizeof *iidx);
@@ -283,7 +297,7 @@ static herr_t fetch_chunks(ncztr_ioctx *x, ncztr_cjob *jobs, size_t njobs)
         NCZ_GOTO(FAIL, NCZ_E_NOMEM, "dataset \"%s\": out of memory fetching chunks", path);
     for (size_t i = 0; i < n; i++) {
         gets[i].key = jobs[which[i]].key;
-        nstream += jobs[which[i]].stream;
+        nstream += jobs[which[i]].stream && !each;
     }
     if (fetch_encoded(x, gets, n) < 0)
         NCZ_GOTO_QUIET(FAIL);
@@ -301,16 +315,20 @@ static herr_t fetch_chunks(ncztr_ioctx *x, ncztr_cjob *jobs, size_t njobs)
         iidx[m++] = i;
         it->in = gets[i].buf;
         it->inlen = gets[i].len;
+        it->each = jb->stream && each;
         if (jb->stream)
             continue; /* decoded into the worker's slot (never with a transposition) */
         it->out = jb->direct ? jb->direct : ncztr_pool_take(x->pool, x->g.chunk_bytes);
         if (!it->out || (x->g.transpose && !(it->tmp = ncztr_pool_take(x->pool, x->g.chunk_bytes))))
             NCZ_GOTO(FAIL, NCZ_E_NOMEM, "dataset \"%s\": out of memory for chunk \"%s\"", path, jb->key);
     }
-    post_arg pa = {x, jobs, which, iidx};
+    pa.which = which;
+    pa.iidx = iidx;
     if (x->box && !x->write) {
         st.post = post_copy;
         st.post_arg = &pa;
+        st.inner = each ? inner_copy : NULL;
+        st.inner_arg = &pa;
     }
     if (nstream) {
         unsigned ns = nczc_workers_slots(st.workers);
@@ -328,6 +346,7 @@ static herr_t fetch_chunks(ncztr_ioctx *x, ncztr_cjob *jobs, size_t njobs)
                  jobs[which[iidx[bad]]].key, items[bad].err.msg);
     for (size_t k = 0; k < m; k++) {
         ncztr_cjob *jb = &jobs[which[iidx[k]]];
+        jb->copied = jb->copied || items[k].each;
         if (jb->stream)
             continue; /* copied, not kept */
         jb->data = items[k].out;

@@ -302,6 +302,10 @@ size_t ncztr_box_iov(const ncztr_ioctx *x, const uint64_t *coord, struct iovec *
 /* Moves the block's part of chunk coord between chunk (the raw C-order chunk) and the
  * user's buffer. Thread-safe for different chunks. */
 void ncztr_box_copy(const ncztr_ioctx *x, const uint64_t *coord, unsigned char *chunk, bool to_user);
+/* Copies inner chunk number i (C order over the shard's grid) of the shard at coord, raw
+ * in C order of shape inner, to the user's buffer: what of it lies in the block. */
+void ncztr_box_copy_inner(const ncztr_ioctx *x, const uint64_t *shard, const hsize_t *inner, size_t i,
+                          const unsigned char *raw);
 /* ncztr_box_copy for every job with data that is neither direct nor copied, on the
  * worker pool. */
 void ncztr_box_copy_jobs(const ncztr_ioctx *x, ncztr_cjob *jobs, size_t n, bool to_user);

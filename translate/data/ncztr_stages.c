@@ -22,11 +22,26 @@ typedef struct dec_job {
     ncztr_dec_item *items;
 } dec_job;
 
+typedef struct each_ud {
+    const ncztr_stage *s;
+    size_t i;
+} each_ud;
+
+static void each_inner(void *ud, size_t inner, const unsigned char *raw)
+{
+    const each_ud *u = ud;
+    u->s->inner(u->s->inner_arg, u->i, inner, raw);
+}
+
 static int dec_one(void *arg, size_t i, unsigned slot)
 {
     const dec_job *j = arg;
     const ncztr_cgeom *g = j->s->g;
     ncztr_dec_item *it = &j->items[i];
+    if (it->each) {
+        each_ud u = {j->s, i};
+        return ncztr_chain_decode_each(j->s->chain, it->in, it->inlen, each_inner, &u, &it->err) < 0;
+    }
     unsigned char *out = it->out ? it->out : j->s->slot_out[slot];
     unsigned char *dst = g->transpose ? it->tmp : out;
     if (j->s->decode(j->s->chain, it->in, it->inlen, dst, g->chunk_bytes, &it->err) < 0)

@@ -28,6 +28,12 @@ typedef struct ncztr_stage {
     unsigned char **slot_out;
     void (*post)(void *arg, size_t i, unsigned char *raw);
     void *post_arg;
+    /* Decode only: items marked each are shards decoded inner chunk by inner chunk
+     * (ncztr_chain_decode_each), inner called with each on the decoding thread (item i,
+     * inner chunk number, its raw bytes); no out, no slot, no post. Thread-safe, pushes
+     * nothing. */
+    void (*inner)(void *arg, size_t i, size_t inner, const unsigned char *raw);
+    void *inner_arg;
 } ncztr_stage;
 
 /* The stage of an array's chain (built on the calling thread, which pushes on failure). */
@@ -38,6 +44,7 @@ typedef struct ncztr_dec_item {
     size_t inlen;
     unsigned char *out; /* g->chunk_bytes: the raw C-order chunk (NULL: the slot's, no transpose) */
     unsigned char *tmp; /* with g->transpose, g->chunk_bytes of scratch; else unused */
+    bool each;          /* a shard whose inner chunks go to the stage's inner (out unused) */
     ncztr_cerr err;
 } ncztr_dec_item;
 
