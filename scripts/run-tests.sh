@@ -41,10 +41,11 @@ if [ "${NCZARR_SKIP_SANITIZE:-0}" != 1 ]; then
   ctest --test-dir "$root/build-mpi-asan" --output-on-failure -L mpi --timeout 900
   "$root/scripts/build.sh" "$root/build-tsan" -DNCZARR_SANITIZE=thread >/dev/null
   echo "== tests (ThreadSanitizer) =="
-  # With address-space randomisation, a preloaded TSan runtime (gcc 12's) once died at
-  # start in CI mapping its shadow ("failed to allocate 0x1ec400000c000 bytes", errno 12):
-  # the layout decides it. The tests run with randomisation off, which their children
-  # inherit, so every run has the one layout that passes here.
+  # A preloaded TSan runtime (gcc 12's) once died in CI mapping a shadow larger than the
+  # address space ("failed to allocate 0x1ec400000c000 bytes", errno 12), never seen here:
+  # the address layout, which randomisation changes each run, is the likely cause. The
+  # tests run with randomisation off, which their children inherit, so every run has the
+  # one layout that passes here.
   norandom=()
   if setarch "$(uname -m)" -R true 2>/dev/null; then norandom=(setarch "$(uname -m)" -R); fi
   "${norandom[@]}" ctest --test-dir "$root/build-tsan" --output-on-failure -j "$jobs" --timeout 900
