@@ -11,6 +11,7 @@
 #include <fcntl.h>
 #include <ftw.h>
 #include <pthread.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -70,37 +71,29 @@ static void job_fail(floor_job *j, const char *fmt, const char *path, const char
     pthread_mutex_unlock(&j->lock);
 }
 
-/* Decodes (or takes) one chunk of bytes and copies its rows into the slab at the place of
- * chunk number k of the slab's grid. */
+/* Where chunk number k of the slab's grid starts in the slab. */
+static float *slot_of(const floor_job *j, size_t k)
+{
+    const bench_cfg *cfg = j->cfg;
+    size_t per_row = cfg->cols / cfg->ccols, in_slab = cfg->slab_rows / cfg->crows * per_row,
+           slot = k % in_slab;
+    return j->slab + slot / per_row * cfg->crows * cfg->cols + slot % per_row * cfg->ccols;
+}
+
+/* A zstd chunk of inlen bytes: decoded, and its rows copied into the slab at chunk k. */
 static int place(floor_worker *w, const unsigned char *in, size_t inlen, size_t k, const char *path)
 {
     const bench_cfg *cfg = w->job->cfg;
     size_t cbytes = cfg->crows * cfg->ccols * sizeof(float);
-    const float *rows = (const float *)in;
-    if (w->job->c == CASE_ZSTD) {
-        size_t r = ZSTD_decompress(w->chunk, cbytes, in, inlen);
-        if (ZSTD_isError(r) || r != cbytes) {
-            job_fail(w->job, "%s: %s", path, ZSTD_isError(r) ? ZSTD_getErrorName(r) : "short chunk");
-            return -1;
-        }
-        rows = w->chunk;
-    } else if (inlen != cbytes) {
-        job_fail(w->job, "%s: %s", path, "a raw chunk of another size");
+    size_t r = ZSTD_decompress(w->chunk, cbytes, in, inlen);
+    if (ZSTD_isError(r) || r != cbytes) {
+        job_fail(w->job, "%s: %s", path, ZSTD_isError(r) ? ZSTD_getErrorName(r) : "short chunk");
         return -1;
     }
-    size_t per_row = cfg->cols / cfg->ccols, in_slab = cfg->slab_rows / cfg->crows * per_row;
-    size_t slot = k % in_slab, r0 = slot / per_row * cfg->crows, c0 = slot % per_row * cfg->ccols;
+    float *dst = slot_of(w->job, k);
     for (size_t i = 0; i < cfg->crows; i++)
-        memcpy(w->job->slab + (r0 + i) * cfg->cols + c0, rows + i * cfg->ccols, cfg->ccols * sizeof(float));
+        memcpy(dst + i * cfg->cols, w->chunk + i * cfg->ccols, cfg->ccols * sizeof(float));
     return 0;
-}
-
-static uint64_t le64(const unsigned char *p)
-{
-    uint64_t v = 0;
-    for (int i = 7; i >= 0; i--)
-        v = v << 8 | p[i];
-    return v;
 }
 
 /* A raw chunk of nb bytes at offset off in fd: read straight into its rows of the slab with
@@ -113,11 +106,10 @@ static int place_raw(floor_worker *w, int fd, uint64_t off, uint64_t nb, size_t 
         job_fail(w->job, "%s: %s", path, "a raw chunk of another size");
         return -1;
     }
-    size_t per_row = cfg->cols / cfg->ccols, in_slab = cfg->slab_rows / cfg->crows * per_row;
-    size_t slot = k % in_slab, r0 = slot / per_row * cfg->crows, c0 = slot % per_row * cfg->ccols;
+    float *dst = slot_of(w->job, k);
     struct iovec iov[1024];
     for (size_t i = 0; i < cfg->crows; i++)
-        iov[i] = (struct iovec){w->job->slab + (r0 + i) * cfg->cols + c0, row};
+        iov[i] = (struct iovec){dst + i * cfg->cols, row};
     if (preadv(fd, iov, (int)cfg->crows, (off_t)off) != (ssize_t)nb) {
         job_fail(w->job, "%s: %s", path, "short read");
         return -1;
@@ -125,31 +117,34 @@ static int place_raw(floor_worker *w, int fd, uint64_t off, uint64_t nb, size_t 
     return 0;
 }
 
-static int one_raw(floor_worker *w, int fd, size_t len, size_t k, const char *path)
+static uint64_t le64(const unsigned char *p)
 {
-    int s = w->job->cfg->shards;
-    if (!s)
-        return place_raw(w, fd, 0, len, k, path);
-    size_t n = (size_t)s * (size_t)s, ilen = 16 * n + 4;
-    unsigned char idx[16 * 4096 + 4];
-    if (len < ilen || ilen > sizeof idx || pread(fd, idx, ilen, (off_t)(len - ilen)) != (ssize_t)ilen) {
-        job_fail(w->job, "%s: %s", path, "no shard index at the end");
-        return -1;
-    }
-    for (size_t i = 0; i < n; i++) {
-        uint64_t off = le64(idx + 16 * i), nb = le64(idx + 16 * i + 8);
-        if (off == UINT64_MAX && nb == UINT64_MAX)
-            continue;
-        if (off > len - ilen || nb > len - ilen - off) {
-            job_fail(w->job, "%s: %s", path, "not a shard with its index at the end");
+    uint64_t v = 0;
+    for (int i = 7; i >= 0; i--)
+        v = v << 8 | p[i];
+    return v;
+}
+
+/* The whole object into the worker's buffer (zstd chunks are decoded from memory). */
+static int read_whole(floor_worker *w, int fd, size_t len, const char *path)
+{
+    if (len > w->file_cap) {
+        free(w->file);
+        w->file_cap = len;
+        if (!(w->file = malloc(len))) {
+            w->file_cap = 0;
+            job_fail(w->job, "%s: %s", path, "out of memory");
             return -1;
         }
-        if (place_raw(w, fd, off, nb, k * n + i, path) < 0)
-            return -1;
+    }
+    if (pread(fd, w->file, len, 0) != (ssize_t)len) {
+        job_fail(w->job, "%s: %s", path, "short read");
+        return -1;
     }
     return 0;
 }
 
+/* One chunk object: a chunk, or a shard whose (offset, nbytes) index and its crc32c end it. */
 static int one_object(floor_worker *w, const char *path, size_t k)
 {
     int fd = open(path, O_RDONLY | O_CLOEXEC);
@@ -160,49 +155,34 @@ static int one_object(floor_worker *w, const char *path, size_t k)
             close(fd);
         return -1;
     }
-    size_t len = (size_t)st.st_size;
-    if (w->job->c == CASE_RAW) {
-        int rc = one_raw(w, fd, len, k, path);
-        close(fd);
-        return rc;
-    }
-    if (len > w->file_cap) {
-        free(w->file);
-        w->file_cap = len;
-        if (!(w->file = malloc(len))) {
-            w->file_cap = 0;
-            close(fd);
-            job_fail(w->job, "%s: %s", path, "out of memory");
-            return -1;
-        }
-    }
-    ssize_t got = pread(fd, w->file, len, 0);
-    close(fd);
-    if (got != (ssize_t)len) {
-        job_fail(w->job, "%s: %s", path, "short read");
-        return -1;
-    }
-    int s = w->job->cfg->shards;
-    if (!s)
-        return place(w, w->file, len, k, path);
-    size_t n = (size_t)s * (size_t)s, ilen = 16 * n + 4; /* (offset, nbytes) pairs + crc32c */
-    if (len < ilen) {
+    size_t len = (size_t)st.st_size, s = (size_t)w->job->cfg->shards;
+    size_t n = s ? s * s : 1, ilen = s ? 16 * n + 4 : 0;
+    bool raw = w->job->c == CASE_RAW;
+    unsigned char tail[16 * 4096 + 4]; /* a raw shard's index, read alone */
+    const unsigned char *idx = raw ? tail : NULL;
+    int rc = -1;
+    if (len < ilen || ilen > sizeof tail)
         job_fail(w->job, "%s: %s", path, "no room for a shard index");
-        return -1;
-    }
-    const unsigned char *idx = w->file + len - ilen;
-    for (size_t i = 0; i < n; i++) {
-        uint64_t off = le64(idx + 16 * i), nb = le64(idx + 16 * i + 8);
+    else if (raw && s && pread(fd, tail, ilen, (off_t)(len - ilen)) != (ssize_t)ilen)
+        job_fail(w->job, "%s: %s", path, "short read");
+    else if (raw || read_whole(w, fd, len, path) == 0)
+        rc = 0;
+    if (!raw && rc == 0)
+        idx = w->file + len - ilen;
+    for (size_t i = 0; i < n && rc == 0; i++) {
+        uint64_t off = s ? le64(idx + 16 * i) : 0, nb = s ? le64(idx + 16 * i + 8) : len;
         if (off == UINT64_MAX && nb == UINT64_MAX)
             continue; /* never written */
         if (off > len - ilen || nb > len - ilen - off) {
             job_fail(w->job, "%s: %s", path, "not a shard with its index at the end");
-            return -1;
+            rc = -1;
+        } else {
+            rc = raw ? place_raw(w, fd, off, nb, k * n + i, path)
+                     : place(w, w->file + off, nb, k * n + i, path);
         }
-        if (place(w, w->file + off, nb, k * n + i, path) < 0)
-            return -1;
     }
-    return 0;
+    close(fd);
+    return rc;
 }
 
 static void *work(void *arg)

@@ -82,16 +82,23 @@ typedef struct batch {
     size_t *idx;
 } batch;
 
-static nczm_status batch_alloc(s3_map *m, batch *b, size_t n, const char *op)
+/* The batch of the requests of n still pending (status NCZM_OK; st is the first status,
+ * stride the size of a request): *k of them, their indexes in b->idx. Out of memory, every
+ * pending request fails with it. */
+static nczm_status batch_start(s3_map *m, batch *b, size_t n, nczm_status *st, size_t stride, const char *op,
+                               size_t *k)
 {
     b->rq = calloc(n, sizeof *b->rq);
     b->o = calloc(n, sizeof *b->o);
     b->idx = malloc(n * sizeof *b->idx);
-    if (b->rq && b->o && b->idx)
+    if (b->rq && b->o && b->idx) {
+        *k = pending(n, st, stride, b->idx);
         return NCZM_OK;
+    }
     free(b->rq);
     free(b->o);
     free(b->idx);
+    fail_pending(n, st, stride);
     return nczm_seterr(&m->base, NCZM_NOMEM, "%s: %s: out of memory for a batch of %zu", m->base.location, op,
                        n);
 }
@@ -109,12 +116,11 @@ nczm_status s3_get_many(nczm_map *map, size_t n, nczm_get *reqs)
 {
     s3_map *m = S3M(map);
     batch b;
-    nczm_status st = batch_alloc(m, &b, n, "read");
-    if (st != NCZM_OK) {
-        fail_pending(n, &reqs[0].status, sizeof *reqs);
+    size_t k = 0;
+    nczm_status st = batch_start(m, &b, n, &reqs[0].status, sizeof *reqs, "read", &k);
+    if (st != NCZM_OK)
         return st;
-    }
-    size_t k = pending(n, &reqs[0].status, sizeof *reqs, b.idx), nr = 0;
+    size_t nr = 0;
     for (size_t j = 0; j < k && st == NCZM_OK; j++) {
         nczm_get *g = &reqs[b.idx[j]];
         if (s3_prefetched(m, g->key))
@@ -158,12 +164,11 @@ nczm_status s3_put_many(nczm_map *map, size_t n, nczm_put *reqs)
     s3_map *m = S3M(map);
     s3_drop_prefetch(m);
     batch b;
-    nczm_status st = batch_alloc(m, &b, n, "write");
-    if (st != NCZM_OK) {
-        fail_pending(n, &reqs[0].status, sizeof *reqs);
+    size_t k = 0;
+    nczm_status st = batch_start(m, &b, n, &reqs[0].status, sizeof *reqs, "write", &k);
+    if (st != NCZM_OK)
         return st;
-    }
-    size_t k = pending(n, &reqs[0].status, sizeof *reqs, b.idx), nr = 0;
+    size_t nr = 0;
     /* small objects in one run; big ones in parts afterwards, their messages kept here */
     char **bigmsg = calloc(k ? k : 1, sizeof *bigmsg);
     if (!bigmsg)
@@ -206,12 +211,11 @@ nczm_status s3_get_into_many(nczm_map *map, size_t n, nczm_getinto *reqs)
 {
     s3_map *m = S3M(map);
     batch b;
-    nczm_status st = batch_alloc(m, &b, n, "read");
-    if (st != NCZM_OK) {
-        fail_pending(n, &reqs[0].status, sizeof *reqs);
+    size_t k = 0;
+    nczm_status st = batch_start(m, &b, n, &reqs[0].status, sizeof *reqs, "read", &k);
+    if (st != NCZM_OK)
         return st;
-    }
-    size_t k = pending(n, &reqs[0].status, sizeof *reqs, b.idx), nr = 0, pre = SIZE_MAX;
+    size_t nr = 0, pre = SIZE_MAX;
     char premsg[NCZM_ERRLEN] = "";
     for (size_t j = 0; j < k && st == NCZM_OK; j++) {
         nczm_getinto *g = &reqs[b.idx[j]];

@@ -344,8 +344,14 @@ static nczm_status zip_store_close(nczm_map *map)
 
 /* ---------------------------------------------------------------- object operations */
 
-static nczm_status entry_size(zip_map *zm, const char *op, const char *key, zip_uint64_t idx, uint64_t *size)
+/* The entry of key (its index) and its size: what every read and len starts with. */
+static nczm_status find_entry(zip_map *zm, const char *op, const char *key, zip_uint64_t *idxp,
+                              uint64_t *size)
 {
+    nczm_status st = nczm_zip_find(zm, op, key, idxp);
+    if (st)
+        return st;
+    zip_uint64_t idx = *idxp;
     const pending *p = pend_of(zm, idx);
     if (p) {
         *size = p->len;
@@ -368,8 +374,7 @@ static nczm_status zip_store_exists(nczm_map *map, const char *key)
 static nczm_status zip_store_len(nczm_map *map, const char *key, uint64_t *len)
 {
     zip_uint64_t idx;
-    nczm_status st = nczm_zip_find(ZM(map), "len", key, &idx);
-    return st ? st : entry_size(ZM(map), "len", key, idx, len);
+    return find_entry(ZM(map), "len", key, &idx, len);
 }
 
 /* Reading an archive from an untrusted source: libzip compares an entry's data with the
@@ -529,9 +534,7 @@ static nczm_status zip_store_read(nczm_map *map, const char *key, uint64_t start
     zip_map *zm = ZM(map);
     zip_uint64_t idx;
     uint64_t size;
-    nczm_status st = nczm_zip_find(zm, "read", key, &idx);
-    if (!st)
-        st = entry_size(zm, "read", key, idx, &size);
+    nczm_status st = find_entry(zm, "read", key, &idx, &size);
     if (st)
         return st;
     if (start > size || count > size - start)
@@ -553,9 +556,7 @@ static nczm_status zip_store_read_all(nczm_map *map, const char *key, void **buf
     zip_map *zm = ZM(map);
     zip_uint64_t idx;
     uint64_t size;
-    nczm_status st = nczm_zip_find(zm, "read", key, &idx);
-    if (!st)
-        st = entry_size(zm, "read", key, idx, &size);
+    nczm_status st = find_entry(zm, "read", key, &idx, &size);
     if (st)
         return st;
     char *buf = NULL;
@@ -585,9 +586,7 @@ static nczm_status zip_store_get_into_many(nczm_map *map, size_t n, nczm_getinto
             continue;
         zip_uint64_t idx;
         uint64_t size = 0;
-        nczm_status st = nczm_zip_find(zm, "read", r->key, &idx);
-        if (!st)
-            st = entry_size(zm, "read", r->key, idx, &size);
+        nczm_status st = find_entry(zm, "read", r->key, &idx, &size);
         if (!st) {
             r->len = size > SIZE_MAX ? SIZE_MAX : (size_t)size;
             const pending *p = pend_of(zm, idx);
