@@ -222,6 +222,13 @@ int main(void)
         run_case(fz, fn, &cases[i]);
     H5Fclose(fz);
     H5Fclose(fn);
+    /* run with "shards=N" (vol.test_vol_boxio_shards), the arrays must really be sharded */
+    const char *conn = getenv("HDF5_VOL_CONNECTOR");
+    if (conn && strstr(conn, "shards=")) {
+        char meta[4300];
+        snprintf(meta, sizeof meta, "%s/i3z/zarr.json", pz);
+        CHECK(strstr(slurp(meta), "\"sharding_indexed\"") != NULL, "%s: no sharding_indexed codec", meta);
+    }
     fz = H5Fopen(pz, H5F_ACC_RDONLY, H5P_DEFAULT);
     fn = H5Fopen(pn, H5F_ACC_RDONLY, nfapl);
     CHECK(fz >= 0 && fn >= 0, "reopen both files");
