@@ -274,6 +274,11 @@ int nczm_map_vectored(const nczm_map *map)
     return map && map->drv->vectored;
 }
 
+int nczm_map_ranges_cheap(const nczm_map *map)
+{
+    return map && map->drv->ranges_cheap;
+}
+
 static nczm_status tree_bytes(nczm_map *map, const char *key, int depth, uint64_t *sum)
 {
     nczm_list list = {0};

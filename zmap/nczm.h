@@ -238,6 +238,22 @@ typedef struct nczm_getinto {
 } nczm_getinto;
 nczm_status nczm_get_into_many(nczm_map *map, size_t n, nczm_getinto *reqs);
 
+/* Byte ranges of objects, many at once (a shard's index, then the bytes of the inner
+ * chunks a read needs). Each request reads exactly count bytes into buf: at start, or with
+ * tail set the object's last count bytes; objlen is the object's length. NCZM_SHORT when
+ * the object ends before the range does (objlen set); NCZM_NOTFOUND is reported per request
+ * only, as for gets. Statuses and the call's result as for nczm_get_many. */
+typedef struct nczm_range {
+    const char *key; /* in */
+    uint64_t start;  /* in: the first byte (unused with tail) */
+    size_t count;    /* in: bytes to read */
+    int tail;        /* in: the last count bytes */
+    void *buf;       /* in: count bytes */
+    uint64_t objlen; /* out */
+    nczm_status status;
+} nczm_range;
+nczm_status nczm_read_ranges(nczm_map *map, size_t n, nczm_range *reqs);
+
 /* The longest key this store can hold (S3 allows 1024 bytes including the store's root
  * prefix, a directory store about 3 KiB, a zip archive 60000). */
 size_t nczm_key_max(const nczm_map *map);
@@ -254,6 +270,10 @@ unsigned nczm_map_workers(const nczm_map *map);
 /* Whether the store moves gather/scatter lists (nczm_put.iov, nczm_getinto.iov) itself,
  * straight between the caller's memory and the object; elsewhere they cost a copy. */
 int nczm_map_vectored(const nczm_map *map);
+/* Whether reading part of an object costs its bytes and no more than one lookup (local
+ * stores): a reader may then read a shard's index and some of its inner chunks instead of
+ * the whole shard. On S3 each range is a request of its own. */
+int nczm_map_ranges_cheap(const nczm_map *map);
 /* HTTP requests this map has sent, retries included (0 for local stores): what opening or
  * reading a remote store cost. */
 uint64_t nczm_map_requests(const nczm_map *map);

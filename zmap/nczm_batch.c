@@ -45,7 +45,7 @@ static nczm_status loop_put(nczm_map *map, size_t n, nczm_put *reqs)
 
 /* ---- the same loops on the worker pool, for stores whose calls may run concurrently ---- */
 
-typedef enum { P_GET, P_PUT, P_GET_INTO } pkind;
+typedef enum { P_GET, P_PUT, P_GET_INTO, P_RANGE } pkind;
 
 /* Each thread works on a byte copy of the map (its own errmsg) and remembers its lowest
  * failed request with that request's message: the lowest over all threads is the batch's
@@ -81,11 +81,17 @@ static int par_item(void *arg, size_t i, unsigned s)
             return 0;
         st = r->status = put_one(m, r);
         failed = st != NCZM_OK;
-    } else {
+    } else if (b->kind == P_GET_INTO) {
         nczm_getinto *r = &((nczm_getinto *)b->reqs)[i];
         if (r->status != NCZM_OK)
             return 0;
         st = r->status = m->drv->get_into(m, r);
+        failed = st != NCZM_OK && st != NCZM_NOTFOUND;
+    } else {
+        nczm_range *r = &((nczm_range *)b->reqs)[i];
+        if (r->status != NCZM_OK)
+            return 0;
+        st = r->status = m->drv->read_range(m, r);
         failed = st != NCZM_OK && st != NCZM_NOTFOUND;
     }
     if (failed && i < b->slot[s].first) {
@@ -108,14 +114,16 @@ static int worth_sharing(pkind kind, size_t n, const void *reqs)
         return 1;
     size_t bytes = 0;
     for (size_t i = 0; i < n && kind != P_GET; i++)
-        bytes += kind == P_PUT ? ((const nczm_put *)reqs)[i].len : ((const nczm_getinto *)reqs)[i].cap;
+        bytes += kind == P_PUT        ? ((const nczm_put *)reqs)[i].len
+                 : kind == P_GET_INTO ? ((const nczm_getinto *)reqs)[i].cap
+                                      : ((const nczm_range *)reqs)[i].count;
     return bytes >= PAR_MIN_BYTES;
 }
 
 static int par_run(nczm_map *map, pkind kind, size_t n, void *reqs)
 {
     if (!map->drv->concurrent || n < 2 || (kind == P_GET_INTO && !map->drv->get_into) ||
-        !worth_sharing(kind, n, reqs))
+        (kind == P_RANGE && !map->drv->read_range) || !worth_sharing(kind, n, reqs))
         return 0;
     unsigned ns = nczc_workers_slots(map->workers);
     if (ns < 2)
@@ -380,6 +388,77 @@ nczm_status nczm_search_many(nczm_map *map, size_t n, nczm_search_req *reqs)
             continue;
         if (i == first_bad)
             nczm_check_key(map, "search", reqs[i].prefix);
+        return s;
+    }
+    return bst;
+}
+
+nczm_status nczm_range_place(nczm_map *map, const nczm_range *r, uint64_t *start)
+{
+    *start = r->tail ? (r->count <= r->objlen ? r->objlen - r->count : UINT64_MAX) : r->start;
+    if (*start <= r->objlen && r->count <= r->objlen - *start)
+        return NCZM_OK;
+    return nczm_seterr(map, NCZM_SHORT,
+                       "%s: read \"%s\": %zu bytes at %s%llu are past the end of the %llu-byte object",
+                       map->location, r->key, r->count, r->tail ? "the end, less " : "",
+                       (unsigned long long)(r->tail ? r->count : r->start), (unsigned long long)r->objlen);
+}
+
+/* One range without the driver's read_range: the object's length, then the read. */
+static nczm_status range_one(nczm_map *map, nczm_range *r)
+{
+    if (map->drv->read_range)
+        return map->drv->read_range(map, r);
+    uint64_t start;
+    nczm_status st = map->drv->len(map, r->key, &r->objlen);
+    if (st == NCZM_OK)
+        st = nczm_range_place(map, r, &start);
+    return st == NCZM_OK && r->count ? map->drv->read(map, r->key, start, r->count, r->buf) : st;
+}
+
+static nczm_status loop_ranges(nczm_map *map, size_t n, nczm_range *reqs)
+{
+    nczm_first_err fe = {.have = 0};
+    for (size_t i = 0; i < n; i++) {
+        if (reqs[i].status != NCZM_OK)
+            continue;
+        reqs[i].status = range_one(map, &reqs[i]);
+        nczm_first_err_note(&fe, map, reqs[i].status != NCZM_OK && reqs[i].status != NCZM_NOTFOUND);
+    }
+    nczm_first_err_restore(&fe, map);
+    return NCZM_OK;
+}
+
+nczm_status nczm_read_ranges(nczm_map *map, size_t n, nczm_range *reqs)
+{
+    NCZM_CHECK_MAP(map);
+    if (n == 0)
+        return NCZM_OK;
+    if (!reqs)
+        return nczm_seterr(map, NCZM_INVAL, "%s: read_ranges: no requests", map->location);
+    size_t first_bad = n;
+    for (size_t i = 0; i < n; i++) {
+        reqs[i].objlen = 0;
+        if (nczm_key_problem(reqs[i].key))
+            reqs[i].status = NCZM_BADKEY;
+        else if (!reqs[i].buf && reqs[i].count)
+            reqs[i].status = NCZM_INVAL;
+        else
+            reqs[i].status = NCZM_OK;
+        if (reqs[i].status != NCZM_OK && first_bad == n)
+            first_bad = i;
+    }
+    nczm_status bst = par_run(map, P_RANGE, n, reqs) ? NCZM_OK : loop_ranges(map, n, reqs);
+    for (size_t i = 0; i < n; i++) {
+        nczm_status s = reqs[i].status;
+        if (s == NCZM_OK || s == NCZM_NOTFOUND)
+            continue;
+        if (i == first_bad) {
+            if (s == NCZM_BADKEY)
+                nczm_check_key(map, "read", reqs[i].key);
+            else
+                nczm_seterr(map, s, "%s: read \"%s\": no buffer", map->location, reqs[i].key);
+        }
         return s;
     }
     return bst;

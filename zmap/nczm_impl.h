@@ -107,6 +107,10 @@ typedef struct nczm_driver {
     /* Optional: one request of get_into_many (size and read in one lookup), for the
      * dispatcher's loop. */
     nczm_status (*get_into)(nczm_map *map, nczm_getinto *req);
+    /* Optional: one request of nczm_read_ranges (size and read in one lookup); without it
+     * the dispatcher asks len, then read. */
+    nczm_status (*read_range)(nczm_map *map, nczm_range *req);
+    int ranges_cheap; /* nczm_map_ranges_cheap */
     /* Nonzero when read_all, write and get_into may run concurrently on byte copies of an
      * open map (map_size bytes each, every copy with its own errmsg), changing nothing
      * else in it: the dispatcher then runs the batches of a store without native ones on
@@ -232,6 +236,9 @@ nczm_status nczm_check_dir_writable(const char *dir, const char *store, char err
 /* Argument checks of the dispatcher (nczm.c), shared with the batch and tree calls: a
  * valid key for this map (op names the call in the message), and a map open for writing. */
 nczm_status nczm_check_key(nczm_map *map, const char *op, const char *key);
+/* Where range r starts in its object of r->objlen bytes; NCZM_SHORT (message set) when the
+ * object ends before the range does. */
+nczm_status nczm_range_place(nczm_map *map, const nczm_range *r, uint64_t *start);
 nczm_status nczm_check_writable(nczm_map *map, const char *op, const char *key);
 
 #endif

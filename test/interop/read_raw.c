@@ -5,7 +5,9 @@
  * variable-length sequences of 1-byte integers) are written as records, one per element:
  * uint32 LE length, then the bytes (a fixed string without its trailing NULs), the form
  * v3_make.py writes zarr-python's str and bytes values in.
- * Usage: interop_read_raw STORE DATASET OUTFILE */
+ * With ROWS, the dataset is read in blocks of ROWS along its first dimension, one H5Dread
+ * each (a reader taking a shard in parts).
+ * Usage: interop_read_raw STORE DATASET OUTFILE [ROWS] */
 #include "connector_check.h"
 
 #include <hdf5.h>
@@ -47,12 +49,38 @@ static int write_records(FILE *out, hid_t t, const unsigned char *buf, size_t n)
     return 0;
 }
 
+/* The whole dataset into buf: one H5Dread, or one per block of rows along dimension 0. */
+static herr_t read_all(hid_t d, hid_t mt, hid_t s, hsize_t rows, unsigned char *buf)
+{
+    hsize_t dims[H5S_MAX_RANK];
+    int rank = H5Sget_simple_extent_dims(s, dims, NULL);
+    if (rows == 0 || rank < 1)
+        return H5Dread(d, mt, H5S_ALL, H5S_ALL, H5P_DEFAULT, buf);
+    hid_t ms = H5Screate_simple(rank, dims, NULL), fs = H5Scopy(s);
+    herr_t r = ms >= 0 && fs >= 0 ? 0 : -1;
+    for (hsize_t row = 0; row < dims[0] && r >= 0; row += rows) {
+        hsize_t start[H5S_MAX_RANK] = {row}, count[H5S_MAX_RANK];
+        for (int k = 0; k < rank; k++)
+            count[k] = k ? dims[k] : (row + rows < dims[0] ? rows : dims[0] - row);
+        r = H5Sselect_hyperslab(fs, H5S_SELECT_SET, start, NULL, count, NULL) < 0 ||
+                    H5Sselect_hyperslab(ms, H5S_SELECT_SET, start, NULL, count, NULL) < 0
+                ? -1
+                : H5Dread(d, mt, ms, fs, H5P_DEFAULT, buf);
+    }
+    if (ms >= 0)
+        H5Sclose(ms);
+    if (fs >= 0)
+        H5Sclose(fs);
+    return r;
+}
+
 int main(int argc, char **argv)
 {
-    if (argc != 4) {
-        fprintf(stderr, "usage: interop_read_raw STORE DATASET OUTFILE\n");
+    if (argc != 4 && argc != 5) {
+        fprintf(stderr, "usage: interop_read_raw STORE DATASET OUTFILE [ROWS]\n");
         return 2;
     }
+    hsize_t rows = argc == 5 ? (hsize_t)strtoull(argv[4], NULL, 10) : 0;
     hid_t f = H5Fopen(argv[1], H5F_ACC_RDONLY, H5P_DEFAULT);
     if (f < 0)
         return 1;
@@ -69,7 +97,7 @@ int main(int argc, char **argv)
     unsigned char *buf = n >= 0 && esz ? malloc((size_t)n * esz + 1) : NULL;
     hid_t super = mt >= 0 && H5Tget_class(mt) == H5T_VLEN ? H5Tget_super(mt) : H5I_INVALID_HID;
     bool text = mt >= 0 && (H5Tget_class(mt) == H5T_STRING || (super >= 0 && H5Tget_size(super) == 1));
-    if (buf && H5Dread(d, mt, H5S_ALL, H5S_ALL, H5P_DEFAULT, buf) >= 0) {
+    if (buf && read_all(d, mt, s, rows, buf) >= 0) {
         FILE *out = fopen(argv[3], "wb");
         int w = !out   ? -1
                 : text ? write_records(out, mt, buf, (size_t)n)

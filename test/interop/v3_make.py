@@ -97,6 +97,16 @@ def arrays(g):
                                                 index_location="start"))
     a[...] = np.arange(144, dtype="u1").reshape(12, 12)
     n += 1
+    # the same without the outer compressor zarr-python adds to an explicit serializer, so that
+    # inner chunks can be read on their own; one inner chunk of fill, never written
+    a = g.create_array("shards/s2_start_inner", shape=(12, 16), dtype="i2", fill_value=3, chunks=(12, 16),
+                       compressors=None,
+                       serializer=ShardingCodec(chunk_shape=(4, 4), codecs=[BytesCodec(), GzipCodec(level=1)],
+                                                index_location="start"))
+    v = np.arange(192, dtype="i2").reshape(12, 16) * 5 - 300
+    v[4:8, 8:12] = 3
+    a[...] = v
+    n += 1
     # chunk key encodings
     add("keys/v2_dot", (9, 9), (4, 4), "i4", 0, chunk_key_encoding={"name": "v2", "separator": "."})
     add("keys/default_dot", (9, 9), (4, 4), "i4", 0, chunk_key_encoding={"name": "default", "separator": "."})
@@ -265,6 +275,13 @@ def damage(d):
         data[-4:] = crc32c(body).to_bytes(4, "little")
         open(f, "wb").write(data)
 
+    def damage_inner(p):
+        f = shard_file(p)
+        data = bytearray(open(f, "rb").read())
+        data[0] ^= 0xFF  # the first inner chunk starts the shard: its zstd frame no longer is one
+        open(f, "wb").write(data)
+
+    case("shard_inner", "shards/s1", "inner chunk 0", damage_inner)
     case("shard_index_overlap", "shards/s1", "index is corrupt", overlap_index)
     case("shard_truncated", "shards/s1", "c/0", truncate)
     case("shard_crc", "shards/s1", "crc32c", flip_index)

@@ -82,6 +82,21 @@ PY
 }
 store=$tmp/v3.zarr
 check_arrays "$store" "$tmp/arrays.txt"
+# sharded arrays read in blocks of whole inner chunks, each covering part of a shard: only
+# the inner chunks a block needs are read (their shard's index, then their bytes), the
+# same values; at the array's edge, in shards and inner chunks never written, the index at
+# either end
+for pr in shards/s1:10 shards/s2_sparse:5 shards/s2_start_inner:4; do
+  path=${pr%:*} n=$(awk -v p="${pr%:*}" '$2 == p { print $1 }' "$tmp/arrays.txt")
+  if ! "$reader" "$store" "/$path" "$tmp/c.bin" "${pr#*:}" >"$tmp/err" 2>&1; then
+    sed 's/^/    | /' "$tmp/err" | head -n 20
+    echo "FAIL: $path: H5Dread of blocks of ${pr#*:} rows fails"
+    status=1
+  elif ! cmp -s "$tmp/raw/$n.bin" "$tmp/c.bin"; then
+    echo "FAIL: $path: blocks of ${pr#*:} rows differ from zarr-python's values"
+    status=1
+  fi
+done
 check_arrays "$tmp/xr.zarr" "$tmp/xr_arrays.txt"
 grep -q ' text ' "$tmp/xr_arrays.txt" || { echo "FAIL: xarray's store has no text array to read"; status=1; }
 # Zarr v2 stores of text, bytes, complex and datetime64 from zarr-python 2 and 3
@@ -167,11 +182,23 @@ PY
 # damaged copies: refused naming what is wrong, and by zarr-python too
 nc_native "$NCZARR_ZARR3_PYTHON" "$here/v3_make.py" damage "$tmp" >/dev/null || { echo "FAIL: damaging copies"; exit 1; }
 while read -r case path needle; do
-  rc=0
-  "$reader" "$tmp/bad/$case.zarr" "/$path" "$tmp/out.bin" >"$tmp/err" 2>&1 || rc=$?
-  if [ "$rc" -ne 1 ] || ! grep -q "NCZarr VOL" "$tmp/err" || ! grep -qF -- "$needle" "$tmp/err"; then
-    sed 's/^/    | /' "$tmp/err" | head -n 20
-    echo "FAIL: damaged $case: expected a refusal naming \"$needle\" (exit $rc)"
+  # damaged shards are read whole, and in blocks of inner chunks (a shard's index, then
+  # some of its inner chunks, read by byte range)
+  modes=whole
+  case $case in shard_*) modes="whole 10" ;; esac
+  bad=0
+  for r in $modes; do
+    rows=()
+    [ "$r" = whole ] || rows=("$r")
+    rc=0
+    "$reader" "$tmp/bad/$case.zarr" "/$path" "$tmp/out.bin" "${rows[@]}" >"$tmp/err" 2>&1 || rc=$?
+    if [ "$rc" -ne 1 ] || ! grep -q "NCZarr VOL" "$tmp/err" || ! grep -qF -- "$needle" "$tmp/err"; then
+      sed 's/^/    | /' "$tmp/err" | head -n 20
+      echo "FAIL: damaged $case (read $r): expected a refusal naming \"$needle\" (exit $rc)"
+      bad=1
+    fi
+  done
+  if [ "$bad" -ne 0 ]; then
     status=1
     continue
   fi

@@ -154,6 +154,41 @@ static void check_get_into(nczm_map *m, const char *abc)
     CHECK(nczm_get_into_many(NULL, 1, h) == NCZM_INVAL, "get_into_many without a map");
 }
 
+/* nczm_read_ranges: at a start, the object's tail, the whole object, an empty range, past
+ * the end, missing, a bad key; objlen is the object's length. */
+static void check_ranges(nczm_map *m, const char *abc)
+{
+    size_t alen = strlen(abc);
+    char b[6][32];
+    memset(b, '#', sizeof b);
+    nczm_range r[6] = {
+        {.key = "a/b/c", .start = 1, .count = 2, .buf = b[0]},
+        {.key = "a/b/c", .count = 3, .tail = 1, .buf = b[1]},
+        {.key = "a/b/c", .count = alen, .tail = 1, .buf = b[2]},
+        {.key = "x", .count = 0, .buf = b[3]},
+        {.key = "a/b/c", .start = alen - 1, .count = 2, .buf = b[4]},
+        {.key = "missing", .count = 1, .buf = b[5]},
+    };
+    nczm_status st = nczm_read_ranges(m, 6, r);
+    CHECK(st == NCZM_SHORT, "read_ranges reports the range past the end: %d", st);
+    CHECK(strstr(nczm_errmsg(m), "\"a/b/c\"") != NULL, "short message names the key: %s", nczm_errmsg(m));
+    CHECK(r[0].status == NCZM_OK && r[0].objlen == alen && !memcmp(b[0], abc + 1, 2) && b[0][2] == '#',
+          "a range at a start: %d", r[0].status);
+    CHECK(r[1].status == NCZM_OK && r[1].objlen == alen && !memcmp(b[1], abc + alen - 3, 3) && b[1][3] == '#',
+          "the tail: %d", r[1].status);
+    CHECK(r[2].status == NCZM_OK && !memcmp(b[2], abc, alen), "a tail of the whole object: %d", r[2].status);
+    CHECK(r[3].status == NCZM_OK && r[3].objlen == 0 && b[3][0] == '#', "an empty range of an empty object");
+    CHECK(r[4].status == NCZM_SHORT && r[4].objlen == alen, "past the end: %d", r[4].status);
+    CHECK(r[5].status == NCZM_NOTFOUND, "a missing object: %d", r[5].status);
+    nczm_range t = {.key = "a/d", .count = 3, .tail = 1, .buf = b[0]};
+    CHECK(nczm_read_ranges(m, 1, &t) == NCZM_SHORT && t.objlen == 2, "a tail longer than the object");
+    nczm_range k[2] = {{.key = "a//b", .count = 1, .buf = b[0]}, {.key = "a/d", .count = 1, .buf = b[1]}};
+    CHECK(nczm_read_ranges(m, 2, k) == NCZM_BADKEY && k[1].status == NCZM_OK && b[1][0] == 'd',
+          "a bad key does not stop the others");
+    CHECK(nczm_read_ranges(m, 0, NULL) == NCZM_OK && nczm_read_ranges(m, 1, NULL) == NCZM_INVAL,
+          "empty and missing batches");
+}
+
 static void check_contents(nczm_map *m, const char *abc)
 {
     uint64_t len = 99;
@@ -191,6 +226,7 @@ static void check_contents(nczm_map *m, const char *abc)
           "missing message names store and key: %s", nczm_errmsg(m));
     CHECK(nczm_read_all(m, "a", &data, &n) == NCZM_NOTFOUND, "read_all of a prefix");
     check_get_into(m, abc);
+    check_ranges(m, abc);
 }
 
 static void check_searches(nczm_map *m)

@@ -4,7 +4,9 @@
  * or at its start ("index_location"). An inner chunk never written has both values
  * 2^64-1 and is all fill; shards are chunks to the rest of the connector, so a whole shard
  * is decoded or encoded at once (and a partial write rewrites the shard, as in Zarr); a
- * reader that places inner chunks itself takes them one by one (decode_each). */
+ * reader that places inner chunks itself takes them one by one (decode_each), and one that
+ * needs some of them reads the index, then only their bytes (index_span, index_read,
+ * decode_inner). */
 #include "ncztr_codec_internal.h"
 #include "ncztr_err.h"
 
@@ -207,6 +209,66 @@ static void fill_elems(const ncztr_cctx *cx, unsigned char *buf, size_t nelem)
         memcpy(buf + i * cx->esz, cx->fill, cx->esz);
 }
 
+static size_t index_span(const void *state, bool *at_start)
+{
+    const shard_state *s = state;
+    *at_start = s->index_start;
+    return s->index_bytes;
+}
+
+/* The index (index_bytes at in) of a shard object of objlen bytes, decoded into (offset,
+ * length) pairs, each checked to lie in the object outside the index. */
+static int index_read(const void *state, const void *in, uint64_t objlen, uint64_t *pairs, ncztr_cerr *e)
+{
+    const shard_state *s = state;
+    if (objlen < s->index_bytes)
+        return NCZTR_CODEC_FAIL(e, "sharding: the shard object is %llu bytes, too short for its index of %zu",
+                                (unsigned long long)objlen, s->index_bytes);
+    unsigned char *index = malloc(s->ninner * 16);
+    if (!index)
+        return NCZTR_CODEC_FAIL(e, "sharding: out of memory");
+    if (s->inner.chain_ops->decode(s->ichain, in, s->index_bytes, index, s->ninner * 16, e) < 0) {
+        char why[sizeof e->msg];
+        snprintf(why, sizeof why, "%s", e->msg);
+        free(index);
+        return NCZTR_CODEC_FAIL(e, "sharding: the shard's index: %.400s", why);
+    }
+    /* the inner chunks' bytes lie outside the index */
+    uint64_t lo = s->index_start ? s->index_bytes : 0, hi = s->index_start ? objlen : objlen - s->index_bytes;
+    int rc = 0;
+    for (size_t i = 0; i < s->ninner && rc == 0; i++) {
+        uint64_t off = get64(index + 16 * i, s->index_big), len = get64(index + 16 * i + 8, s->index_big);
+        pairs[2 * i] = off;
+        pairs[2 * i + 1] = len;
+        if (!(off == NONE && len == NONE) && (off < lo || off > hi || len > hi - off))
+            rc = NCZTR_CODEC_FAIL(
+                e,
+                "sharding: inner chunk %zu lies at bytes [%llu, %llu + %llu) of a shard whose chunks "
+                "occupy [%llu, %llu): the index is corrupt",
+                i, (unsigned long long)off, (unsigned long long)off, (unsigned long long)len,
+                (unsigned long long)lo, (unsigned long long)hi);
+    }
+    free(index);
+    return rc;
+}
+
+/* One inner chunk: its stored bytes decoded into scratch (inner chunk_bytes), all fill when
+ * in is NULL (never written), or in itself when stored raw. */
+static const unsigned char *decode_inner(const void *state, const ncztr_cctx *cx, const void *in,
+                                         size_t inlen, unsigned char *scratch, ncztr_cerr *e)
+{
+    const shard_state *s = state;
+    if (!in) {
+        fill_elems(&s->inner, scratch, s->inner.chunk_bytes / cx->esz);
+        return scratch;
+    }
+    if (inlen == s->inner.chunk_bytes && !cx->vlen && s->inner.chain_ops->is_null(s->chain))
+        return in; /* stored as it is */
+    if (s->inner.chain_ops->decode(s->chain, in, inlen, scratch, s->inner.chunk_bytes, e) < 0)
+        return NULL;
+    return scratch;
+}
+
 /* Decodes the shard's inner chunks in order, handing each to sink: stored ones decoded
  * (raw ones straight from the object), never written ones all fill. */
 static int decode_each(const void *state, const ncztr_cctx *cx, const void *in, size_t inlen,
@@ -217,48 +279,26 @@ static int decode_each(const void *state, const ncztr_cctx *cx, const void *in, 
     if (inlen < s->index_bytes)
         return NCZTR_CODEC_FAIL(e, "sharding: the shard object is %zu bytes, too short for its index of %zu",
                                 inlen, s->index_bytes);
-    const unsigned char *ib = s->index_start ? p : p + inlen - s->index_bytes;
-    unsigned char *index = malloc(s->ninner * 16);
+    uint64_t *pairs = malloc(s->ninner * 2 * sizeof *pairs);
     unsigned char *tmp = malloc(s->inner.chunk_bytes ? s->inner.chunk_bytes : 1);
-    bool raw = s->inner.chain_ops->is_null(s->chain) && !cx->vlen;
     int rc = 0;
-    if (!index || !tmp) {
+    if (!pairs || !tmp)
         rc = NCZTR_CODEC_FAIL(e, "sharding: out of memory");
-        goto done;
-    }
-    if (s->inner.chain_ops->decode(s->ichain, ib, s->index_bytes, index, s->ninner * 16, e) < 0) {
-        char why[sizeof e->msg];
-        snprintf(why, sizeof why, "%s", e->msg);
-        rc = NCZTR_CODEC_FAIL(e, "sharding: the shard's index: %.400s", why);
-        goto done;
-    }
-    /* the inner chunks' bytes lie outside the index */
-    size_t lo = s->index_start ? s->index_bytes : 0, hi = s->index_start ? inlen : inlen - s->index_bytes;
-    for (size_t i = 0; i < s->ninner; i++) {
-        uint64_t off = get64(index + 16 * i, s->index_big), len = get64(index + 16 * i + 8, s->index_big);
-        if (off == NONE && len == NONE) {
-            fill_elems(&s->inner, tmp, s->inner.chunk_bytes / cx->esz);
-        } else if (off < lo || off > hi || len > hi - off) {
-            rc = NCZTR_CODEC_FAIL(
-                e,
-                "sharding: inner chunk %zu lies at bytes [%llu, %llu + %llu) of a shard whose chunks "
-                "occupy [%zu, %zu): the index is corrupt",
-                i, (unsigned long long)off, (unsigned long long)off, (unsigned long long)len, lo, hi);
-            break;
-        } else if (raw && len == s->inner.chunk_bytes) {
-            sink(ud, i, p + off); /* stored as they are: straight from the object */
-            continue;
-        } else if (s->inner.chain_ops->decode(s->chain, p + off, (size_t)len, tmp, s->inner.chunk_bytes, e) <
-                   0) {
+    else
+        rc = index_read(state, s->index_start ? p : p + inlen - s->index_bytes, inlen, pairs, e);
+    for (size_t i = 0; i < s->ninner && rc == 0; i++) {
+        bool none = pairs[2 * i] == NONE && pairs[2 * i + 1] == NONE;
+        const unsigned char *raw = decode_inner(state, cx, none ? NULL : p + pairs[2 * i],
+                                                none ? 0 : (size_t)pairs[2 * i + 1], tmp, e);
+        if (!raw) {
             char why[sizeof e->msg];
             snprintf(why, sizeof why, "%s", e->msg);
             rc = NCZTR_CODEC_FAIL(e, "sharding: inner chunk %zu: %.400s", i, why);
-            break;
+        } else {
+            sink(ud, i, raw);
         }
-        sink(ud, i, tmp);
     }
-done:
-    free(index);
+    free(pairs);
     free(tmp);
     return rc;
 }
@@ -392,5 +432,8 @@ const ncztr_codec_class ncztr_codec_sharding = {
     .decode = decode,
     .decode_each = decode_each,
     .inner_shape = inner_shape,
+    .index_span = index_span,
+    .index_read = index_read,
+    .decode_inner = decode_inner,
     .free_state = free_state,
 };

@@ -301,6 +301,39 @@ int ncztr_chain_decode_each(const ncztr_chain *c, const void *in, size_t inlen, 
     return s->cls->decode_each(s->state, &s->cx, in, inlen, sink, ud, e);
 }
 
+/* The partial-shard calls: only for chains where ncztr_chain_inner_shape holds. */
+static const ncztr_stage *shard_stage(const ncztr_chain *c)
+{
+    return !c->unusable && c->nst == 1 && c->st[0].cls->index_span ? &c->st[0] : NULL;
+}
+
+size_t ncztr_chain_shard_index_span(const ncztr_chain *c, bool *at_start)
+{
+    const ncztr_stage *s = shard_stage(c);
+    *at_start = false;
+    return s ? s->cls->index_span(s->state, at_start) : 0;
+}
+
+int ncztr_chain_shard_index(const ncztr_chain *c, const void *in, uint64_t objlen, uint64_t *pairs,
+                            ncztr_cerr *e)
+{
+    const ncztr_stage *s = shard_stage(c);
+    if (!s)
+        return NCZTR_CODEC_FAIL(e, "the chunks are not shards with an index");
+    return s->cls->index_read(s->state, in, objlen, pairs, e);
+}
+
+const unsigned char *ncztr_chain_inner_decode(const ncztr_chain *c, const void *in, size_t inlen,
+                                              unsigned char *scratch, ncztr_cerr *e)
+{
+    const ncztr_stage *s = shard_stage(c);
+    if (!s) {
+        snprintf(e->msg, sizeof e->msg, "the chunks are not shards with an index");
+        return NULL;
+    }
+    return s->cls->decode_inner(s->state, &s->cx, in, inlen, scratch, e);
+}
+
 int ncztr_chain_encode(const ncztr_chain *c, const void *in, size_t inlen, void **out, size_t *outlen,
                        ncztr_cerr *e)
 {

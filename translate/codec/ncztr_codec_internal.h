@@ -103,6 +103,13 @@ struct ncztr_codec_class {
     int (*decode_each)(const void *state, const ncztr_cctx *cx, const void *in, size_t inlen,
                        ncztr_inner_sink sink, void *ud, ncztr_cerr *e);
     const uint64_t *(*inner_shape)(const void *state);
+    /* Reading part of a shard, optional (ncztr_chain_shard_index_span and what follows it):
+     * the encoded index's size and place, the index decoded into (offset, length) pairs
+     * checked against the object, and one inner chunk decoded. */
+    size_t (*index_span)(const void *state, bool *at_start);
+    int (*index_read)(const void *state, const void *in, uint64_t objlen, uint64_t *pairs, ncztr_cerr *e);
+    const unsigned char *(*decode_inner)(const void *state, const ncztr_cctx *cx, const void *in,
+                                         size_t inlen, unsigned char *scratch, ncztr_cerr *e);
     void (*free_state)(void *state);
     /* The HDF5 filter of a parsed codec (for H5Pget_filter2 of an array read from a
      * store): 1, or 0 when it has none. NULL: none. */

@@ -144,6 +144,21 @@ bool ncztr_chain_inner_shape(const ncztr_chain *c, int rank, uint64_t *shape);
 int ncztr_chain_decode_each(const ncztr_chain *c, const void *in, size_t inlen, ncztr_inner_sink sink,
                             void *ud, ncztr_cerr *e);
 
+/* Reading part of a shard, where ncztr_chain_inner_shape holds: the encoded index's size
+ * in bytes (0 for other chains) and whether it starts the shard object (else it ends it). */
+size_t ncztr_chain_shard_index_span(const ncztr_chain *c, bool *at_start);
+/* Decodes a shard's encoded index (ncztr_chain_shard_index_span bytes at in) of an object
+ * of objlen bytes into two uint64 per inner chunk in C order, offset and length (both
+ * UINT64_MAX: never written), each checked to lie in the object. Returns 0, or -1 with
+ * e->msg set. Thread-safe. */
+int ncztr_chain_shard_index(const ncztr_chain *c, const void *in, uint64_t objlen, uint64_t *pairs,
+                            ncztr_cerr *e);
+/* One inner chunk of a shard: its stored bytes (in NULL: never written, all fill) decoded
+ * into scratch (the inner chunk's raw size), or in itself when stored raw; NULL with
+ * e->msg set on failure. Thread-safe. */
+const unsigned char *ncztr_chain_inner_decode(const ncztr_chain *c, const void *in, size_t inlen,
+                                              unsigned char *scratch, ncztr_cerr *e);
+
 /* Encodes inlen raw bytes. On success *out is a malloc'ed buffer of *outlen bytes that
  * the caller frees; for the null chain *out is in itself (not to be freed). Returns 0, or
  * -1 with e->msg set. Thread-safe. */

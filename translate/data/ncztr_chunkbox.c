@@ -244,6 +244,22 @@ void ncztr_box_copy_inner(const ncztr_ioctx *x, const uint64_t *shard, const hsi
     copy_shaped(x, inner, coord, (unsigned char *)(uintptr_t)raw, true);
 }
 
+bool ncztr_box_inner_range(const ncztr_ioctx *x, const uint64_t *shard, const hsize_t *inner, uint64_t *lo,
+                           uint64_t *hi)
+{
+    hsize_t a[RMAX], n[RMAX], m[RMAX];
+    piece(x, shard, a, n, m);
+    bool whole = true;
+    for (int k = 0; k < x->g.rank; k++) {
+        /* the block's part of the shard: [a, a + n) from the shard's origin */
+        hsize_t b = a[k] + n[k], left = x->shape[k] - shard[k] * x->g.chunks[k];
+        lo[k] = a[k] / inner[k];
+        hi[k] = n[k] ? (b + inner[k] - 1) / inner[k] : lo[k];
+        whole = whole && a[k] % inner[k] == 0 && (b % inner[k] == 0 || b == left);
+    }
+    return whole;
+}
+
 typedef struct copy_arg {
     const ncztr_ioctx *x;
     ncztr_cjob *jobs;

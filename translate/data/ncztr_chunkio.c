@@ -41,7 +41,7 @@ static void job_release(ncztr_ioctx *x, ncztr_cjob *j)
     j->own = false;
     j->ent = NULL;
     j->direct = NULL;
-    j->stream = j->copied = j->full = false;
+    j->stream = j->copied = j->full = j->partial = false;
     free(j->iov);
     j->iov = NULL;
     j->niov = 0;
@@ -266,14 +266,14 @@ static herr_t fetch_chunks(ncztr_ioctx *x, ncztr_cjob *jobs, size_t njobs)
     ncztr_stage st;
     size_t *which = NULL, *iidx = NULL, n = 0, m = 0, nstream = 0;
     for (size_t j = 0; j < njobs; j++)
-        n += !jobs[j].data && !jobs[j].iov;
+        n += !jobs[j].data && !jobs[j].iov && !jobs[j].partial;
     if (n == 0)
         return SUCCEED;
     which = calloc(n, sizeof *which);
     NCZ_CHECK_ALLOC(which, FAIL);
     n = 0;
     for (size_t j = 0; j < njobs; j++)
-        if (!jobs[j].data && !jobs[j].iov)
+        if (!jobs[j].data && !jobs[j].iov && !jobs[j].partial)
             which[n++] = j;
     ncztr_chain *chain = ncztr_array_chain(x->o);
     if (!chain)
@@ -374,7 +374,7 @@ done:
 static herr_t read_batch(ncztr_ioctx *x, ncztr_cjob *jobs, size_t n, ncztr_putlist *pl)
 {
     ncztr_chunkcache *c = x->a->cache;
-    size_t hits = 0, direct = 0, stream = 0;
+    size_t hits = 0, direct = 0, stream = 0, partial = 0;
     for (size_t j = 0; j < n; j++) {
         ncztr_cjob *jb = &jobs[j];
         size_t vol = 0;
@@ -395,15 +395,17 @@ static herr_t read_batch(ncztr_ioctx *x, ncztr_cjob *jobs, size_t n, ncztr_putli
                 direct++;
             else if ((jb->stream = !x->g.transpose && cover != NCZTR_BOX_PART))
                 stream++;
+            else if ((jb->partial = ncztr_shard_partial_fits(x, jb->coord)))
+                partial++;
         } else if ((jb->direct = ncztr_io_direct_run(x, jb, vol))) {
             direct++; /* read straight into the user's buffer, not cached */
         }
     }
     /* The hits are now the most recently used entries: kept. */
-    if (hits + direct + stream < n &&
-        ncztr_cc_make_room(x->o, &x->g, pl, (n - hits - direct - stream) * x->g.chunk_bytes, hits) < 0)
+    size_t placed = hits + direct + stream + partial;
+    if (placed < n && ncztr_cc_make_room(x->o, &x->g, pl, (n - placed) * x->g.chunk_bytes, hits) < 0)
         return FAIL;
-    if (fetch_chunks(x, jobs, n) < 0)
+    if (ncztr_shard_read_partial(x, jobs, n) < 0 || fetch_chunks(x, jobs, n) < 0)
         return FAIL;
     if (x->box)
         ncztr_box_copy_jobs(x, jobs, n, true);
@@ -595,6 +597,7 @@ static herr_t do_io(ncztr_obj *o, hid_t mem_type, hid_t mem_space, hid_t file_sp
         NCZ_GOTO_QUIET(FAIL);
     x->workers = nczm_map_workers(o->file->map);
     ncztr_box_setup(x);
+    ncztr_shard_partial_setup(x);
     size_t jcap = ncztr_enum_bound(&en, NCZTR_BATCH_CHUNKS);
     jobs = calloc(jcap, sizeof *jobs);
     NCZ_CHECK_ALLOC(jobs, FAIL);

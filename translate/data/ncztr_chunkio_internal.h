@@ -197,6 +197,10 @@ typedef struct ncztr_ioctx {
     hsize_t bstart[NCZTR_MAX_RANK], bcount[NCZTR_MAX_RANK]; /* the block in the array */
     hsize_t mdims[NCZTR_MAX_RANK], mstart[NCZTR_MAX_RANK];  /* memory extent, block start */
     unsigned workers;                                       /* the store's worker count */
+    /* Read, box mode, sharded chains on a store that reads byte ranges cheaply: a shard the
+     * block covers in part, in whole inner chunks, is read in part (ncztr_shardread.c). */
+    bool partial;
+    hsize_t inner[NCZTR_MAX_RANK]; /* then: the inner chunk's shape */
 } ncztr_ioctx;
 
 typedef struct ncztr_crange {
@@ -251,8 +255,9 @@ typedef struct ncztr_cjob {
     /* Read, box mode: every in-bounds element is read and the chunk is not cached: it is
      * fetched and decoded into scratch and copied on at once (never kept). */
     bool stream;
-    bool copied; /* read: its elements are in the user's buffer already */
-    bool full;   /* box mode: covered NCZTR_BOX_FULL (the whole chunk is in the block) */
+    bool copied;  /* read: its elements are in the user's buffer already */
+    bool full;    /* box mode: covered NCZTR_BOX_FULL (the whole chunk is in the block) */
+    bool partial; /* read in part: its index, then the inner chunks the block needs */
     /* write, box mode, raw chunks: the chunk's runs in the user's buffer, stored by the
      * store's gather I/O with no chunk buffer (owned; NULL otherwise) */
     struct iovec *iov;
@@ -306,9 +311,24 @@ void ncztr_box_copy(const ncztr_ioctx *x, const uint64_t *coord, unsigned char *
  * in C order of shape inner, to the user's buffer: what of it lies in the block. */
 void ncztr_box_copy_inner(const ncztr_ioctx *x, const uint64_t *shard, const hsize_t *inner, size_t i,
                           const unsigned char *raw);
+/* The inner chunks (of shape inner, numbered over the shard's grid) of the shard at coord
+ * that the block touches: [lo[k], hi[k]) per dimension; true when it covers each of them
+ * whole, as far as the array reaches. */
+bool ncztr_box_inner_range(const ncztr_ioctx *x, const uint64_t *shard, const hsize_t *inner, uint64_t *lo,
+                           uint64_t *hi);
 /* ncztr_box_copy for every job with data that is neither direct nor copied, on the
  * worker pool. */
 void ncztr_box_copy_jobs(const ncztr_ioctx *x, ncztr_cjob *jobs, size_t n, bool to_user);
+
+/* ---- partial shard reads (ncztr_shardread.c) ---- */
+/* Sets x->partial and x->inner for a read call (after ncztr_box_setup). */
+void ncztr_shard_partial_setup(ncztr_ioctx *x);
+/* Whether the shard at coord, covered in part by the block, is read in part. */
+bool ncztr_shard_partial_fits(const ncztr_ioctx *x, const uint64_t *coord);
+/* Moves the block's part of every job marked partial to the user: each shard's index is
+ * read, then the bytes of the inner chunks the block touches, which decode on the worker
+ * pool straight into the user's buffer (jb->copied set; no data, nothing cached). */
+herr_t ncztr_shard_read_partial(ncztr_ioctx *x, ncztr_cjob *jobs, size_t n);
 
 /* ---- a file's scratch buffers (ncztr_scratch.c) ---- */
 enum { NCZTR_SCR_FETCH, NCZTR_SCR_SLOTS, NCZTR_SCR_N };

@@ -1,0 +1,274 @@
+/* Partial shard reads. A read that covers part of a shard (a sequential reader taking half
+ * a shard per call, a slice across shards) needs only some of its inner chunks. Where the
+ * store reads byte ranges for the price of their bytes (a directory store), such a shard is
+ * read in part: its index first (one range per shard, for a batch of shards at once), then
+ * one range per shard spanning the inner chunks the block touches, which decode on the
+ * worker pool straight into the user's buffer. The whole-shard path would read the shard
+ * once, decode all of it into a shard-sized buffer and copy from there, call after call:
+ * one copy more per element and a shard-sized buffer per cached shard.
+ *
+ * Only for blocks that cover each inner chunk they touch whole: a block cutting through
+ * inner chunks (a row at a time) would decode the same inner chunk again on every call,
+ * where the chunk cache keeps the decoded shard. */
+#include "ncztr_chunkio_internal.h"
+#include "ncztr_codec.h"
+#include "nczc_workers.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#define RMAX NCZTR_MAX_RANK
+#define NONE UINT64_MAX
+
+void ncztr_shard_partial_setup(ncztr_ioctx *x)
+{
+    x->partial = false;
+    if (!x->box || x->write || x->g.transpose || x->a->dimonly || !nczm_map_ranges_cheap(x->o->file->map))
+        return;
+    size_t mark = ncz_err_mark();
+    ncztr_chain *chain = ncztr_array_chain(x->o);
+    uint64_t ishape[RMAX];
+    bool at_start;
+    if (!chain) { /* the chunk path reports it */
+        free(ncz_err_take_messages(mark));
+        return;
+    }
+    if (!ncztr_chain_inner_shape(chain, x->g.rank, ishape) ||
+        ncztr_chain_shard_index_span(chain, &at_start) == 0)
+        return;
+    for (int k = 0; k < x->g.rank; k++)
+        x->inner[k] = (hsize_t)ishape[k];
+    x->partial = true;
+}
+
+bool ncztr_shard_partial_fits(const ncztr_ioctx *x, const uint64_t *coord)
+{
+    uint64_t lo[RMAX], hi[RMAX];
+    return x->partial && ncztr_box_inner_range(x, coord, x->inner, lo, hi);
+}
+
+/* One inner chunk to decode and place: its shard's job, its number in the shard, its
+ * stored bytes (NULL: never written, all fill). */
+typedef struct inner_item {
+    size_t job;
+    size_t inner;
+    bool stored;
+    uint64_t off; /* stored: its place in the shard object */
+    const unsigned char *in;
+    size_t inlen;
+} inner_item;
+
+typedef struct part_arg {
+    const ncztr_ioctx *x;
+    const ncztr_chain *chain;
+    const ncztr_cjob *jobs;
+    const inner_item *items;
+    unsigned char *slots; /* one inner chunk per thread */
+    size_t ibytes;
+    ncztr_cerr *err; /* per thread: the message of its lowest failed item */
+    size_t *failed;  /* per thread: that item, or SIZE_MAX */
+} part_arg;
+
+static int decode_one(void *arg, size_t i, unsigned slot)
+{
+    const part_arg *p = arg;
+    const inner_item *it = &p->items[i];
+    ncztr_cerr e;
+    const unsigned char *raw =
+        ncztr_chain_inner_decode(p->chain, it->in, it->inlen, p->slots + (size_t)slot * p->ibytes, &e);
+    if (!raw) {
+        if (i < p->failed[slot]) {
+            p->failed[slot] = i;
+            p->err[slot] = e;
+        }
+        return 1;
+    }
+    ncztr_box_copy_inner(p->x, p->jobs[it->job].coord, p->x->inner, it->inner, raw);
+    return 0;
+}
+
+/* Counts the inner chunks of [lo, hi) and calls visit(number in the shard) for each, in C
+ * order over the shard's grid. */
+static size_t each_inner(const ncztr_ioctx *x, const uint64_t *lo, const uint64_t *hi, const uint64_t *grid,
+                         void (*visit)(void *, size_t), void *ud)
+{
+    int rank = x->g.rank;
+    uint64_t idx[RMAX];
+    size_t count = 0;
+    for (int k = 0; k < rank; k++) {
+        if (hi[k] <= lo[k])
+            return 0;
+        idx[k] = lo[k];
+    }
+    for (;;) {
+        size_t num = 0;
+        for (int k = 0; k < rank; k++)
+            num = num * (size_t)grid[k] + (size_t)idx[k];
+        if (visit)
+            visit(ud, num);
+        count++;
+        int k = rank - 1;
+        for (; k >= 0; k--) {
+            if (++idx[k] < hi[k])
+                break;
+            idx[k] = lo[k];
+        }
+        if (k < 0)
+            return count;
+    }
+}
+
+typedef struct collect {
+    const uint64_t *pairs; /* the shard's index */
+    size_t job;
+    inner_item *items;
+    size_t n;
+    uint64_t lo, hi; /* the span of the stored ones */
+} collect;
+
+static void add_inner(void *ud, size_t num)
+{
+    collect *c = ud;
+    uint64_t off = c->pairs[2 * num], len = c->pairs[2 * num + 1];
+    inner_item *it = &c->items[c->n++];
+    *it = (inner_item){.job = c->job, .inner = num};
+    if (off == NONE && len == NONE)
+        return;
+    it->stored = true;
+    it->off = off;
+    it->inlen = (size_t)len;
+    if (c->lo > c->hi) {
+        c->lo = off;
+        c->hi = off + len;
+    }
+    c->lo = off < c->lo ? off : c->lo;
+    c->hi = off + len > c->hi ? off + len : c->hi;
+}
+
+herr_t ncztr_shard_read_partial(ncztr_ioctx *x, ncztr_cjob *jobs, size_t njobs)
+{
+    herr_t ret = SUCCEED;
+    nczm_map *map = x->o->file->map;
+    const char *path = x->g.path;
+    const ncztr_chain *chain = x->a->chain;
+    size_t m = 0, nitems = 0, ninner = 1;
+    for (size_t j = 0; j < njobs; j++)
+        m += jobs[j].partial;
+    if (m == 0)
+        return SUCCEED;
+    uint64_t grid[RMAX];
+    for (int k = 0; k < x->g.rank; k++) {
+        grid[k] = x->g.chunks[k] / x->inner[k];
+        ninner *= (size_t)grid[k];
+    }
+    bool at_start;
+    size_t ib = ncztr_chain_shard_index_span(chain, &at_start), ibytes = x->g.chunk_bytes / ninner;
+    unsigned ns = nczc_workers_slots(x->workers);
+    size_t *which = calloc(m, sizeof *which), *first = calloc(m, sizeof *first), *failed = NULL;
+    uint64_t *pairs = malloc(m * ninner * 2 * sizeof *pairs), *span = calloc(m, sizeof *span);
+    unsigned char *ibuf = malloc(m * ib);
+    nczm_range *rg = calloc(m, sizeof *rg);
+    inner_item *items = NULL;
+    ncztr_cerr *errs = NULL;
+    if (!which || !first || !pairs || !span || !ibuf || !rg)
+        NCZ_GOTO(FAIL, NCZ_E_NOMEM, "dataset \"%s\": out of memory reading shards", path);
+    m = 0;
+    for (size_t j = 0; j < njobs; j++)
+        if (jobs[j].partial)
+            which[m++] = j;
+    /* 1. the indexes */
+    for (size_t i = 0; i < m; i++)
+        rg[i] = (nczm_range){.key = jobs[which[i]].key, .count = ib, .tail = !at_start, .buf = ibuf + i * ib};
+    nczm_read_ranges(map, m, rg); /* per-request statuses are examined below */
+    size_t maxitems = 0;
+    for (size_t i = 0; i < m; i++) {
+        ncztr_cjob *jb = &jobs[which[i]];
+        uint64_t lo[RMAX], hi[RMAX];
+        ncztr_box_inner_range(x, jb->coord, x->inner, lo, hi);
+        maxitems += each_inner(x, lo, hi, grid, NULL, NULL);
+        uint64_t *pi = pairs + i * ninner * 2;
+        if (rg[i].status == NCZM_NOTFOUND) { /* a shard never written: all fill */
+            for (size_t k = 0; k < 2 * ninner; k++)
+                pi[k] = NONE;
+            continue;
+        }
+        if (rg[i].status != NCZM_OK)
+            NCZ_GOTO(FAIL, NCZ_E_STORE, "dataset \"%s\": cannot read the index of shard \"%s\": %s", path,
+                     jb->key, nczm_errmsg(map));
+        ncztr_cerr e;
+        if (ncztr_chain_shard_index(chain, ibuf + i * ib, rg[i].objlen, pi, &e) < 0)
+            NCZ_GOTO(FAIL, NCZ_E_FORMAT, "dataset \"%s\": shard \"%s\": %s", path, jb->key, e.msg);
+    }
+    /* 2. the inner chunks the block touches, one span of each shard */
+    if (!(items = malloc((maxitems ? maxitems : 1) * sizeof *items)))
+        NCZ_GOTO(FAIL, NCZ_E_NOMEM, "dataset \"%s\": out of memory reading shards", path);
+    size_t total = 0, nr = 0;
+    for (size_t i = 0; i < m; i++) {
+        uint64_t lo[RMAX], hi[RMAX];
+        ncztr_box_inner_range(x, jobs[which[i]].coord, x->inner, lo, hi);
+        collect c = {
+            .pairs = pairs + i * ninner * 2, .job = which[i], .items = items + nitems, .lo = 1, .hi = 0};
+        each_inner(x, lo, hi, grid, add_inner, &c);
+        first[i] = nitems;
+        nitems += c.n;
+        if (c.lo < c.hi) {
+            span[i] = c.lo;
+            rg[nr++] = (nczm_range){.key = jobs[which[i]].key, .start = c.lo, .count = (size_t)(c.hi - c.lo)};
+            total += (size_t)(c.hi - c.lo);
+        }
+    }
+    unsigned char *data = total ? ncztr_scratch_get(x->o->file, NCZTR_SCR_FETCH, total) : NULL;
+    if (total && !data)
+        NCZ_GOTO(FAIL, NCZ_E_NOMEM, "dataset \"%s\": out of memory reading shards", path);
+    for (size_t r = 0, off = 0; r < nr; r++) {
+        rg[r].buf = data + off;
+        off += rg[r].count;
+    }
+    nczm_read_ranges(map, nr, rg);
+    for (size_t i = 0, r = 0; i < m; i++) {
+        size_t end = i + 1 < m ? first[i + 1] : nitems;
+        bool any = false;
+        for (size_t t = first[i]; t < end; t++)
+            any = any || items[t].stored;
+        if (!any)
+            continue;
+        if (rg[r].status != NCZM_OK)
+            NCZ_GOTO(FAIL, NCZ_E_STORE, "dataset \"%s\": cannot read the inner chunks of shard \"%s\": %s",
+                     path, jobs[which[i]].key, nczm_errmsg(map));
+        for (size_t t = first[i]; t < end; t++)
+            if (items[t].stored)
+                items[t].in = (const unsigned char *)rg[r].buf + (items[t].off - span[i]);
+        r++;
+    }
+    /* 3. decoded on the worker pool, each inner chunk straight to the user */
+    unsigned char *slots = ncztr_scratch_get(x->o->file, NCZTR_SCR_SLOTS, (size_t)ns * ibytes);
+    errs = malloc(ns * sizeof *errs);
+    failed = malloc(ns * sizeof *failed);
+    if (!slots || !errs || !failed)
+        NCZ_GOTO(FAIL, NCZ_E_NOMEM, "dataset \"%s\": out of memory decoding shards", path);
+    for (unsigned s = 0; s < ns; s++)
+        failed[s] = SIZE_MAX;
+    part_arg pa = {x, chain, jobs, items, slots, ibytes, errs, failed};
+    size_t bad = nczc_parallel_for(nitems, x->workers, decode_one, &pa);
+    if (bad < nitems) {
+        unsigned s = 0;
+        for (unsigned k = 1; k < ns; k++)
+            s = failed[k] < failed[s] ? k : s;
+        const inner_item *it = &items[failed[s]];
+        NCZ_GOTO(FAIL, NCZ_E_FORMAT, "dataset \"%s\": shard \"%s\": inner chunk %zu: %s", path,
+                 jobs[it->job].key, it->inner, errs[s].msg);
+    }
+    for (size_t i = 0; i < m; i++)
+        jobs[which[i]].copied = true;
+done:
+    free(which);
+    free(first);
+    free(pairs);
+    free(span);
+    free(ibuf);
+    free(rg);
+    free(items);
+    free(errs);
+    free(failed);
+    return ret;
+}
