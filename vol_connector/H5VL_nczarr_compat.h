@@ -8,6 +8,7 @@
 #define H5VL_NCZARR_COMPAT_H
 
 #include <hdf5.h>
+#include <stdbool.h>
 
 /* A new reference to this connector's registered id, or H5I_INVALID_HID: the caller closes
  * it with H5VLclose. H5VLget_connector_id_by_name exists in 1.14 and 2.x alike; the
@@ -24,12 +25,23 @@ static inline hid_t H5VL_nczarr_compat_connector_id(const char *name)
  * an application's message): after as many refusals as H5E_VOL had references the message
  * is gone, every later clear stops half way and leaves entries whose strings it freed, and
  * the next H5Eprint2 recurses until the stack overflows (h5py, whose 1.10 API calls
- * H5Rcreate, crashed so in its own test suite). The connector gives H5E_VOL enough
- * references for a process's lifetime of such refusals when it starts. */
+ * H5Rcreate, crashed so in its own test suite). The connector keeps H5E_VOL at least
+ * H5VL_NCZARR_H5E_VOL_LOW references ahead: given H5VL_NCZARR_H5E_VOL_HIGH when it starts,
+ * topped up as every callback begins (one lookup when nothing is missing). HDF5's own
+ * H5I_get_ref/H5I_inc_ref (exported by libhdf5, H5Iprivate.h), not the API calls: an API
+ * call costs a context push each, and a million of them took 20 ms of every process's
+ * start. */
+int H5I_get_ref(hid_t id, bool app_ref);
+int H5I_inc_ref(hid_t id, bool app_ref);
+#define H5VL_NCZARR_H5E_VOL_LOW  (1 << 15)
+#define H5VL_NCZARR_H5E_VOL_HIGH (1 << 16)
 static inline void H5VL_nczarr_compat_guard_h5e_vol(void)
 {
-    for (int i = 0; i < (1 << 20); i++)
-        if (H5Iinc_ref(H5E_VOL) < 0)
+    int n = H5I_get_ref(H5E_VOL_g, true);
+    if (n < 0 || n >= H5VL_NCZARR_H5E_VOL_LOW)
+        return;
+    for (; n < H5VL_NCZARR_H5E_VOL_HIGH; n++)
+        if (H5I_inc_ref(H5E_VOL_g, true) < 0)
             break;
 }
 
