@@ -295,12 +295,17 @@ static void run_pair(const bench_cfg *cfg, const char *log, bench_peer peer, ben
     /* The floor after the connector's read: the first reader of objects just written pays
      * the page cache's first touch of them, which the floor then does not. */
     if (floor && !floor->failed && r.ok) {
-        double fs;
-        char msg[1024];
-        if (bench_read_floor(cfg, c, store, &fs, msg, sizeof msg) == 0)
-            figure_add_floor(floor, fs);
-        else
+        double ws = 0, rs = 0;
+        char msg[1024], wdir[4400];
+        snprintf(wdir, sizeof wdir, "%s.wfloor", store);
+        remove_tree(wdir);
+        if (bench_read_floor(cfg, c, store, &rs, msg, sizeof msg) != 0)
             figure_fail(floor, 1, msg);
+        else if (bench_write_floor(cfg, c, wdir, &ws, msg, sizeof msg) != 0)
+            figure_fail(floor, 0, msg);
+        else
+            figure_add_floor(floor, ws, rs);
+        remove_tree(wdir);
     }
     if (!cfg->s3[0])
         remove_tree(store);
@@ -391,9 +396,11 @@ static void usage(void)
             "                 takes the credentials from AWS_*); only the connector and zarr-python 3\n"
             "                 run; --dir then holds the source slabs only\n"
             "  --s3-storage-options  zarr-python's storage options for s3fs (JSON), with --s3\n"
-            "  --floor        yes: also time the read floor of each connector store (a directory,\n"
-            "                 Zarr v3, raw or zstd): its chunk objects read with pread, decoded and\n"
-            "                 copied into a slab on every core, nothing else (default no)\n"
+            "  --floor        yes: also time the write and read floors of each connector store (a\n"
+            "                 directory, Zarr v3, raw or zstd), on every core, nothing else: its\n"
+            "                 layout written from the source slabs with write(2), chunks compressed;\n"
+            "                 its chunk objects read with pread, decoded and copied into a slab\n"
+            "                 (default no)\n"
             "  --server-pids  with --s3: the S3 server's processes; their CPU seconds during each\n"
             "                 write and read are reported, and the ratio to zarr-python 3 that a\n"
             "                 client costing nothing would reach with the same requests\n");

@@ -26,7 +26,7 @@ typedef struct {
     int shards;             /* Zarr v3: shards of shards x shards chunks (0: none) */
     char s3[2048];          /* stores in a bucket: https://host:port/bucket/prefix ("": --dir) */
     const char *s3_options; /* zarr-python's storage options for s3fs (JSON), with s3 */
-    int floor;              /* also time the read floor of the connector's store (--floor) */
+    int floor;              /* also time the write and read floors of the connector's store (--floor) */
     int server_pid[8];      /* the S3 server's processes, whose CPU time is counted */
     int nserver;            /* (--server-pids; 0: not counted) */
 } bench_cfg;
@@ -55,5 +55,10 @@ int bench_have_netcdf(void);
  * -1 and a message. */
 int bench_read_floor(const bench_cfg *cfg, bench_case c, const char *store, double *secs, char *msg,
                      size_t msg_size);
+/* The write floor (bench_wfloor.c): the array stored in the connector's layout in the new
+ * directory dir (removed by the caller) with write(2), the chunks compressed, on every
+ * core. Returns 0 and the seconds, or -1 and a message. */
+int bench_write_floor(const bench_cfg *cfg, bench_case c, const char *dir, double *secs, char *msg,
+                      size_t msg_size);
 
 #endif

@@ -29,11 +29,11 @@ void figure_add(figure *f, const child_result *w, const child_result *r, double 
     f->n++;
 }
 
-void figure_add_floor(figure *f, double read_s)
+void figure_add_floor(figure *f, double write_s, double read_s)
 {
     if (f->n == MAX_RUNS)
         return;
-    f->w_s[f->n] = 0;
+    f->w_s[f->n] = write_s;
     f->r_s[f->n] = read_s;
     f->n++;
 }
@@ -138,9 +138,12 @@ void report_header(report *rep, int runs, int tmpfs, const int *workers, int nwo
            "peer's "
            "(w write, r read); RSS: the process's peak, MiB\n");
     if (cfg->floor)
-        printf("floor: the least a reader using read(2) must do with the connector's store, on every core: "
-               "each chunk object read whole with pread, its chunks decoded and their rows copied into a "
-               "slab; its r xz3 is the most any such reader gets over zarr-python 3\n");
+        printf("floor: on every core, the least a writer using write(2) must do to store the array in the "
+               "connector's layout (each chunk's rows gathered and compressed, each chunk object written "
+               "whole with one write; raw ones with writev from the source rows) and the least a reader "
+               "using read(2) must do with the connector's store (each chunk object read whole with pread, "
+               "its chunks decoded and their rows copied into a slab); its xz3 are the most any such "
+               "writer and reader get over zarr-python 3\n");
     if (cfg->nserver)
         printf("cli CPU: the peer's own CPU seconds in one write / read (the whole process); srv CPU: the S3 "
                "server's CPU seconds meanwhile (its %d processes); max xz3: "
@@ -238,11 +241,12 @@ void report_case(report *rep, bench_case c, const int *on_peer)
     }
     const figure *fl = &rep->floor[c];
     if (rep->cfg->floor && (fl->n || fl->failed)) {
-        printf("%-8s %-7s %11s", "", "floor", "-");
+        printf("%-8s %-7s", "", "floor");
+        print_cell(rep, fl, 0, PEER_NCZARR, "floor", 11);
         print_cell(rep, fl, 1, PEER_NCZARR, "floor", 11);
         printf(" %8s", "-");
         for (int q = PEER_NATIVE; q < NPEERS; q++) {
-            printf(" %6s", "-");
+            print_ratio(rate(rep, fl, 0), rate(rep, &row[q], 0));
             print_ratio(rate(rep, fl, 1), rate(rep, &row[q], 1));
         }
         printf(" %11s\n", "-");

@@ -30,7 +30,7 @@ typedef struct {
     const bench_cfg *cfg;
     const char *const *cases, *const *peers;
     figure main[NCASES][NPEERS];
-    figure floor[NCASES]; /* --floor: the read floor of the connector's store (r_s only) */
+    figure floor[NCASES]; /* --floor: the write and read floors of the connector's store */
     figure scaling[NCASES][MAX_WORKERS];
     char skip_msg[NPEERS][256];
     int nnotes;
@@ -41,7 +41,7 @@ typedef struct {
 
 void figure_fail(figure *f, int phase, const char *msg);
 void figure_add(figure *f, const child_result *w, const child_result *r, double stored_mib);
-void figure_add_floor(figure *f, double read_s);
+void figure_add_floor(figure *f, double write_s, double read_s);
 
 void report_init(report *rep, const bench_cfg *cfg, const char *const *cases, const char *const *peers);
 void report_skip_peer(report *rep, bench_peer peer, const char *why);
