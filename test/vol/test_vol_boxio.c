@@ -158,6 +158,35 @@ static void whole_margin(const bcase *c, hid_t dz, hid_t dn, bool write)
     H5Sclose(m);
 }
 
+/* The same write of a block of whole chunks (to the array's edge where it reaches it) to
+ * both: in shards, whole inner chunks of part of a shard, which are encoded at once and kept
+ * until the shard is complete or read or flushed (partial shard writes). */
+static void aligned_write(const bcase *c, hid_t dz, hid_t dn)
+{
+    int r = c->rank;
+    hsize_t start[3], count[3], nelem = 1;
+    for (int k = 0; k < r; k++) {
+        hsize_t nch = (c->dims[k] + c->chunks[k] - 1) / c->chunks[k], a = rnd((unsigned)nch),
+                b = a + 1 + rnd((unsigned)(nch - a) < 2 ? 1 : 2);
+        b = b > nch ? nch : b;
+        start[k] = a * c->chunks[k];
+        count[k] = (b * c->chunks[k] < c->dims[k] ? b * c->chunks[k] : c->dims[k]) - start[k];
+        nelem *= count[k];
+    }
+    size_t nb = (size_t)nelem * H5Tget_size(c->type);
+    hid_t fs = H5Screate_simple(r, c->dims, NULL), ms = H5Screate_simple(r, count, NULL);
+    H5Sselect_hyperslab(fs, H5S_SELECT_SET, start, NULL, count, NULL);
+    unsigned char *buf = malloc(nb);
+    for (size_t k = 0; k < nb; k++)
+        buf[k] = (unsigned char)rnd(256);
+    herr_t wa = H5Dwrite(dz, c->type, ms, fs, H5P_DEFAULT, buf);
+    herr_t wb = H5Dwrite(dn, c->type, ms, fs, H5P_DEFAULT, buf);
+    CHECK(wa >= 0 && wb >= 0, "%s: aligned write failed (store %d, native %d)", c->name, (int)wa, (int)wb);
+    free(buf);
+    H5Sclose(ms);
+    H5Sclose(fs);
+}
+
 static void run_case(hid_t fz, hid_t fn, const bcase *c)
 {
     size_t esz = H5Tget_size(c->type);
@@ -181,6 +210,14 @@ static void run_case(hid_t fz, hid_t fn, const bcase *c)
         H5Sclose(fs);
         if (i % 3 == 0)
             compare_read(c, dz, dn, "while writing");
+        if (i % 4 == 1)
+            aligned_write(c, dz, dn);
+    }
+    /* blocks of whole chunks only, some shards left incomplete for the close to store */
+    for (int i = 0; i < 12; i++) {
+        aligned_write(c, dz, dn);
+        if (i % 5 == 4)
+            compare_read(c, dz, dn, "between aligned writes");
     }
     H5Dclose(dz);
     H5Dclose(dn);
@@ -214,6 +251,18 @@ static void aligned_read(const bcase *c, hid_t dz, hid_t dn)
     free(b);
     H5Sclose(ms);
     H5Sclose(fs);
+}
+
+/* A dataset written only in a few blocks of whole chunks: in shards, parts of shards never
+ * stored before, completed at the close with fill. */
+static void sparse_case(hid_t fz, hid_t fn, const bcase *c)
+{
+    hid_t dz = make(fz, c), dn = make(fn, c);
+    CHECK(dz >= 0 && dn >= 0, "%s: create", c->name);
+    for (int i = 0; i < 3; i++)
+        aligned_write(c, dz, dn);
+    H5Dclose(dz);
+    H5Dclose(dn);
 }
 
 static void reread(hid_t fz, hid_t fn, const bcase *c)
@@ -250,9 +299,15 @@ int main(void)
         {"u1", 1, {1000}, {64}, H5T_NATIVE_UCHAR, false},
         {"u1z", 1, {1000}, {64}, H5T_NATIVE_UCHAR, true},
     };
-    size_t nc = sizeof cases / sizeof cases[0];
+    const bcase sparse[] = {
+        {"sparse_d2z", 2, {100, 61}, {16, 16}, H5T_NATIVE_DOUBLE, true},
+        {"sparse_i3", 3, {37, 29, 23}, {8, 7, 5}, H5T_NATIVE_INT, false},
+    };
+    size_t nc = sizeof cases / sizeof cases[0], ns = sizeof sparse / sizeof sparse[0];
     for (size_t i = 0; i < nc; i++)
         run_case(fz, fn, &cases[i]);
+    for (size_t i = 0; i < ns; i++)
+        sparse_case(fz, fn, &sparse[i]);
     H5Fclose(fz);
     H5Fclose(fn);
     /* run with "shards=N" (vol.test_vol_boxio_shards), the arrays must really be sharded */
@@ -267,6 +322,8 @@ int main(void)
     CHECK(fz >= 0 && fn >= 0, "reopen both files");
     for (size_t i = 0; i < nc; i++)
         reread(fz, fn, &cases[i]);
+    for (size_t i = 0; i < ns; i++)
+        reread(fz, fn, &sparse[i]);
     H5Fclose(fz);
     H5Fclose(fn);
     H5Pclose(nfapl);

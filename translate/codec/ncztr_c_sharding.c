@@ -6,7 +6,8 @@
  * is decoded or encoded at once (and a partial write rewrites the shard, as in Zarr); a
  * reader that places inner chunks itself takes them one by one (decode_each), and one that
  * needs some of them reads the index, then only their bytes (index_span, index_read,
- * decode_inner). */
+ * decode_inner); a writer of whole inner chunks encodes them one by one and writes the
+ * index (encode_inner, index_write). */
 #include "ncztr_codec_internal.h"
 #include "ncztr_err.h"
 
@@ -348,6 +349,62 @@ static bool all_fill(const ncztr_cctx *cx, const unsigned char *b, size_t n)
     return true;
 }
 
+/* One inner chunk (raw, C order of the inner shape) encoded: at dst when given (cap bytes)
+ * and the codecs can write there, else *out is malloc'ed, or raw itself when stored as it
+ * is; *out NULL when it is all fill (never written, as zarr-python does). */
+static int encode_one(const shard_state *s, const ncztr_cctx *cx, const void *raw, void *dst, size_t cap,
+                      void **out, size_t *outlen, ncztr_cerr *e)
+{
+    *out = NULL;
+    *outlen = 0;
+    if (all_fill(&s->inner, raw, s->inner.chunk_bytes / cx->esz))
+        return 0;
+    return s->inner.chain_ops->encode_into(s->chain, raw, s->inner.chunk_bytes, dst, cap, out, outlen, e);
+}
+
+static size_t inner_bound(const void *state)
+{
+    const shard_state *s = state;
+    return s->inner.chain_ops->encode_bound(s->chain, s->inner.chunk_bytes);
+}
+
+/* encode_one, the result at dst or the caller's (a copy of raw when stored as it is). */
+static int encode_inner(const void *state, const ncztr_cctx *cx, const void *raw, void *dst, size_t cap,
+                        void **out, size_t *outlen, ncztr_cerr *e)
+{
+    if (encode_one(state, cx, raw, dst, cap, out, outlen, e) < 0)
+        return -1;
+    if (*out == raw) {
+        if (!(*out = malloc(*outlen ? *outlen : 1)))
+            return NCZTR_CODEC_FAIL(e, "sharding: out of memory");
+        memcpy(*out, raw, *outlen);
+    }
+    return 0;
+}
+
+/* The index of (offset, length) pairs, encoded by the index codecs into out (index_bytes). */
+static int index_write(const void *state, const uint64_t *pairs, void *out, ncztr_cerr *e)
+{
+    const shard_state *s = state;
+    unsigned char *index = malloc(s->ninner * 16);
+    void *eidx = NULL;
+    size_t eilen = 0;
+    if (!index)
+        return NCZTR_CODEC_FAIL(e, "sharding: out of memory");
+    for (size_t i = 0; i < 2 * s->ninner; i++)
+        put64(index + 8 * i, pairs[i], s->index_big);
+    int rc = s->inner.chain_ops->encode(s->ichain, index, s->ninner * 16, &eidx, &eilen, e);
+    if (rc == 0 && eilen != s->index_bytes)
+        rc = NCZTR_CODEC_FAIL(e, "sharding: the index encoded to %zu bytes, expected %zu", eilen,
+                              s->index_bytes);
+    if (rc == 0)
+        memcpy(out, eidx, eilen);
+    if (eidx != index)
+        free(eidx);
+    free(index);
+    return rc;
+}
+
 /* The encoded inner chunks go one after another into the object itself, which starts
  * with room for them all at their usual size (codecs rarely grow data) and grows when
  * they do not fit: the shard is never copied whole once more at the end. */
@@ -357,33 +414,27 @@ static int encode(const void *state, const ncztr_cctx *cx, const void *in, size_
     const shard_state *s = state;
     if (inlen != cx->chunk_bytes)
         return NCZTR_CODEC_FAIL(e, "sharding: %zu bytes, expected a shard of %zu", inlen, cx->chunk_bytes);
-    unsigned char *index = malloc(s->ninner * 16),
-                  *tmp = malloc(s->inner.chunk_bytes ? s->inner.chunk_bytes : 1);
+    uint64_t *pairs = malloc(s->ninner * 2 * sizeof *pairs);
+    unsigned char *tmp = malloc(s->inner.chunk_bytes ? s->inner.chunk_bytes : 1);
     size_t base = s->index_start ? s->index_bytes : 0, blen = 0;
     size_t ocap = base + cx->chunk_bytes + cx->chunk_bytes / 64 + s->index_bytes + 64;
     unsigned char *obj = malloc(ocap);
-    void *eidx = NULL;
-    size_t eilen = 0;
     int rc = 0;
-    if (!index || !tmp || !obj) {
+    if (!pairs || !tmp || !obj) {
         rc = NCZTR_CODEC_FAIL(e, "sharding: out of memory");
         goto done;
     }
     for (size_t i = 0; i < s->ninner && rc == 0; i++) {
         copy_inner(s, cx, i, (unsigned char *)(uintptr_t)in, tmp, false);
-        if (all_fill(&s->inner, tmp, s->inner.chunk_bytes / cx->esz)) {
-            /* an inner chunk of fill is never written, as zarr-python does */
-            put64(index + 16 * i, NONE, s->index_big);
-            put64(index + 16 * i + 8, NONE, s->index_big);
-            continue;
-        }
         void *enc = NULL;
         size_t elen = 0;
-        if (s->inner.chain_ops->encode(s->chain, tmp, s->inner.chunk_bytes, &enc, &elen, e) < 0) {
+        if (encode_one(s, cx, tmp, NULL, 0, &enc, &elen, e) < 0) {
             rc = -1;
             break;
         }
-        const void *src = enc ? enc : tmp;
+        pairs[2 * i] = pairs[2 * i + 1] = NONE;
+        if (!enc)
+            continue; /* all fill */
         if (base + blen + elen + s->index_bytes > ocap) {
             size_t nc = (base + blen + elen + s->index_bytes) * 2;
             unsigned char *nb = realloc(obj, nc);
@@ -396,28 +447,22 @@ static int encode(const void *state, const ncztr_cctx *cx, const void *in, size_
             obj = nb;
             ocap = nc;
         }
-        memcpy(obj + base + blen, src, elen);
+        memcpy(obj + base + blen, enc, elen);
         if (enc != tmp)
             free(enc);
-        put64(index + 16 * i, base + blen, s->index_big);
-        put64(index + 16 * i + 8, elen, s->index_big);
+        pairs[2 * i] = base + blen;
+        pairs[2 * i + 1] = elen;
         blen += elen;
     }
-    if (rc == 0 && s->inner.chain_ops->encode(s->ichain, index, s->ninner * 16, &eidx, &eilen, e) < 0)
-        rc = -1;
-    if (rc == 0 && eilen != s->index_bytes)
-        rc = NCZTR_CODEC_FAIL(e, "sharding: the index encoded to %zu bytes, expected %zu", eilen,
-                              s->index_bytes);
-    if (rc == 0) {
-        memcpy(obj + (s->index_start ? 0 : blen), eidx ? eidx : index, eilen);
+    if (rc == 0 && index_write(state, pairs, obj + (s->index_start ? 0 : blen), e) == 0) {
         *out = obj;
-        *outlen = blen + eilen;
+        *outlen = blen + s->index_bytes;
         obj = NULL;
+    } else {
+        rc = -1;
     }
 done:
-    if (eidx != index)
-        free(eidx);
-    free(index);
+    free(pairs);
     free(tmp);
     free(obj);
     return rc;
@@ -435,5 +480,8 @@ const ncztr_codec_class ncztr_codec_sharding = {
     .index_span = index_span,
     .index_read = index_read,
     .decode_inner = decode_inner,
+    .inner_bound = inner_bound,
+    .encode_inner = encode_inner,
+    .index_write = index_write,
     .free_state = free_state,
 };

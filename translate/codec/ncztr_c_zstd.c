@@ -65,30 +65,48 @@ static int parse(const json_t *j, bool v3, const ncztr_cctx *cx, void **state, c
     return 1;
 }
 
-static int encode(const void *state, const ncztr_cctx *cx, const void *in, size_t inlen, void **out,
-                  size_t *outlen, ncztr_cerr *e)
+static size_t encode_bound(const void *state, size_t inlen)
+{
+    (void)state;
+    return ZSTD_compressBound(inlen);
+}
+
+/* Into the caller's buffer of cap >= encode_bound bytes (an inner chunk of a shard into a
+ * buffer the shard's writer reuses). */
+static int encode_into(const void *state, const ncztr_cctx *cx, const void *in, size_t inlen, void *out,
+                       size_t cap, size_t *outlen, ncztr_cerr *e)
 {
     (void)cx;
     /* the state is shared, but only its context pools change, under their locks */
     zstd_state *s = (zstd_state *)(uintptr_t)state;
-    size_t cap = ZSTD_compressBound(inlen);
-    void *buf = malloc(cap ? cap : 1);
     ZSTD_CCtx *c = ncztr_ctxpool_take(&s->cc);
     if (!c)
         c = ZSTD_createCCtx();
-    size_t r = !buf || !c ? 0
+    size_t r = !c ? 0
                : ZSTD_isError(ZSTD_CCtx_reset(c, ZSTD_reset_session_and_parameters)) ||
                        ZSTD_isError(ZSTD_CCtx_setParameter(c, ZSTD_c_compressionLevel, s->level)) ||
                        ZSTD_isError(ZSTD_CCtx_setParameter(c, ZSTD_c_checksumFlag, s->checksum))
                    ? (size_t)-1
-                   : ZSTD_compress2(c, buf, cap, in, inlen);
+                   : ZSTD_compress2(c, out, cap, in, inlen);
     ncztr_ctxpool_give(&s->cc, c);
-    if (!buf || !c || ZSTD_isError(r)) {
+    if (!c || ZSTD_isError(r))
+        return NCZTR_CODEC_FAIL(e, "zstd: %s", !c ? "out of memory" : ZSTD_getErrorName(r));
+    *outlen = r;
+    return 0;
+}
+
+static int encode(const void *state, const ncztr_cctx *cx, const void *in, size_t inlen, void **out,
+                  size_t *outlen, ncztr_cerr *e)
+{
+    size_t cap = ZSTD_compressBound(inlen);
+    void *buf = malloc(cap ? cap : 1);
+    if (!buf)
+        return NCZTR_CODEC_FAIL(e, "zstd: out of memory");
+    if (encode_into(state, cx, in, inlen, buf, cap, outlen, e) < 0) {
         free(buf);
-        return NCZTR_CODEC_FAIL(e, "zstd: %s", !buf || !c ? "out of memory" : ZSTD_getErrorName(r));
+        return -1;
     }
     *out = buf;
-    *outlen = r;
     return 0;
 }
 
@@ -142,6 +160,8 @@ const ncztr_codec_class ncztr_codec_zstd = {
     .filter = NCZTR_FILTER_ZSTD,
     .parse = parse,
     .encode = encode,
+    .encode_bound = encode_bound,
+    .encode_into = encode_into,
     .decode = decode,
     .free_state = free_state,
     .to_filt = to_filt,

@@ -76,6 +76,8 @@ static const ncztr_chain_ops chain_ops = {
     .unusable = ncztr_chain_unusable,
     .decode = ncztr_chain_decode,
     .encode = ncztr_chain_encode,
+    .encode_bound = ncztr_chain_encode_bound,
+    .encode_into = ncztr_chain_encode_into,
 };
 
 const ncztr_chain_ops *ncztr_chain_operations(void)
@@ -334,8 +336,41 @@ const unsigned char *ncztr_chain_inner_decode(const ncztr_chain *c, const void *
     return s->cls->decode_inner(s->state, &s->cx, in, inlen, scratch, e);
 }
 
-int ncztr_chain_encode(const ncztr_chain *c, const void *in, size_t inlen, void **out, size_t *outlen,
-                       ncztr_cerr *e)
+size_t ncztr_chain_inner_bound(const ncztr_chain *c)
+{
+    const ncztr_stage *s = shard_stage(c);
+    return s ? s->cls->inner_bound(s->state) : 0;
+}
+
+int ncztr_chain_inner_encode(const ncztr_chain *c, const void *raw, void *dst, size_t cap, void **out,
+                             size_t *outlen, ncztr_cerr *e)
+{
+    const ncztr_stage *s = shard_stage(c);
+    if (!s)
+        return NCZTR_CODEC_FAIL(e, "the chunks are not shards with an index");
+    return s->cls->encode_inner(s->state, &s->cx, raw, dst, cap, out, outlen, e);
+}
+
+int ncztr_chain_shard_index_encode(const ncztr_chain *c, const uint64_t *pairs, void *out, ncztr_cerr *e)
+{
+    const ncztr_stage *s = shard_stage(c);
+    if (!s)
+        return NCZTR_CODEC_FAIL(e, "the chunks are not shards with an index");
+    return s->cls->index_write(s->state, pairs, out, e);
+}
+
+size_t ncztr_chain_encode_bound(const ncztr_chain *c, size_t inlen)
+{
+    const ncztr_stage *last = c->nst ? &c->st[c->nst - 1] : NULL;
+    if (c->unusable || !last || !last->cls->encode_into)
+        return 0;
+    /* the codecs before the last one keep the size (filters); a bigger intermediate result
+     * finds no room and is encoded into a buffer of its own */
+    return last->cls->encode_bound(last->state, inlen);
+}
+
+int ncztr_chain_encode_into(const ncztr_chain *c, const void *in, size_t inlen, void *dst, size_t cap,
+                            void **out, size_t *outlen, ncztr_cerr *e)
 {
     if (c->unusable)
         return NCZTR_CODEC_FAIL(e, "%s", c->unusable);
@@ -344,21 +379,34 @@ int ncztr_chain_encode(const ncztr_chain *c, const void *in, size_t inlen, void 
     size_t n = inlen;
     for (size_t i = 0; i < c->nst; i++) {
         const ncztr_stage *s = &c->st[i];
-        void *dst = NULL;
+        void *res = NULL;
         size_t m = 0;
-        if (s->cls->encode(s->state, &s->cx, src, n, &dst, &m, e) < 0) {
+        int r;
+        if (i + 1 == c->nst && dst && s->cls->encode_into && s->cls->encode_bound(s->state, n) <= cap) {
+            r = s->cls->encode_into(s->state, &s->cx, src, n, dst, cap, &m, e);
+            res = dst;
+        } else {
+            r = s->cls->encode(s->state, &s->cx, src, n, &res, &m, e);
+        }
+        if (r < 0) {
             free(own);
             return -1;
         }
-        if (!dst)
+        if (!res)
             continue; /* unchanged */
-        free(own);
-        own = dst;
-        src = own;
+        free(own);    /* this stage's input */
+        own = res == dst ? NULL : res;
+        src = res;
         n = m;
     }
     /* the null chain gives back in itself (not to be freed) */
-    *out = own ? own : (void *)(uintptr_t)in;
+    *out = (void *)(uintptr_t)src;
     *outlen = n;
     return 0;
+}
+
+int ncztr_chain_encode(const ncztr_chain *c, const void *in, size_t inlen, void **out, size_t *outlen,
+                       ncztr_cerr *e)
+{
+    return ncztr_chain_encode_into(c, in, inlen, NULL, 0, out, outlen, e);
 }

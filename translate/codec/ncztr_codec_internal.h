@@ -95,6 +95,12 @@ struct ncztr_codec_class {
      * unchanged". Returns 0 or -1 (e set). Thread-safe, no HDF5 calls. */
     int (*encode)(const void *state, const ncztr_cctx *cx, const void *in, size_t inlen, void **out,
                   size_t *outlen, ncztr_cerr *e);
+    /* Optional, both: the most bytes encode_into may write for inlen bytes in, and encode
+     * into the caller's buffer of cap >= that many bytes (*outlen written): as the last codec
+     * of a chain, into a buffer the caller reuses rather than fresh memory. */
+    size_t (*encode_bound)(const void *state, size_t inlen);
+    int (*encode_into)(const void *state, const ncztr_cctx *cx, const void *in, size_t inlen, void *out,
+                       size_t cap, size_t *outlen, ncztr_cerr *e);
     /* Decodes inlen bytes: into out (at most cap bytes) or as r says. Returns 0 or -1. */
     int (*decode)(const void *state, const ncztr_cctx *cx, const void *in, size_t inlen, void *out,
                   size_t cap, ncztr_dres *r, ncztr_cerr *e);
@@ -110,6 +116,12 @@ struct ncztr_codec_class {
     int (*index_read)(const void *state, const void *in, uint64_t objlen, uint64_t *pairs, ncztr_cerr *e);
     const unsigned char *(*decode_inner)(const void *state, const ncztr_cctx *cx, const void *in,
                                          size_t inlen, unsigned char *scratch, ncztr_cerr *e);
+    /* Writing a shard inner chunk by inner chunk, optional (ncztr_chain_inner_encode,
+     * ncztr_chain_shard_index_encode). */
+    size_t (*inner_bound)(const void *state);
+    int (*encode_inner)(const void *state, const ncztr_cctx *cx, const void *raw, void *dst, size_t cap,
+                        void **out, size_t *outlen, ncztr_cerr *e);
+    int (*index_write)(const void *state, const uint64_t *pairs, void *out, ncztr_cerr *e);
     void (*free_state)(void *state);
     /* The HDF5 filter of a parsed codec (for H5Pget_filter2 of an array read from a
      * store): 1, or 0 when it has none. NULL: none. */

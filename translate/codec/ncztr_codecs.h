@@ -101,6 +101,9 @@ typedef struct ncztr_chain_ops {
                   ncztr_cerr *e);
     int (*encode)(const ncztr_chain *c, const void *in, size_t inlen, void **out, size_t *outlen,
                   ncztr_cerr *e);
+    size_t (*encode_bound)(const ncztr_chain *c, size_t inlen);
+    int (*encode_into)(const ncztr_chain *c, const void *in, size_t inlen, void *dst, size_t cap, void **out,
+                       size_t *outlen, ncztr_cerr *e);
 } ncztr_chain_ops;
 
 /* Builds the chain once per array (plugins are looked up and loaded here) from the codecs
@@ -158,6 +161,26 @@ int ncztr_chain_shard_index(const ncztr_chain *c, const void *in, uint64_t objle
  * e->msg set on failure. Thread-safe. */
 const unsigned char *ncztr_chain_inner_decode(const ncztr_chain *c, const void *in, size_t inlen,
                                               unsigned char *scratch, ncztr_cerr *e);
+
+/* Writing a shard inner chunk by inner chunk (where ncztr_chain_inner_shape holds): the room
+ * an encoded inner chunk may take at dst (0: the inner codecs cannot write there); one inner
+ * chunk, raw in C order of the inner shape, encoded at dst when dst (cap bytes, at least
+ * that room) is given and the codecs can (*out is then dst), else into *out (malloc'ed, the
+ * caller's), or *out NULL when it is all fill (never written); and the shard's index of
+ * (offset, length) pairs (UINT64_MAX twice: never written) encoded into out,
+ * ncztr_chain_shard_index_span bytes. Return 0, or -1 with e->msg set. Thread-safe. */
+size_t ncztr_chain_inner_bound(const ncztr_chain *c);
+int ncztr_chain_inner_encode(const ncztr_chain *c, const void *raw, void *dst, size_t cap, void **out,
+                             size_t *outlen, ncztr_cerr *e);
+int ncztr_chain_shard_index_encode(const ncztr_chain *c, const uint64_t *pairs, void *out, ncztr_cerr *e);
+
+/* The room ncztr_chain_encode_into needs at dst for inlen raw bytes, or 0 when the chain's
+ * last codec cannot write into the caller's buffer. */
+size_t ncztr_chain_encode_bound(const ncztr_chain *c, size_t inlen);
+/* ncztr_chain_encode, the result written at dst (cap bytes, at least
+ * ncztr_chain_encode_bound) where the chain's last codec can (*out is then dst). */
+int ncztr_chain_encode_into(const ncztr_chain *c, const void *in, size_t inlen, void *dst, size_t cap,
+                            void **out, size_t *outlen, ncztr_cerr *e);
 
 /* Encodes inlen raw bytes. On success *out is a malloc'ed buffer of *outlen bytes that
  * the caller frees; for the null chain *out is in itself (not to be freed). Returns 0, or

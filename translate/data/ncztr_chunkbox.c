@@ -260,6 +260,23 @@ bool ncztr_box_inner_range(const ncztr_ioctx *x, const uint64_t *shard, const hs
     return whole;
 }
 
+bool ncztr_box_gather_inner(const ncztr_ioctx *x, const uint64_t *shard, const hsize_t *inner, size_t i,
+                            unsigned char *raw, bool copy)
+{
+    int rank = x->g.rank;
+    uint64_t coord[RMAX];
+    bool edge = false;
+    for (int k = rank - 1; k >= 0; k--) {
+        uint64_t grid = x->g.chunks[k] / inner[k];
+        coord[k] = shard[k] * grid + i % grid;
+        i /= grid;
+        edge = edge || (coord[k] + 1) * inner[k] > x->shape[k];
+    }
+    if (copy || !edge)
+        copy_shaped(x, inner, coord, raw, false);
+    return edge;
+}
+
 typedef struct copy_arg {
     const ncztr_ioctx *x;
     ncztr_cjob *jobs;

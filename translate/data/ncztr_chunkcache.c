@@ -32,8 +32,11 @@ void ncztr_chunkcache_free(ncztr_chunkcache *c)
         free(e->data);
         free(e);
     }
+    ncztr_pending_drop(c, NULL);
+    ncztr_pool_clear(&c->ipool);
     ncztr_pool_clear(&c->pool);
     nczc_hindex_clear(&c->ix);
+    nczc_hindex_clear(&c->pix);
     free(c);
 }
 
@@ -172,11 +175,14 @@ herr_t ncztr_array_flush(ncztr_obj *o)
         /* A deleted array's chunks must not reappear in the store. */
         for (ncztr_cc_entry *e = c->head; e; e = e->next)
             e->dirty = false;
+        ncztr_pending_drop(c, NULL);
         return SUCCEED;
     }
     if (ncztr_geom_init(o, &g) < 0)
         return FAIL;
     pl.pool = &c->pool;
+    if (ncztr_pending_settle_all(o, &g, &pl, 0) < 0)
+        NCZ_GOTO_QUIET(FAIL);
     for (ncztr_cc_entry *e = c->tail; e; e = e->prev) {
         if (!e->dirty)
             continue;
@@ -213,6 +219,17 @@ herr_t ncztr_array_chunk_release(ncztr_obj *o, const uint64_t *coord)
     ncztr_putlist pl = {0};
     ncztr_chunkcache *c = o->arr ? o->arr->cache : NULL;
     ncztr_cc_entry *e = ncztr_cc_find(c, coord);
+    if (c && c->phead) { /* written in part and pending: stored now, as a dirty entry is */
+        bool queued = false;
+        pl.pool = &c->pool;
+        if (ncztr_geom_init(o, &g) < 0 || ncztr_pending_settle(o, &g, coord, &pl, &queued) < 0 ||
+            ncztr_pl_run(o, &g, &pl) < 0)
+            ret = FAIL;
+        ncztr_pl_clear(&pl);
+        ncztr_geom_clear(&g);
+        if (ret < 0)
+            return FAIL;
+    }
     if (!e)
         return SUCCEED;
     pl.pool = &c->pool;

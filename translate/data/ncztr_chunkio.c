@@ -371,10 +371,25 @@ done:
     return ret;
 }
 
+/* Shards of the batch written in part and pending (ncztr_shardwrite.c) are stored first,
+ * so that what follows reads them from the store. */
+static herr_t settle_pending(ncztr_ioctx *x, ncztr_cjob *jobs, size_t n, ncztr_putlist *pl)
+{
+    bool queued = false;
+    if (!x->a->cache || !x->a->cache->phead)
+        return SUCCEED;
+    for (size_t j = 0; j < n; j++)
+        if (!jobs[j].partial && ncztr_pending_settle(x->o, &x->g, jobs[j].coord, pl, &queued) < 0)
+            return FAIL;
+    return queued ? ncztr_pl_run(x->o, &x->g, pl) : SUCCEED;
+}
+
 static herr_t read_batch(ncztr_ioctx *x, ncztr_cjob *jobs, size_t n, ncztr_putlist *pl)
 {
     ncztr_chunkcache *c = x->a->cache;
     size_t hits = 0, direct = 0, stream = 0, partial = 0;
+    if (settle_pending(x, jobs, n, pl) < 0)
+        return FAIL;
     for (size_t j = 0; j < n; j++) {
         ncztr_cjob *jb = &jobs[j];
         size_t vol = 0;
@@ -458,6 +473,12 @@ static herr_t write_batch(ncztr_ioctx *x, ncztr_cjob *jobs, size_t n, ncztr_putl
             edge = vol != x->g.chunk_elems;
         }
         ncztr_cc_entry *e = ncztr_cc_find(c, jb->coord);
+        if (!jb->whole && !e && x->partial && ncztr_shard_partial_fits(x, jb->coord)) {
+            jb->partial = true; /* whole inner chunks of a shard: encoded now, kept pending */
+            continue;
+        }
+        if (jb->whole) /* overwritten whole: what was pending is stale */
+            ncztr_pending_drop(c, jb->coord);
         if (jb->whole) {
             /* Overwritten whole: the old content is never read, and any cached copy is stale. */
             if (e) {
@@ -493,7 +514,7 @@ static herr_t write_batch(ncztr_ioctx *x, ncztr_cjob *jobs, size_t n, ncztr_putl
             ncztr_cc_touch(c, e);
         }
     }
-    if (fetch_chunks(x, jobs, n) < 0)
+    if (settle_pending(x, jobs, n, pl) < 0 || fetch_chunks(x, jobs, n) < 0)
         return FAIL;
     if (x->box)
         ncztr_box_copy_jobs(x, jobs, n, false);
@@ -501,6 +522,8 @@ static herr_t write_batch(ncztr_ioctx *x, ncztr_cjob *jobs, size_t n, ncztr_putl
         for (size_t j = 0; j < n; j++)
             if (!jobs[j].direct && ncztr_io_copy_chunk(x, &jobs[j]) < 0)
                 return FAIL;
+    if (ncztr_shard_write_partial(x, jobs, n, pl) < 0)
+        return FAIL;
     for (size_t j = 0; j < n; j++) {
         ncztr_cjob *jb = &jobs[j];
         if (jb->direct) {
@@ -538,7 +561,10 @@ static herr_t write_batch(ncztr_ioctx *x, ncztr_cjob *jobs, size_t n, ncztr_putl
         if (r < 0)
             return FAIL;
     }
-    if (ncztr_cc_trim(x->o, &x->g, pl) < 0)
+    /* pending shards beyond the cache's budget are stored, least recently written first */
+    size_t budget = x->a->cache_bytes > x->g.chunk_bytes ? x->a->cache_bytes : x->g.chunk_bytes;
+    if (ncztr_cc_trim(x->o, &x->g, pl) < 0 ||
+        (c && c->pbytes > budget && ncztr_pending_settle_all(x->o, &x->g, pl, budget) < 0))
         return FAIL;
     return ncztr_pl_run(x->o, &x->g, pl);
 }

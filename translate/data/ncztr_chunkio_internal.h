@@ -77,6 +77,24 @@ typedef struct ncztr_cc_entry {
     uint64_t coord[]; /* rank entries */
 } ncztr_cc_entry;
 
+/* A shard written in part in whole inner chunks (ncztr_shardwrite.c): its inner chunks
+ * encoded already, waiting for the rest of the shard, or for a flush that takes the rest
+ * from the stored shard. Never also in the chunk cache. */
+typedef struct ncztr_pinner {
+    void *enc; /* encoded bytes (NULL: all fill, never written) */
+    size_t len;
+    bool have;   /* written since the shard became pending */
+    bool pooled; /* enc is a buffer of the cache's ipool, else malloc'ed */
+} ncztr_pinner;
+typedef struct ncztr_pshard {
+    struct ncztr_pshard *prev, *next; /* head = most recently written */
+    uint64_t hash;
+    size_t ninner;      /* inner chunks per shard */
+    size_t have, bytes; /* inner chunks written, their encoded bytes */
+    ncztr_pinner *in;   /* ninner, C order over the shard's grid */
+    uint64_t coord[];
+} ncztr_pshard;
+
 struct ncztr_chunkcache {
     int rank;
     size_t chunk_bytes;
@@ -84,6 +102,11 @@ struct ncztr_chunkcache {
     size_t count, bytes;
     ncztr_cc_entry *head, *tail;
     ncztr_bufpool pool; /* the array's chunk buffers (see ncztr_bufpool) */
+    nczc_hindex pix;    /* pending shards by coord */
+    ncztr_pshard *phead, *ptail;
+    size_t pbytes;       /* their encoded bytes, counted against the cache's budget */
+    ncztr_bufpool ipool; /* buffers an inner chunk is encoded into (ibound bytes each) */
+    size_t ibound;       /* 0 until the first partial shard write */
 };
 
 /* The array's cache, created on first use (NULL after pushing an error). */
@@ -111,6 +134,14 @@ typedef struct ncztr_pitem {
      * gathered by the store (owned; chunk_bytes in all) */
     struct iovec *iov;
     int iovcnt;
+    /* an encoded object given as pieces (a shard put together from its inner chunks): iov
+     * with len bytes in all, the pieces' buffers owned here (nparts of them; those marked
+     * pooled go back to ppool, the others are freed) */
+    size_t len;
+    void **parts;
+    bool *pooled;
+    size_t nparts;
+    ncztr_bufpool *ppool;
 } ncztr_pitem;
 
 typedef struct ncztr_putlist {
@@ -126,6 +157,11 @@ herr_t ncztr_pl_add(const ncztr_obj *o, const ncztr_cgeom *g, ncztr_putlist *pl,
 /* Queues a raw chunk stored as it is, given as its runs in the user's buffer (iov, owned
  * from here on whatever the outcome); takes ownership of key. */
 herr_t ncztr_pl_add_iov(const ncztr_cgeom *g, ncztr_putlist *pl, char *key, struct iovec *iov, int iovcnt);
+/* Queues an encoded object given as pieces iov[0..iovcnt), len bytes in all; takes
+ * ownership of key, iov, parts, pooled and the nparts buffers of parts (given back to ppool
+ * where pooled, else freed, once stored) whatever the outcome. */
+herr_t ncztr_pl_add_parts(const ncztr_cgeom *g, ncztr_putlist *pl, char *key, struct iovec *iov, int iovcnt,
+                          size_t len, void **parts, bool *pooled, size_t nparts, ncztr_bufpool *ppool);
 /* Stores every queued chunk with one store call and empties the list. */
 herr_t ncztr_pl_run(const ncztr_obj *o, const ncztr_cgeom *g, ncztr_putlist *pl);
 void ncztr_pl_clear(ncztr_putlist *pl);
@@ -316,6 +352,11 @@ void ncztr_box_copy_inner(const ncztr_ioctx *x, const uint64_t *shard, const hsi
  * whole, as far as the array reaches. */
 bool ncztr_box_inner_range(const ncztr_ioctx *x, const uint64_t *shard, const hsize_t *inner, uint64_t *lo,
                            uint64_t *hi);
+/* Copies the block's part of inner chunk number i of the shard at coord from the user's
+ * buffer into raw (C order of shape inner); returns whether the inner chunk reaches past
+ * the array, and then copies only with copy set (the caller fills raw first). */
+bool ncztr_box_gather_inner(const ncztr_ioctx *x, const uint64_t *shard, const hsize_t *inner, size_t i,
+                            unsigned char *raw, bool copy);
 /* ncztr_box_copy for every job with data that is neither direct nor copied, on the
  * worker pool. */
 void ncztr_box_copy_jobs(const ncztr_ioctx *x, ncztr_cjob *jobs, size_t n, bool to_user);
@@ -325,6 +366,20 @@ void ncztr_box_copy_jobs(const ncztr_ioctx *x, ncztr_cjob *jobs, size_t n, bool 
 void ncztr_shard_partial_setup(ncztr_ioctx *x);
 /* Whether the shard at coord, covered in part by the block, is read in part. */
 bool ncztr_shard_partial_fits(const ncztr_ioctx *x, const uint64_t *coord);
+/* Write: the block's part of every job marked partial, in whole inner chunks, gathered
+ * from the user's buffer and encoded on the worker pool into the shard's pending state;
+ * shards complete now are queued on pl. */
+herr_t ncztr_shard_write_partial(ncztr_ioctx *x, ncztr_cjob *jobs, size_t n, ncztr_putlist *pl);
+/* The pending shard at coord, if any, queued on pl whole: its other inner chunks taken from
+ * the stored shard (all fill where it has none). *queued is set when one was. */
+herr_t ncztr_pending_settle(ncztr_obj *o, const ncztr_cgeom *g, const uint64_t *coord, ncztr_putlist *pl,
+                            bool *queued);
+/* Every pending shard queued on pl that way (with one store call for the stored ones), or,
+ * with keep_bytes, the least recently written until at most keep_bytes are pending. */
+herr_t ncztr_pending_settle_all(ncztr_obj *o, const ncztr_cgeom *g, ncztr_putlist *pl, size_t keep_bytes);
+/* Forgets the pending shard at coord (overwritten whole), or every one (coord NULL). */
+void ncztr_pending_drop(ncztr_chunkcache *c, const uint64_t *coord);
+
 /* Moves the block's part of every job marked partial to the user: each shard's index is
  * read, then the bytes of the inner chunks the block touches, which decode on the worker
  * pool straight into the user's buffer (jb->copied set; no data, nothing cached). */

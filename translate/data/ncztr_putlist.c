@@ -16,6 +16,14 @@ static void pitem_clear(ncztr_pitem *p, ncztr_bufpool *pool)
     ncztr_pool_give(pool, p->trans);
     free(p->key);
     free(p->iov);
+    for (size_t i = 0; i < p->nparts; i++) {
+        if (p->pooled && p->pooled[i])
+            ncztr_pool_give(p->ppool, p->parts[i]);
+        else
+            free(p->parts[i]);
+    }
+    free(p->parts);
+    free(p->pooled);
     memset(p, 0, sizeof *p);
 }
 
@@ -63,6 +71,20 @@ herr_t ncztr_pl_add_iov(const ncztr_cgeom *g, ncztr_putlist *pl, char *key, stru
     return pl_push(g, pl, &it);
 }
 
+herr_t ncztr_pl_add_parts(const ncztr_cgeom *g, ncztr_putlist *pl, char *key, struct iovec *iov, int iovcnt,
+                          size_t len, void **parts, bool *pooled, size_t nparts, ncztr_bufpool *ppool)
+{
+    ncztr_pitem it = {.key = key,
+                      .iov = iov,
+                      .iovcnt = iovcnt,
+                      .len = len,
+                      .parts = parts,
+                      .pooled = pooled,
+                      .nparts = nparts,
+                      .ppool = ppool};
+    return pl_push(g, pl, &it);
+}
+
 /* Encodes every queued chunk (encode-all, on the worker pool). Items that fail keep enc
  * NULL; the first failure is pushed. */
 static herr_t pl_encode(const ncztr_obj *o, const ncztr_cgeom *g, ncztr_putlist *pl)
@@ -81,23 +103,33 @@ static herr_t pl_encode(const ncztr_obj *o, const ncztr_cgeom *g, ncztr_putlist 
     if (!items)
         return NCZ_PUSH(NCZ_E_NOMEM, "out of memory encoding the chunks of \"%s\"", g->path);
     herr_t ret = SUCCEED;
-    for (size_t i = 0; i < pl->n; i++) {
-        items[i].raw = pl->v[i].raw;
-        if (g->transpose && !(items[i].trans = pl->v[i].trans = ncztr_pool_take(pl->pool, g->chunk_bytes))) {
+    size_t m = 0, *at = calloc(pl->n, sizeof *at); /* the items to encode: not given as pieces */
+    if (!at) {
+        free(items);
+        return NCZ_PUSH(NCZ_E_NOMEM, "out of memory encoding the chunks of \"%s\"", g->path);
+    }
+    for (size_t i = 0; i < pl->n; i++)
+        if (!pl->v[i].iov)
+            at[m++] = i;
+    for (size_t k = 0; k < m; k++) {
+        size_t i = at[k];
+        items[k].raw = pl->v[i].raw;
+        if (g->transpose && !(items[k].trans = pl->v[i].trans = ncztr_pool_take(pl->pool, g->chunk_bytes))) {
             ret = NCZ_PUSH(NCZ_E_NOMEM, "out of memory writing chunk \"%s\"", pl->v[i].key);
             break;
         }
     }
     if (ret == SUCCEED) {
-        size_t bad = ncztr_stage_encode(&s, pl->n, items);
-        for (size_t i = 0; i < pl->n; i++) {
-            pl->v[i].enc = items[i].enc;
-            pl->v[i].enclen = items[i].enclen;
+        size_t bad = ncztr_stage_encode(&s, m, items);
+        for (size_t k = 0; k < m; k++) {
+            pl->v[at[k]].enc = items[k].enc;
+            pl->v[at[k]].enclen = items[k].enclen;
         }
-        if (bad < pl->n)
-            ret = ncztr_codec_failed(o, "encode", pl->v[bad].key, &items[bad].err);
+        if (bad < m)
+            ret = ncztr_codec_failed(o, "encode", pl->v[at[bad]].key, &items[bad].err);
     }
     free(items);
+    free(at);
     return ret;
 }
 
@@ -116,12 +148,12 @@ herr_t ncztr_pl_run(const ncztr_obj *o, const ncztr_cgeom *g, ncztr_putlist *pl)
     if (!reqs || !idx)
         NCZ_GOTO(FAIL, NCZ_E_NOMEM, "out of memory storing the chunks of \"%s\"", g->path);
     for (size_t i = 0; i < pl->n; i++) {
-        if (pl->v[i].iov) { /* raw, gathered from the user's buffer by the store */
+        if (pl->v[i].iov) { /* raw, gathered from the user's buffer by the store; or pieces */
             idx[m] = i;
             reqs[m].key = pl->v[i].key;
             reqs[m].iov = pl->v[i].iov;
             reqs[m].iovcnt = pl->v[i].iovcnt;
-            reqs[m].len = g->chunk_bytes;
+            reqs[m].len = pl->v[i].parts ? pl->v[i].len : g->chunk_bytes;
             m++;
             continue;
         }

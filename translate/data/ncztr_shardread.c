@@ -23,7 +23,8 @@
 void ncztr_shard_partial_setup(ncztr_ioctx *x)
 {
     x->partial = false;
-    if (!x->box || x->write || x->g.transpose || x->a->dimonly || !nczm_map_ranges_cheap(x->o->file->map))
+    /* reads only where a byte range costs its bytes; writes anywhere (a shard is stored whole) */
+    if (!x->box || x->g.transpose || x->a->dimonly || (!x->write && !nczm_map_ranges_cheap(x->o->file->map)))
         return;
     size_t mark = ncz_err_mark();
     ncztr_chain *chain = ncztr_array_chain(x->o);

@@ -1,0 +1,482 @@
+/* Partial shard writes. A writer taking a shard in parts (a sequential writer of half a shard
+ * per call) would otherwise keep the shard raw in the chunk cache, filled, copied into, then
+ * copied out inner chunk by inner chunk to be encoded: three passes over every byte before
+ * the codecs. Where a block covers each inner chunk it touches whole, those inner chunks are
+ * gathered from the user's buffer and encoded at once on the worker pool, and kept encoded
+ * (the shard's pending state) until the shard is complete, when it is stored as its pieces
+ * and index with one put and no copy; a flush (or any other access to that shard, or the
+ * cache's budget) stores it earlier, taking its other inner chunks from the stored shard as
+ * they are, without decoding them. */
+#include "ncztr_chunkio_internal.h"
+#include "ncztr_codec.h"
+#include "nczc_workers.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#define RMAX NCZTR_MAX_RANK
+#define NONE UINT64_MAX
+
+static uint64_t p_hash(const uint64_t *coord, int rank)
+{
+    return nczc_hash_u64(nczc_hash_bytes(NCZC_HASH_SEED, coord, (size_t)rank * sizeof *coord));
+}
+
+static int p_match(const void *item, const void *key, size_t keylen)
+{
+    return memcmp(((const ncztr_pshard *)item)->coord, key, keylen * sizeof(uint64_t)) == 0;
+}
+
+static ncztr_pshard *p_find(ncztr_chunkcache *c, const uint64_t *coord)
+{
+    if (!c || !c->pix.count)
+        return NULL;
+    return nczc_hindex_find(&c->pix, p_hash(coord, c->rank), p_match, coord, (size_t)c->rank);
+}
+
+static void p_unlink(ncztr_chunkcache *c, ncztr_pshard *p)
+{
+    nczc_hindex_remove(&c->pix, p->hash, p);
+    if (p->prev)
+        p->prev->next = p->next;
+    else
+        c->phead = p->next;
+    if (p->next)
+        p->next->prev = p->prev;
+    else
+        c->ptail = p->prev;
+    p->prev = p->next = NULL;
+    c->pbytes -= p->bytes;
+}
+
+static void inner_release(ncztr_chunkcache *c, ncztr_pinner *in)
+{
+    if (in->pooled)
+        ncztr_pool_give(&c->ipool, in->enc);
+    else
+        free(in->enc);
+    in->enc = NULL;
+    in->pooled = false;
+}
+
+static void p_free(ncztr_chunkcache *c, ncztr_pshard *p)
+{
+    if (!p)
+        return;
+    for (size_t i = 0; p->in && i < p->ninner; i++)
+        inner_release(c, &p->in[i]);
+    free(p->in);
+    free(p);
+}
+
+/* The pending shard at coord, made (most recently written) when absent; NULL when out of
+ * memory. */
+static ncztr_pshard *p_get(ncztr_chunkcache *c, const uint64_t *coord, size_t ninner)
+{
+    ncztr_pshard *p = p_find(c, coord);
+    if (p) {
+        if (c->phead != p) { /* most recently written first */
+            p->prev->next = p->next;
+            if (p->next)
+                p->next->prev = p->prev;
+            else
+                c->ptail = p->prev;
+            p->prev = NULL;
+            p->next = c->phead;
+            c->phead->prev = p;
+            c->phead = p;
+        }
+        return p;
+    }
+    if (!(p = calloc(1, sizeof *p + (size_t)c->rank * sizeof(uint64_t))) ||
+        !(p->in = calloc(ninner, sizeof *p->in))) {
+        free(p);
+        return NULL;
+    }
+    memcpy(p->coord, coord, (size_t)c->rank * sizeof(uint64_t));
+    p->ninner = ninner;
+    p->hash = p_hash(coord, c->rank);
+    if (nczc_hindex_add(&c->pix, p->hash, p) != 0) {
+        p_free(c, p);
+        return NULL;
+    }
+    p->next = c->phead;
+    if (c->phead)
+        c->phead->prev = p;
+    else
+        c->ptail = p;
+    c->phead = p;
+    return p;
+}
+
+void ncztr_pending_drop(ncztr_chunkcache *c, const uint64_t *coord)
+{
+    if (!c)
+        return;
+    ncztr_pshard *p = coord ? p_find(c, coord) : c->phead;
+    while (p) {
+        ncztr_pshard *next = coord ? NULL : p->next;
+        p_unlink(c, p);
+        p_free(c, p);
+        p = next;
+    }
+}
+
+/* ---- storing a pending shard ---- */
+
+/* Queues pending shard p, complete (every inner chunk have, or taken from the stored shard
+ * in obj/objlen, or all fill), as its pieces and index; p is freed whatever the outcome.
+ * obj may be NULL (no stored shard). */
+static herr_t p_store(ncztr_obj *o, const ncztr_cgeom *g, ncztr_putlist *pl, ncztr_pshard *p,
+                      const unsigned char *obj, size_t objlen)
+{
+    herr_t ret = SUCCEED;
+    const ncztr_chain *chain = o->arr->chain;
+    size_t n = p->ninner, npart = 0, len = 0;
+    bool at_start;
+    size_t ib = ncztr_chain_shard_index_span(chain, &at_start);
+    ncztr_chunkcache *c = o->arr->cache;
+    uint64_t *pairs = malloc(2 * n * sizeof *pairs), *stored = NULL;
+    void **parts = calloc(n + 1, sizeof *parts);
+    bool *pooled = calloc(n + 1, sizeof *pooled);
+    struct iovec *iov = calloc(n + 1, sizeof *iov);
+    unsigned char *index = malloc(ib ? ib : 1);
+    char *key = ncztr_chunk_key(g, p->coord);
+    ncztr_cerr e;
+    if (!key)
+        NCZ_GOTO_QUIET(FAIL);
+    if (!pairs || !parts || !pooled || !iov || !index)
+        NCZ_GOTO(FAIL, NCZ_E_NOMEM, "dataset \"%s\": out of memory storing shard \"%s\"", g->path, key);
+    if (obj) {
+        if (!(stored = malloc(2 * n * sizeof *stored)))
+            NCZ_GOTO(FAIL, NCZ_E_NOMEM, "dataset \"%s\": out of memory storing shard \"%s\"", g->path, key);
+        if (objlen < ib ||
+            ncztr_chain_shard_index(chain, at_start ? obj : obj + objlen - ib, objlen, stored, &e) < 0)
+            NCZ_GOTO(FAIL, NCZ_E_FORMAT, "dataset \"%s\": shard \"%s\", written in part: %s", g->path, key,
+                     objlen < ib ? "the stored shard is too short for its index" : e.msg);
+    }
+    if (at_start) {
+        iov[npart].iov_base = index;
+        iov[npart++].iov_len = ib;
+        len = ib;
+    }
+    for (size_t i = 0; i < n; i++) {
+        ncztr_pinner *in = &p->in[i];
+        if (!in->have && stored && !(stored[2 * i] == NONE && stored[2 * i + 1] == NONE)) {
+            /* taken from the stored shard as it is */
+            size_t l = (size_t)stored[2 * i + 1];
+            if (!(in->enc = malloc(l ? l : 1)))
+                NCZ_GOTO(FAIL, NCZ_E_NOMEM, "dataset \"%s\": out of memory storing shard \"%s\"", g->path,
+                         key);
+            memcpy(in->enc, obj + stored[2 * i], l);
+            in->len = l;
+        }
+        if (!in->enc) {
+            pairs[2 * i] = pairs[2 * i + 1] = NONE;
+            continue;
+        }
+        pairs[2 * i] = len;
+        pairs[2 * i + 1] = in->len;
+        iov[npart].iov_base = in->enc;
+        iov[npart++].iov_len = in->len;
+        len += in->len;
+    }
+    if (ncztr_chain_shard_index_encode(chain, pairs, index, &e) < 0)
+        NCZ_GOTO(FAIL, NCZ_E_FORMAT, "dataset \"%s\": shard \"%s\": %s", g->path, key, e.msg);
+    if (!at_start) {
+        iov[npart].iov_base = index;
+        iov[npart++].iov_len = ib;
+        len += ib;
+    }
+    /* the pieces now belong to the put */
+    size_t np = 0;
+    parts[np++] = index;
+    index = NULL;
+    for (size_t i = 0; i < n; i++) {
+        if (p->in[i].enc) {
+            pooled[np] = p->in[i].pooled;
+            parts[np++] = p->in[i].enc;
+        }
+        p->in[i].enc = NULL;
+        p->in[i].pooled = false;
+    }
+    ret = ncztr_pl_add_parts(g, pl, key, iov, (int)npart, len, parts, pooled, np, &c->ipool);
+    key = NULL;
+    iov = NULL;
+    parts = NULL;
+    pooled = NULL;
+done:
+    free(key);
+    free(pairs);
+    free(stored);
+    free(parts);
+    free(pooled);
+    free(iov);
+    free(index);
+    p_free(c, p);
+    return ret;
+}
+
+/* Stores the m pending shards ps (unlinked already, freed here): complete ones at once,
+ * the others merged with their stored shards, fetched in one store call. */
+static herr_t p_store_many(ncztr_obj *o, const ncztr_cgeom *g, ncztr_putlist *pl, ncztr_pshard **ps, size_t m)
+{
+    herr_t ret = SUCCEED;
+    nczm_get *gets = calloc(m, sizeof *gets);
+    char **keys = calloc(m, sizeof *keys);
+    size_t ng = 0;
+    if (!gets || !keys) {
+        ret = NCZ_PUSH(NCZ_E_NOMEM, "dataset \"%s\": out of memory storing shards", g->path);
+        goto done;
+    }
+    for (size_t i = 0; i < m; i++) {
+        if (ps[i]->have == ps[i]->ninner)
+            continue;
+        if (!(keys[i] = ncztr_chunk_key(g, ps[i]->coord))) {
+            ret = FAIL;
+            goto done;
+        }
+        gets[ng++].key = keys[i];
+    }
+    if (ng)
+        nczm_get_many(o->file->map, ng, gets); /* per-request statuses are examined below */
+    for (size_t i = 0, k = 0; i < m; i++) {
+        ncztr_pshard *p = ps[i];
+        ps[i] = NULL;
+        if (p->have == p->ninner) {
+            ret = p_store(o, g, pl, p, NULL, 0) < 0 ? FAIL : ret;
+            continue;
+        }
+        nczm_get *gt = &gets[k++];
+        if (gt->status == NCZM_OK) {
+            ret = p_store(o, g, pl, p, gt->buf, gt->len) < 0 ? FAIL : ret;
+        } else if (gt->status == NCZM_NOTFOUND) {
+            ret = p_store(o, g, pl, p, NULL, 0) < 0 ? FAIL : ret;
+        } else {
+            ret = NCZ_PUSH(NCZ_E_STORE, "dataset \"%s\": cannot read shard \"%s\" to complete it: %s",
+                           g->path, gt->key, nczm_errmsg(o->file->map));
+            p_free(o->arr->cache, p);
+        }
+    }
+done:
+    for (size_t i = 0; i < m; i++)
+        p_free(o->arr->cache, ps[i]);
+    for (size_t k = 0; gets && k < ng; k++)
+        free(gets[k].buf);
+    for (size_t i = 0; keys && i < m; i++)
+        free(keys[i]);
+    free(gets);
+    free(keys);
+    return ret;
+}
+
+herr_t ncztr_pending_settle(ncztr_obj *o, const ncztr_cgeom *g, const uint64_t *coord, ncztr_putlist *pl,
+                            bool *queued)
+{
+    ncztr_chunkcache *c = o->arr->cache;
+    ncztr_pshard *p = p_find(c, coord);
+    if (!p)
+        return SUCCEED;
+    p_unlink(c, p);
+    *queued = true;
+    if (o->deleted || o->file->readonly) {
+        p_free(c, p);
+        return SUCCEED;
+    }
+    return p_store_many(o, g, pl, &p, 1);
+}
+
+herr_t ncztr_pending_settle_all(ncztr_obj *o, const ncztr_cgeom *g, ncztr_putlist *pl, size_t keep_bytes)
+{
+    ncztr_chunkcache *c = o->arr ? o->arr->cache : NULL;
+    if (!c || !c->phead)
+        return SUCCEED;
+    if (o->deleted || o->file->readonly) { /* a deleted array's chunks must not reappear */
+        ncztr_pending_drop(c, NULL);
+        return SUCCEED;
+    }
+    size_t m = 0, cap = 16;
+    ncztr_pshard **ps = malloc(cap * sizeof *ps);
+    if (!ps)
+        return NCZ_PUSH(NCZ_E_NOMEM, "dataset \"%s\": out of memory storing shards", g->path);
+    while (c->ptail && (keep_bytes == 0 || c->pbytes > keep_bytes)) {
+        if (m == cap) {
+            ncztr_pshard **nps = realloc(ps, 2 * cap * sizeof *ps);
+            if (!nps)
+                break; /* the rest waits for the next settle */
+            ps = nps;
+            cap *= 2;
+        }
+        ncztr_pshard *p = c->ptail; /* least recently written first */
+        p_unlink(c, p);
+        ps[m++] = p;
+    }
+    herr_t ret = p_store_many(o, g, pl, ps, m);
+    free(ps);
+    return ret;
+}
+
+/* ---- writing inner chunks ---- */
+
+/* One inner chunk the block covers: its shard's job, its number, its encoded bytes. */
+typedef struct w_item {
+    size_t job, inner;
+    void *dst; /* a buffer of the pool to encode into, or NULL */
+    void *enc; /* dst, a buffer of the codecs', or NULL (all fill) */
+    size_t len;
+} w_item;
+
+typedef struct w_arg {
+    const ncztr_ioctx *x;
+    const ncztr_chain *chain;
+    const ncztr_cjob *jobs;
+    w_item *items;
+    unsigned char *slots;
+    size_t ibytes, ibound;
+    ncztr_cerr *err;
+    size_t *failed;
+} w_arg;
+
+static int encode_one(void *arg, size_t i, unsigned slot)
+{
+    const w_arg *a = arg;
+    w_item *it = &a->items[i];
+    unsigned char *raw = a->slots + (size_t)slot * a->ibytes;
+    ncztr_cerr e;
+    if (ncztr_box_gather_inner(a->x, a->jobs[it->job].coord, a->x->inner, it->inner, raw, false)) {
+        /* it reaches past the array: the rest is fill */
+        ncztr_fill_elems(&a->x->a->za, raw, a->ibytes / a->x->g.esz);
+        ncztr_box_gather_inner(a->x, a->jobs[it->job].coord, a->x->inner, it->inner, raw, true);
+    }
+    if (ncztr_chain_inner_encode(a->chain, raw, it->dst, a->ibound, &it->enc, &it->len, &e) < 0) {
+        if (i < a->failed[slot]) {
+            a->failed[slot] = i;
+            a->err[slot] = e;
+        }
+        return 1;
+    }
+    return 0;
+}
+
+/* Visits the inner chunks [lo, hi) of a shard grid, in C order: their numbers. */
+static size_t inner_numbers(int rank, const uint64_t *lo, const uint64_t *hi, const uint64_t *grid,
+                            size_t *out)
+{
+    uint64_t idx[RMAX];
+    size_t count = 0;
+    for (int k = 0; k < rank; k++) {
+        if (hi[k] <= lo[k])
+            return 0;
+        idx[k] = lo[k];
+    }
+    for (;;) {
+        size_t num = 0;
+        for (int k = 0; k < rank; k++)
+            num = num * (size_t)grid[k] + (size_t)idx[k];
+        if (out)
+            out[count] = num;
+        count++;
+        int k = rank - 1;
+        for (; k >= 0; k--) {
+            if (++idx[k] < hi[k])
+                break;
+            idx[k] = lo[k];
+        }
+        if (k < 0)
+            return count;
+    }
+}
+
+herr_t ncztr_shard_write_partial(ncztr_ioctx *x, ncztr_cjob *jobs, size_t njobs, ncztr_putlist *pl)
+{
+    herr_t ret = SUCCEED;
+    const char *path = x->g.path;
+    const ncztr_chain *chain = x->a->chain;
+    ncztr_chunkcache *c = x->a->cache;
+    uint64_t grid[RMAX], lo[RMAX], hi[RMAX];
+    size_t ninner = 1, nitems = 0, m = 0;
+    for (size_t j = 0; j < njobs; j++)
+        m += jobs[j].partial;
+    if (m == 0)
+        return SUCCEED;
+    for (int k = 0; k < x->g.rank; k++) {
+        grid[k] = x->g.chunks[k] / x->inner[k];
+        ninner *= (size_t)grid[k];
+    }
+    for (size_t j = 0; j < njobs; j++) {
+        if (!jobs[j].partial)
+            continue;
+        ncztr_box_inner_range(x, jobs[j].coord, x->inner, lo, hi);
+        nitems += inner_numbers(x->g.rank, lo, hi, grid, NULL);
+    }
+    size_t ibytes = x->g.chunk_bytes / ninner, *nums = malloc(ninner * sizeof *nums);
+    unsigned ns = nczc_workers_slots(x->workers);
+    w_item *items = calloc(nitems ? nitems : 1, sizeof *items);
+    ncztr_cerr *errs = malloc(ns * sizeof *errs);
+    size_t *failed = malloc(ns * sizeof *failed);
+    unsigned char *slots = ncztr_scratch_get(x->o->file, NCZTR_SCR_SLOTS, (size_t)ns * ibytes);
+    if (!nums || !items || !errs || !failed || !slots)
+        NCZ_GOTO(FAIL, NCZ_E_NOMEM, "dataset \"%s\": out of memory writing shards", path);
+    nitems = 0;
+    for (size_t j = 0; j < njobs; j++) {
+        if (!jobs[j].partial)
+            continue;
+        ncztr_box_inner_range(x, jobs[j].coord, x->inner, lo, hi);
+        size_t k = inner_numbers(x->g.rank, lo, hi, grid, nums);
+        for (size_t t = 0; t < k; t++)
+            items[nitems++] = (w_item){.job = j, .inner = nums[t]};
+    }
+    if (!c->ibound && (c->ibound = ncztr_chain_inner_bound(chain)))
+        ncztr_pool_init(&c->ipool, c->ibound);
+    for (size_t t = 0; c->ibound && t < nitems; t++)
+        if (!(items[t].dst = ncztr_pool_take(&c->ipool, c->ibound)))
+            NCZ_GOTO(FAIL, NCZ_E_NOMEM, "dataset \"%s\": out of memory writing shards", path);
+    for (unsigned s = 0; s < ns; s++)
+        failed[s] = SIZE_MAX;
+    w_arg wa = {x, chain, jobs, items, slots, ibytes, c->ibound, errs, failed};
+    if (nczc_parallel_for(nitems, x->workers, encode_one, &wa) < nitems) {
+        unsigned s = 0;
+        for (unsigned k = 1; k < ns; k++)
+            s = failed[k] < failed[s] ? k : s;
+        const w_item *it = &items[failed[s]];
+        NCZ_GOTO(FAIL, NCZ_E_FORMAT, "dataset \"%s\": shard \"%s\": cannot encode inner chunk %zu: %s", path,
+                 jobs[it->job].key, it->inner, errs[s].msg);
+    }
+    /* into the shards' pending states; complete shards are stored */
+    for (size_t t = 0; t < nitems;) {
+        size_t j = items[t].job;
+        ncztr_pshard *p = p_get(c, jobs[j].coord, ninner);
+        if (!p)
+            NCZ_GOTO(FAIL, NCZ_E_NOMEM, "dataset \"%s\": out of memory for shard \"%s\"", path, jobs[j].key);
+        for (; t < nitems && items[t].job == j; t++) {
+            ncztr_pinner *in = &p->in[items[t].inner];
+            p->bytes -= in->len;
+            c->pbytes -= in->len;
+            inner_release(c, in);
+            p->have += !in->have;
+            bool pooled = items[t].enc && items[t].enc == items[t].dst;
+            if (!pooled) /* unused: fill, or the codecs' own buffer */
+                ncztr_pool_give(&c->ipool, items[t].dst);
+            *in = (ncztr_pinner){.enc = items[t].enc, .len = items[t].len, .have = true, .pooled = pooled};
+            items[t].enc = items[t].dst = NULL;
+            p->bytes += in->len;
+            c->pbytes += in->len;
+        }
+        if (p->have == ninner) {
+            p_unlink(c, p);
+            if (p_store_many(x->o, &x->g, pl, &p, 1) < 0)
+                NCZ_GOTO_QUIET(FAIL);
+        }
+    }
+done:
+    for (size_t t = 0; items && t < nitems; t++) {
+        if (items[t].enc != items[t].dst)
+            free(items[t].enc);
+        ncztr_pool_give(&c->ipool, items[t].dst);
+    }
+    free(items);
+    free(nums);
+    free(errs);
+    free(failed);
+    return ret;
+}
