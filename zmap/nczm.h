@@ -238,6 +238,17 @@ typedef struct nczm_getinto {
 } nczm_getinto;
 nczm_status nczm_get_into_many(nczm_map *map, size_t n, nczm_getinto *reqs);
 
+/* nczm_get_into_many with the caller's work done on the thread that fetched each object,
+ * while its bytes are in that core's cache: before(ud, i, slot) sets request i's buf and cap,
+ * after(ud, i, slot) runs once it has its status and len. slot names the thread, below
+ * nczc_workers_slots(nczm_map_workers(map)); both hooks must be thread-safe and call nothing
+ * of the map; no scatter lists. NCZM_UNSUPPORTED, with nothing done, for a store that does
+ * not fetch objects on the worker pool (the caller then fetches, then works). Statuses and
+ * the call's result as for nczm_get_many. */
+typedef void (*nczm_each_fn)(void *ud, size_t i, unsigned slot);
+nczm_status nczm_get_into_each(nczm_map *map, size_t n, nczm_getinto *reqs, nczm_each_fn before,
+                               nczm_each_fn after, void *ud);
+
 /* Byte ranges of objects, many at once (a shard's index, then the bytes of the inner
  * chunks a read needs). Each request reads exactly count bytes into buf: at start, or with
  * tail set the object's last count bytes; objlen is the object's length. NCZM_SHORT when

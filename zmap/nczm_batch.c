@@ -45,7 +45,7 @@ static nczm_status loop_put(nczm_map *map, size_t n, nczm_put *reqs)
 
 /* ---- the same loops on the worker pool, for stores whose calls may run concurrently ---- */
 
-typedef enum { P_GET, P_PUT, P_GET_INTO, P_RANGE } pkind;
+typedef enum { P_GET, P_PUT, P_GET_INTO, P_RANGE, P_EACH } pkind;
 
 /* Each thread works on a byte copy of the map (its own errmsg) and remembers its lowest
  * failed request with that request's message: the lowest over all threads is the batch's
@@ -61,6 +61,8 @@ typedef struct pbatch {
     void *reqs;
     unsigned char *copies; /* nslots maps of drv->map_size bytes */
     pslot *slot;
+    nczm_each_fn before, after; /* P_EACH */
+    void *ud;
 } pbatch;
 
 static int par_item(void *arg, size_t i, unsigned s)
@@ -81,12 +83,16 @@ static int par_item(void *arg, size_t i, unsigned s)
             return 0;
         st = r->status = put_one(m, r);
         failed = st != NCZM_OK;
-    } else if (b->kind == P_GET_INTO) {
+    } else if (b->kind == P_GET_INTO || b->kind == P_EACH) {
         nczm_getinto *r = &((nczm_getinto *)b->reqs)[i];
         if (r->status != NCZM_OK)
             return 0;
+        if (b->kind == P_EACH)
+            b->before(b->ud, i, s);
         st = r->status = m->drv->get_into(m, r);
         failed = st != NCZM_OK && st != NCZM_NOTFOUND;
+        if (b->kind == P_EACH)
+            b->after(b->ud, i, s);
     } else {
         nczm_range *r = &((nczm_range *)b->reqs)[i];
         if (r->status != NCZM_OK)
@@ -120,17 +126,19 @@ static int worth_sharing(pkind kind, size_t n, const void *reqs)
     return bytes >= PAR_MIN_BYTES;
 }
 
-static int par_run(nczm_map *map, pkind kind, size_t n, void *reqs)
+static int par_run_each(nczm_map *map, pkind kind, size_t n, void *reqs, nczm_each_fn before,
+                        nczm_each_fn after, void *ud)
 {
-    if (!map->drv->concurrent || n < 2 || (kind == P_GET_INTO && !map->drv->get_into) ||
-        (kind == P_RANGE && !map->drv->read_range) || !worth_sharing(kind, n, reqs))
+    /* P_EACH runs work of the caller's after each fetch: always worth the threads */
+    if (!map->drv->concurrent || n < 2 || ((kind == P_GET_INTO || kind == P_EACH) && !map->drv->get_into) ||
+        (kind == P_RANGE && !map->drv->read_range) || (kind != P_EACH && !worth_sharing(kind, n, reqs)))
         return 0;
     unsigned ns = nczc_workers_slots(map->workers);
     if (ns < 2)
         return 0;
     if ((size_t)ns > n)
         ns = (unsigned)n;
-    pbatch b = {.map = map, .kind = kind, .reqs = reqs};
+    pbatch b = {.map = map, .kind = kind, .reqs = reqs, .before = before, .after = after, .ud = ud};
     b.copies = malloc((size_t)ns * map->drv->map_size);
     b.slot = malloc((size_t)ns * sizeof *b.slot);
     if (!b.copies || !b.slot) {
@@ -152,6 +160,11 @@ static int par_run(nczm_map *map, pkind kind, size_t n, void *reqs)
     free(b.copies);
     free(b.slot);
     return 1;
+}
+
+static int par_run(nczm_map *map, pkind kind, size_t n, void *reqs)
+{
+    return par_run_each(map, kind, n, reqs, NULL, NULL, NULL);
 }
 
 nczm_status nczm_get_many(nczm_map *map, size_t n, nczm_get *reqs)
@@ -462,4 +475,46 @@ nczm_status nczm_read_ranges(nczm_map *map, size_t n, nczm_range *reqs)
         return s;
     }
     return bst;
+}
+
+nczm_status nczm_get_into_each(nczm_map *map, size_t n, nczm_getinto *reqs, nczm_each_fn before,
+                               nczm_each_fn after, void *ud)
+{
+    NCZM_CHECK_MAP(map);
+    if (!map->drv->concurrent || !map->drv->get_into)
+        return NCZM_UNSUPPORTED; /* nothing done: the caller fetches, then works */
+    if (n == 0)
+        return NCZM_OK;
+    if (!reqs || !before || !after)
+        return nczm_seterr(map, NCZM_INVAL, "%s: get_into_each: no requests", map->location);
+    size_t first_bad = n;
+    for (size_t i = 0; i < n; i++) {
+        reqs[i].len = 0;
+        reqs[i].iov = NULL;
+        reqs[i].iovcnt = 0;
+        reqs[i].status = nczm_key_problem(reqs[i].key) ? NCZM_BADKEY : NCZM_OK;
+        if (reqs[i].status != NCZM_OK && first_bad == n)
+            first_bad = i;
+    }
+    if (!par_run_each(map, P_EACH, n, reqs, before, after, ud)) {
+        nczm_first_err fe = {.have = 0};
+        for (size_t i = 0; i < n; i++) {
+            if (reqs[i].status != NCZM_OK)
+                continue;
+            before(ud, i, 0);
+            reqs[i].status = map->drv->get_into(map, &reqs[i]);
+            nczm_first_err_note(&fe, map, reqs[i].status != NCZM_OK && reqs[i].status != NCZM_NOTFOUND);
+            after(ud, i, 0);
+        }
+        nczm_first_err_restore(&fe, map);
+    }
+    for (size_t i = 0; i < n; i++) {
+        nczm_status st = reqs[i].status;
+        if (st == NCZM_OK || st == NCZM_NOTFOUND)
+            continue;
+        if (i == first_bad)
+            nczm_check_key(map, "read", reqs[i].key);
+        return st;
+    }
+    return NCZM_OK;
 }

@@ -300,6 +300,12 @@ typedef struct ncztr_cjob {
     size_t niov;
 } ncztr_cjob;
 
+/* Fetches every job without data (nor a gather list, nor partial) in one store call and
+ * decodes it: into its buffer (owned, to be cached), straight to the user (direct, or box
+ * mode's streamed chunks, copied on the worker that decoded them). Missing chunks are all
+ * fill. (ncztr_chunkfetch.c) */
+herr_t ncztr_fetch_chunks(ncztr_ioctx *x, ncztr_cjob *jobs, size_t njobs);
+
 /* Chunk shape as "10x10", for messages. */
 void ncztr_io_shape_str(const ncztr_cgeom *g, char *buf, size_t cap);
 /* Frees what a call set up in x. */

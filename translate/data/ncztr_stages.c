@@ -36,6 +36,12 @@ static void each_inner(void *ud, size_t inner, const unsigned char *raw)
 static int dec_one(void *arg, size_t i, unsigned slot)
 {
     const dec_job *j = arg;
+    return ncztr_stage_decode_one(j->s, j->items, i, slot);
+}
+
+int ncztr_stage_decode_one(const ncztr_stage *s, ncztr_dec_item *items, size_t i, unsigned slot)
+{
+    const dec_job jj = {s, items}, *j = &jj;
     const ncztr_cgeom *g = j->s->g;
     ncztr_dec_item *it = &j->items[i];
     if (it->each) {

@@ -51,6 +51,9 @@ typedef struct ncztr_dec_item {
 /* Decodes every item; returns the index of the first failed one (its err says why), n
  * when none failed. Pushes nothing. */
 size_t ncztr_stage_decode(const ncztr_stage *s, size_t n, ncztr_dec_item *items);
+/* Decodes item i of items on the thread of slot slot (a worker's of the stage's count);
+ * 0, or 1 when it failed (its err says why). Pushes nothing. */
+int ncztr_stage_decode_one(const ncztr_stage *s, ncztr_dec_item *items, size_t i, unsigned slot);
 
 typedef struct ncztr_enc_item {
     const unsigned char *raw; /* the raw C-order chunk */
