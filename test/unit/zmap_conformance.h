@@ -189,6 +189,52 @@ static void check_ranges(nczm_map *m, const char *abc)
           "empty and missing batches");
 }
 
+/* nczm_get_into_each: the hooks run once per request, before with a slot whose buffer it
+ * sets, after with the status; or NCZM_UNSUPPORTED with nothing done. */
+typedef struct each_probe {
+    nczm_getinto *g;
+    char bufs[64][32];
+    int before[3], after[3];
+    size_t len[3];
+    int bad_slot;
+} each_probe;
+
+static void each_before(void *ud, size_t i, unsigned slot)
+{
+    each_probe *p = ud;
+    p->bad_slot |= slot >= 64;
+    p->g[i].buf = p->bufs[slot < 64 ? slot : 0];
+    p->g[i].cap = sizeof p->bufs[0];
+    p->before[i]++;
+}
+
+static void each_after(void *ud, size_t i, unsigned slot)
+{
+    each_probe *p = ud;
+    (void)slot;
+    p->after[i]++;
+    p->len[i] = p->g[i].status == NCZM_OK ? p->g[i].len : 0;
+}
+
+static void check_each(nczm_map *m, const char *abc)
+{
+    nczm_getinto g[3] = {{.key = "a/b/c"}, {.key = "missing"}, {.key = "a/d"}};
+    each_probe p = {.g = g};
+    nczm_status st = nczm_get_into_each(m, 3, g, each_before, each_after, &p);
+    if (st == NCZM_UNSUPPORTED) {
+        CHECK(p.before[0] + p.after[0] == 0, "get_into_each unsupported: nothing done");
+        return;
+    }
+    CHECK(st == NCZM_OK, "get_into_each: %d %s", st, nczm_errmsg(m));
+    for (int i = 0; i < 3; i++)
+        CHECK(p.before[i] == 1 && p.after[i] == 1, "get_into_each: request %d hooks %d/%d", i, p.before[i],
+              p.after[i]);
+    CHECK(!p.bad_slot, "get_into_each: slots below the pool's");
+    CHECK(g[0].status == NCZM_OK && p.len[0] == strlen(abc) && g[1].status == NCZM_NOTFOUND &&
+              g[2].status == NCZM_OK && p.len[2] == 2,
+          "get_into_each statuses %d %d %d", g[0].status, g[1].status, g[2].status);
+}
+
 static void check_contents(nczm_map *m, const char *abc)
 {
     uint64_t len = 99;
@@ -227,6 +273,7 @@ static void check_contents(nczm_map *m, const char *abc)
     CHECK(nczm_read_all(m, "a", &data, &n) == NCZM_NOTFOUND, "read_all of a prefix");
     check_get_into(m, abc);
     check_ranges(m, abc);
+    check_each(m, abc);
 }
 
 static void check_searches(nczm_map *m)
