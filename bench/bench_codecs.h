@@ -55,6 +55,9 @@ int bench_have_netcdf(void);
  * -1 and a message. */
 int bench_read_floor(const bench_cfg *cfg, bench_case c, const char *store, double *secs, char *msg,
                      size_t msg_size);
+/* Runs fn on n threads (at most 64), thread i given args + i * arg_size; returns how many
+ * started and the seconds until all had finished (bench_floor.c). */
+int bench_threads(int n, void *(*fn)(void *), void *args, size_t arg_size, double *secs);
 /* The write floor (bench_wfloor.c): the array stored in the connector's layout in the new
  * directory dir (removed by the caller) with write(2), the chunks compressed, on every
  * core. Returns 0 and the seconds, or -1 and a message. */

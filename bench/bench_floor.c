@@ -220,7 +220,6 @@ int bench_read_floor(const bench_cfg *cfg, bench_case c, const char *store, doub
     floor_job job = {.cfg = cfg, .c = c, .slab = malloc(sbytes)};
     pthread_mutex_init(&job.lock, NULL);
     floor_worker ws[64];
-    pthread_t th[64];
     int made = 0, ok = job.slab != NULL;
     if (ok) /* touched before the clock starts, as the readers' buffers are */
         memset(job.slab, 0, sbytes);
@@ -230,15 +229,8 @@ int bench_read_floor(const bench_cfg *cfg, bench_case c, const char *store, doub
             memset(ws[i].chunk, 0, cbytes);
         made = i + 1;
     }
-    struct timespec t0, t1;
-    clock_gettime(CLOCK_MONOTONIC, &t0);
-    int started = 0;
-    for (int i = 0; i < nt && ok; i++)
-        if (pthread_create(&th[i], NULL, work, &ws[i]) == 0)
-            started++;
-    for (int i = 0; i < started; i++)
-        pthread_join(th[i], NULL);
-    clock_gettime(CLOCK_MONOTONIC, &t1);
+    double secs_run = 0;
+    int started = ok ? bench_threads(nt, work, ws, sizeof ws[0], &secs_run) : 0;
     for (int i = 0; i < made; i++)
         free(ws[i].file), free(ws[i].chunk);
     free(job.slab);
@@ -253,6 +245,22 @@ int bench_read_floor(const bench_cfg *cfg, bench_case c, const char *store, doub
         snprintf(msg, msg_size, "%s", job.msg);
         return -1;
     }
-    *secs = (double)(t1.tv_sec - t0.tv_sec) + 1e-9 * (double)(t1.tv_nsec - t0.tv_nsec);
+    *secs = secs_run;
     return 0;
+}
+
+int bench_threads(int n, void *(*fn)(void *), void *args, size_t arg_size, double *secs)
+{
+    pthread_t th[64];
+    struct timespec t0, t1;
+    int started = 0;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    for (int i = 0; i < n && i < 64; i++)
+        if (pthread_create(&th[started], NULL, fn, (char *)args + (size_t)i * arg_size) == 0)
+            started++;
+    for (int i = 0; i < started; i++)
+        pthread_join(th[i], NULL);
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    *secs = (double)(t1.tv_sec - t0.tv_sec) + 1e-9 * (double)(t1.tv_nsec - t0.tv_nsec);
+    return started;
 }

@@ -3,8 +3,40 @@
 #include "nczm_impl.h"
 #include "nczc_workers.h"
 
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
+
+/* A batch's requests seen alike, whatever their type: n of size bytes at base, with their
+ * key and status at koff and soff. */
+typedef struct reqv {
+    unsigned char *base;
+    size_t size, koff, soff;
+} reqv;
+#define REQV(reqs, type)                                                                                     \
+    ((reqv){(unsigned char *)(reqs), sizeof(type), offsetof(type, key), offsetof(type, status)})
+
+/* The result of a read batch once every request has its status: the first failure
+ * (NOTFOUND is reported per request only), with the message of the first request refused
+ * before the store was asked (first_bad: a bad key, or no buffer); bst when none failed. */
+static nczm_status read_result(nczm_map *map, const reqv *v, size_t n, size_t first_bad, nczm_status bst)
+{
+    for (size_t i = 0; i < n; i++) {
+        const unsigned char *r = v->base + i * v->size;
+        nczm_status s = *(const nczm_status *)(r + v->soff);
+        const char *key = *(const char *const *)(r + v->koff);
+        if (s == NCZM_OK || s == NCZM_NOTFOUND)
+            continue;
+        if (i == first_bad) {
+            if (s == NCZM_BADKEY)
+                nczm_check_key(map, "read", key);
+            else
+                nczm_seterr(map, s, "%s: read \"%s\": no buffer", map->location, key);
+        }
+        return s;
+    }
+    return bst;
+}
 
 /* The loops used when a store has no native batch: run the requests in order, keeping the
  * message of the first real failure (a later one would otherwise overwrite it). */
@@ -344,19 +376,8 @@ nczm_status nczm_get_into_many(nczm_map *map, size_t n, nczm_getinto *reqs)
         free(reqs[i].buf);
         reqs[i].buf = NULL;
     }
-    for (size_t i = 0; i < n; i++) {
-        nczm_status s = reqs[i].status;
-        if (s == NCZM_OK || s == NCZM_NOTFOUND)
-            continue;
-        if (i == first_bad) {
-            if (s == NCZM_BADKEY)
-                nczm_check_key(map, "read", reqs[i].key);
-            else
-                nczm_seterr(map, s, "%s: read \"%s\": no buffer", map->location, reqs[i].key);
-        }
-        return s;
-    }
-    return bst;
+    reqv v = REQV(reqs, nczm_getinto);
+    return read_result(map, &v, n, first_bad, bst);
 }
 
 nczm_status nczm_search_many(nczm_map *map, size_t n, nczm_search_req *reqs)
@@ -462,19 +483,8 @@ nczm_status nczm_read_ranges(nczm_map *map, size_t n, nczm_range *reqs)
             first_bad = i;
     }
     nczm_status bst = par_run(map, P_RANGE, n, reqs) ? NCZM_OK : loop_ranges(map, n, reqs);
-    for (size_t i = 0; i < n; i++) {
-        nczm_status s = reqs[i].status;
-        if (s == NCZM_OK || s == NCZM_NOTFOUND)
-            continue;
-        if (i == first_bad) {
-            if (s == NCZM_BADKEY)
-                nczm_check_key(map, "read", reqs[i].key);
-            else
-                nczm_seterr(map, s, "%s: read \"%s\": no buffer", map->location, reqs[i].key);
-        }
-        return s;
-    }
-    return bst;
+    reqv v = REQV(reqs, nczm_range);
+    return read_result(map, &v, n, first_bad, bst);
 }
 
 nczm_status nczm_get_into_each(nczm_map *map, size_t n, nczm_getinto *reqs, nczm_each_fn before,
@@ -508,13 +518,6 @@ nczm_status nczm_get_into_each(nczm_map *map, size_t n, nczm_getinto *reqs, nczm
         }
         nczm_first_err_restore(&fe, map);
     }
-    for (size_t i = 0; i < n; i++) {
-        nczm_status st = reqs[i].status;
-        if (st == NCZM_OK || st == NCZM_NOTFOUND)
-            continue;
-        if (i == first_bad)
-            nczm_check_key(map, "read", reqs[i].key);
-        return st;
-    }
-    return NCZM_OK;
+    reqv v = REQV(reqs, nczm_getinto);
+    return read_result(map, &v, n, first_bad, NCZM_OK);
 }

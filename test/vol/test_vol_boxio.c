@@ -158,21 +158,29 @@ static void whole_margin(const bcase *c, hid_t dz, hid_t dn, bool write)
     H5Sclose(m);
 }
 
+/* A random block of whole chunks (to the array's edge where it reaches it) of at most
+ * most chunks per dimension; returns its element count. */
+static hsize_t pick_aligned(const bcase *c, unsigned most, hsize_t *start, hsize_t *count)
+{
+    hsize_t nelem = 1;
+    for (int k = 0; k < c->rank; k++) {
+        hsize_t nch = (c->dims[k] + c->chunks[k] - 1) / c->chunks[k], a = rnd((unsigned)nch),
+                b = a + 1 + rnd((unsigned)(nch - a < most ? nch - a : most));
+        b = b > nch ? nch : b;
+        start[k] = a * c->chunks[k];
+        count[k] = (b * c->chunks[k] < c->dims[k] ? b * c->chunks[k] : c->dims[k]) - start[k];
+        nelem *= count[k];
+    }
+    return nelem;
+}
+
 /* The same write of a block of whole chunks (to the array's edge where it reaches it) to
  * both: in shards, whole inner chunks of part of a shard, which are encoded at once and kept
  * until the shard is complete or read or flushed (partial shard writes). */
 static void aligned_write(const bcase *c, hid_t dz, hid_t dn)
 {
     int r = c->rank;
-    hsize_t start[3], count[3], nelem = 1;
-    for (int k = 0; k < r; k++) {
-        hsize_t nch = (c->dims[k] + c->chunks[k] - 1) / c->chunks[k], a = rnd((unsigned)nch),
-                b = a + 1 + rnd((unsigned)(nch - a) < 2 ? 1 : 2);
-        b = b > nch ? nch : b;
-        start[k] = a * c->chunks[k];
-        count[k] = (b * c->chunks[k] < c->dims[k] ? b * c->chunks[k] : c->dims[k]) - start[k];
-        nelem *= count[k];
-    }
+    hsize_t start[3], count[3], nelem = pick_aligned(c, 2, start, count);
     size_t nb = (size_t)nelem * H5Tget_size(c->type);
     hid_t fs = H5Screate_simple(r, c->dims, NULL), ms = H5Screate_simple(r, count, NULL);
     H5Sselect_hyperslab(fs, H5S_SELECT_SET, start, NULL, count, NULL);
@@ -228,14 +236,7 @@ static void run_case(hid_t fz, hid_t fn, const bcase *c)
 static void aligned_read(const bcase *c, hid_t dz, hid_t dn)
 {
     int r = c->rank;
-    hsize_t start[3], count[3], nelem = 1;
-    for (int k = 0; k < r; k++) {
-        hsize_t nch = (c->dims[k] + c->chunks[k] - 1) / c->chunks[k], a = rnd((unsigned)nch),
-                b = a + 1 + rnd((unsigned)(nch - a));
-        start[k] = a * c->chunks[k];
-        count[k] = (b * c->chunks[k] < c->dims[k] ? b * c->chunks[k] : c->dims[k]) - start[k];
-        nelem *= count[k];
-    }
+    hsize_t start[3], count[3], nelem = pick_aligned(c, 64, start, count);
     size_t nb = (size_t)nelem * H5Tget_size(c->type);
     hid_t fs = H5Screate_simple(r, c->dims, NULL), ms = H5Screate_simple(r, count, NULL);
     H5Sselect_hyperslab(fs, H5S_SELECT_SET, start, NULL, count, NULL);

@@ -260,6 +260,36 @@ bool ncztr_box_inner_range(const ncztr_ioctx *x, const uint64_t *shard, const hs
     return whole;
 }
 
+size_t ncztr_box_inner_list(const ncztr_ioctx *x, const uint64_t *shard, const hsize_t *inner, size_t *out)
+{
+    int rank = x->g.rank;
+    uint64_t lo[RMAX], hi[RMAX], idx[RMAX], grid[RMAX];
+    size_t count = 0;
+    ncztr_box_inner_range(x, shard, inner, lo, hi);
+    for (int k = 0; k < rank; k++) {
+        if (hi[k] <= lo[k])
+            return 0;
+        idx[k] = lo[k];
+        grid[k] = x->g.chunks[k] / inner[k];
+    }
+    for (;;) {
+        size_t num = 0;
+        for (int k = 0; k < rank; k++)
+            num = num * (size_t)grid[k] + (size_t)idx[k];
+        if (out)
+            out[count] = num;
+        count++;
+        int k = rank - 1;
+        for (; k >= 0; k--) {
+            if (++idx[k] < hi[k])
+                break;
+            idx[k] = lo[k];
+        }
+        if (k < 0)
+            return count;
+    }
+}
+
 bool ncztr_box_gather_inner(const ncztr_ioctx *x, const uint64_t *shard, const hsize_t *inner, size_t i,
                             unsigned char *raw, bool copy)
 {

@@ -10,6 +10,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <sys/uio.h>
 
 /* Chunk bytes moved by one batch (one get_many/put_many) and chunks per batch (bounds the
@@ -358,6 +359,9 @@ void ncztr_box_copy_inner(const ncztr_ioctx *x, const uint64_t *shard, const hsi
  * whole, as far as the array reaches. */
 bool ncztr_box_inner_range(const ncztr_ioctx *x, const uint64_t *shard, const hsize_t *inner, uint64_t *lo,
                            uint64_t *hi);
+/* The numbers (C order over the shard's grid) of the inner chunks of the shard at coord
+ * that the block touches, into out when not NULL (room for a shard's count); how many. */
+size_t ncztr_box_inner_list(const ncztr_ioctx *x, const uint64_t *shard, const hsize_t *inner, size_t *out);
 /* Copies the block's part of inner chunk number i of the shard at coord from the user's
  * buffer into raw (C order of shape inner); returns whether the inner chunk reaches past
  * the array, and then copies only with copy set (the caller fills raw first). */
@@ -366,6 +370,47 @@ bool ncztr_box_gather_inner(const ncztr_ioctx *x, const uint64_t *shard, const h
 /* ncztr_box_copy for every job with data that is neither direct nor copied, on the
  * worker pool. */
 void ncztr_box_copy_jobs(const ncztr_ioctx *x, ncztr_cjob *jobs, size_t n, bool to_user);
+
+/* Work items on the worker pool report failures per thread; the lowest failed item wins,
+ * as a serial loop would report it. */
+typedef struct ncztr_slot_errs {
+    unsigned n;
+    ncztr_cerr *err; /* per thread: the message of its lowest failed item */
+    size_t *failed;  /* per thread: that item, or SIZE_MAX */
+} ncztr_slot_errs;
+/* 0, or -1 when out of memory (nothing pushed). */
+static inline int ncztr_slot_errs_init(ncztr_slot_errs *se, unsigned nslots)
+{
+    se->n = nslots;
+    se->err = malloc(nslots * sizeof *se->err);
+    se->failed = malloc(nslots * sizeof *se->failed);
+    for (unsigned s = 0; se->failed && s < nslots; s++)
+        se->failed[s] = SIZE_MAX;
+    return se->err && se->failed ? 0 : -1;
+}
+static inline void ncztr_slot_errs_note(ncztr_slot_errs *se, unsigned slot, size_t i, const ncztr_cerr *e)
+{
+    if (i < se->failed[slot]) {
+        se->failed[slot] = i;
+        se->err[slot] = *e;
+    }
+}
+/* The lowest failed item (SIZE_MAX: none) and its message. */
+static inline size_t ncztr_slot_errs_first(const ncztr_slot_errs *se, const char **msg)
+{
+    unsigned best = 0;
+    for (unsigned s = 1; s < se->n; s++)
+        best = se->failed[s] < se->failed[best] ? s : best;
+    *msg = se->err[best].msg;
+    return se->failed[best];
+}
+static inline void ncztr_slot_errs_clear(ncztr_slot_errs *se)
+{
+    free(se->err);
+    free(se->failed);
+    se->err = NULL;
+    se->failed = NULL;
+}
 
 /* ---- partial shard reads (ncztr_shardread.c) ---- */
 /* Sets x->partial and x->inner for a read call (after ncztr_box_setup). */

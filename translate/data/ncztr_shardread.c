@@ -66,8 +66,7 @@ typedef struct part_arg {
     const inner_item *items;
     unsigned char *slots; /* one inner chunk per thread */
     size_t ibytes;
-    ncztr_cerr *err; /* per thread: the message of its lowest failed item */
-    size_t *failed;  /* per thread: that item, or SIZE_MAX */
+    ncztr_slot_errs *se;
 } part_arg;
 
 static int decode_one(void *arg, size_t i, unsigned slot)
@@ -78,72 +77,29 @@ static int decode_one(void *arg, size_t i, unsigned slot)
     const unsigned char *raw =
         ncztr_chain_inner_decode(p->chain, it->in, it->inlen, p->slots + (size_t)slot * p->ibytes, &e);
     if (!raw) {
-        if (i < p->failed[slot]) {
-            p->failed[slot] = i;
-            p->err[slot] = e;
-        }
+        ncztr_slot_errs_note(p->se, slot, i, &e);
         return 1;
     }
     ncztr_box_copy_inner(p->x, p->jobs[it->job].coord, p->x->inner, it->inner, raw);
     return 0;
 }
 
-/* Counts the inner chunks of [lo, hi) and calls visit(number in the shard) for each, in C
- * order over the shard's grid. */
-static size_t each_inner(const ncztr_ioctx *x, const uint64_t *lo, const uint64_t *hi, const uint64_t *grid,
-                         void (*visit)(void *, size_t), void *ud)
+/* The items of inner chunks nums[0..n) of a shard whose index is pairs (job j); *lo, *hi
+ * grow to the span of the stored ones (empty: lo > hi). */
+static void add_items(inner_item *items, const size_t *nums, size_t n, size_t j, const uint64_t *pairs,
+                      uint64_t *lo, uint64_t *hi)
 {
-    int rank = x->g.rank;
-    uint64_t idx[RMAX];
-    size_t count = 0;
-    for (int k = 0; k < rank; k++) {
-        if (hi[k] <= lo[k])
-            return 0;
-        idx[k] = lo[k];
+    for (size_t t = 0; t < n; t++) {
+        uint64_t off = pairs[2 * nums[t]], len = pairs[2 * nums[t] + 1];
+        items[t] = (inner_item){.job = j, .inner = nums[t]};
+        if (off == NONE && len == NONE)
+            continue;
+        items[t] = (inner_item){.job = j, .inner = nums[t], .stored = true, .off = off, .inlen = (size_t)len};
+        if (*lo > *hi)
+            *lo = off, *hi = off + len;
+        *lo = off < *lo ? off : *lo;
+        *hi = off + len > *hi ? off + len : *hi;
     }
-    for (;;) {
-        size_t num = 0;
-        for (int k = 0; k < rank; k++)
-            num = num * (size_t)grid[k] + (size_t)idx[k];
-        if (visit)
-            visit(ud, num);
-        count++;
-        int k = rank - 1;
-        for (; k >= 0; k--) {
-            if (++idx[k] < hi[k])
-                break;
-            idx[k] = lo[k];
-        }
-        if (k < 0)
-            return count;
-    }
-}
-
-typedef struct collect {
-    const uint64_t *pairs; /* the shard's index */
-    size_t job;
-    inner_item *items;
-    size_t n;
-    uint64_t lo, hi; /* the span of the stored ones */
-} collect;
-
-static void add_inner(void *ud, size_t num)
-{
-    collect *c = ud;
-    uint64_t off = c->pairs[2 * num], len = c->pairs[2 * num + 1];
-    inner_item *it = &c->items[c->n++];
-    *it = (inner_item){.job = c->job, .inner = num};
-    if (off == NONE && len == NONE)
-        return;
-    it->stored = true;
-    it->off = off;
-    it->inlen = (size_t)len;
-    if (c->lo > c->hi) {
-        c->lo = off;
-        c->hi = off + len;
-    }
-    c->lo = off < c->lo ? off : c->lo;
-    c->hi = off + len > c->hi ? off + len : c->hi;
 }
 
 herr_t ncztr_shard_read_partial(ncztr_ioctx *x, ncztr_cjob *jobs, size_t njobs)
@@ -157,21 +113,19 @@ herr_t ncztr_shard_read_partial(ncztr_ioctx *x, ncztr_cjob *jobs, size_t njobs)
         m += jobs[j].partial;
     if (m == 0)
         return SUCCEED;
-    uint64_t grid[RMAX];
-    for (int k = 0; k < x->g.rank; k++) {
-        grid[k] = x->g.chunks[k] / x->inner[k];
-        ninner *= (size_t)grid[k];
-    }
+    for (int k = 0; k < x->g.rank; k++)
+        ninner *= (size_t)(x->g.chunks[k] / x->inner[k]);
     bool at_start;
     size_t ib = ncztr_chain_shard_index_span(chain, &at_start), ibytes = x->g.chunk_bytes / ninner;
     unsigned ns = nczc_workers_slots(x->workers);
-    size_t *which = calloc(m, sizeof *which), *first = calloc(m, sizeof *first), *failed = NULL;
+    size_t *which = calloc(m, sizeof *which), *first = calloc(m, sizeof *first),
+           *nums = malloc(ninner * sizeof *nums);
     uint64_t *pairs = malloc(m * ninner * 2 * sizeof *pairs), *span = calloc(m, sizeof *span);
     unsigned char *ibuf = malloc(m * ib);
     nczm_range *rg = calloc(m, sizeof *rg);
     inner_item *items = NULL;
-    ncztr_cerr *errs = NULL;
-    if (!which || !first || !pairs || !span || !ibuf || !rg)
+    ncztr_slot_errs se = {0};
+    if (!which || !first || !nums || !pairs || !span || !ibuf || !rg)
         NCZ_GOTO(FAIL, NCZ_E_NOMEM, "dataset \"%s\": out of memory reading shards", path);
     m = 0;
     for (size_t j = 0; j < njobs; j++)
@@ -184,9 +138,7 @@ herr_t ncztr_shard_read_partial(ncztr_ioctx *x, ncztr_cjob *jobs, size_t njobs)
     size_t maxitems = 0;
     for (size_t i = 0; i < m; i++) {
         ncztr_cjob *jb = &jobs[which[i]];
-        uint64_t lo[RMAX], hi[RMAX];
-        ncztr_box_inner_range(x, jb->coord, x->inner, lo, hi);
-        maxitems += each_inner(x, lo, hi, grid, NULL, NULL);
+        maxitems += ncztr_box_inner_list(x, jb->coord, x->inner, NULL);
         uint64_t *pi = pairs + i * ninner * 2;
         if (rg[i].status == NCZM_NOTFOUND) { /* a shard never written: all fill */
             for (size_t k = 0; k < 2 * ninner; k++)
@@ -205,17 +157,15 @@ herr_t ncztr_shard_read_partial(ncztr_ioctx *x, ncztr_cjob *jobs, size_t njobs)
         NCZ_GOTO(FAIL, NCZ_E_NOMEM, "dataset \"%s\": out of memory reading shards", path);
     size_t total = 0, nr = 0;
     for (size_t i = 0; i < m; i++) {
-        uint64_t lo[RMAX], hi[RMAX];
-        ncztr_box_inner_range(x, jobs[which[i]].coord, x->inner, lo, hi);
-        collect c = {
-            .pairs = pairs + i * ninner * 2, .job = which[i], .items = items + nitems, .lo = 1, .hi = 0};
-        each_inner(x, lo, hi, grid, add_inner, &c);
+        uint64_t lo = 1, hi = 0;
+        size_t k = ncztr_box_inner_list(x, jobs[which[i]].coord, x->inner, nums);
+        add_items(items + nitems, nums, k, which[i], pairs + i * ninner * 2, &lo, &hi);
         first[i] = nitems;
-        nitems += c.n;
-        if (c.lo < c.hi) {
-            span[i] = c.lo;
-            rg[nr++] = (nczm_range){.key = jobs[which[i]].key, .start = c.lo, .count = (size_t)(c.hi - c.lo)};
-            total += (size_t)(c.hi - c.lo);
+        nitems += k;
+        if (lo < hi) {
+            span[i] = lo;
+            rg[nr++] = (nczm_range){.key = jobs[which[i]].key, .start = lo, .count = (size_t)(hi - lo)};
+            total += (size_t)(hi - lo);
         }
     }
     unsigned char *data = total ? ncztr_scratch_get(x->o->file, NCZTR_SCR_FETCH, total) : NULL;
@@ -243,21 +193,14 @@ herr_t ncztr_shard_read_partial(ncztr_ioctx *x, ncztr_cjob *jobs, size_t njobs)
     }
     /* 3. decoded on the worker pool, each inner chunk straight to the user */
     unsigned char *slots = ncztr_scratch_get(x->o->file, NCZTR_SCR_SLOTS, (size_t)ns * ibytes);
-    errs = malloc(ns * sizeof *errs);
-    failed = malloc(ns * sizeof *failed);
-    if (!slots || !errs || !failed)
+    if (!slots || ncztr_slot_errs_init(&se, ns) < 0)
         NCZ_GOTO(FAIL, NCZ_E_NOMEM, "dataset \"%s\": out of memory decoding shards", path);
-    for (unsigned s = 0; s < ns; s++)
-        failed[s] = SIZE_MAX;
-    part_arg pa = {x, chain, jobs, items, slots, ibytes, errs, failed};
-    size_t bad = nczc_parallel_for(nitems, x->workers, decode_one, &pa);
-    if (bad < nitems) {
-        unsigned s = 0;
-        for (unsigned k = 1; k < ns; k++)
-            s = failed[k] < failed[s] ? k : s;
-        const inner_item *it = &items[failed[s]];
+    part_arg pa = {x, chain, jobs, items, slots, ibytes, &se};
+    if (nczc_parallel_for(nitems, x->workers, decode_one, &pa) < nitems) {
+        const char *why;
+        const inner_item *it = &items[ncztr_slot_errs_first(&se, &why)];
         NCZ_GOTO(FAIL, NCZ_E_FORMAT, "dataset \"%s\": shard \"%s\": inner chunk %zu: %s", path,
-                 jobs[it->job].key, it->inner, errs[s].msg);
+                 jobs[it->job].key, it->inner, why);
     }
     for (size_t i = 0; i < m; i++)
         jobs[which[i]].copied = true;
@@ -269,7 +212,7 @@ done:
     free(ibuf);
     free(rg);
     free(items);
-    free(errs);
-    free(failed);
+    free(nums);
+    ncztr_slot_errs_clear(&se);
     return ret;
 }

@@ -14,7 +14,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define RMAX NCZTR_MAX_RANK
 #define NONE UINT64_MAX
 
 static uint64_t p_hash(const uint64_t *coord, int rank)
@@ -333,8 +332,7 @@ typedef struct w_arg {
     w_item *items;
     unsigned char *slots;
     size_t ibytes, ibound;
-    ncztr_cerr *err;
-    size_t *failed;
+    ncztr_slot_errs *se;
 } w_arg;
 
 static int encode_one(void *arg, size_t i, unsigned slot)
@@ -349,42 +347,10 @@ static int encode_one(void *arg, size_t i, unsigned slot)
         ncztr_box_gather_inner(a->x, a->jobs[it->job].coord, a->x->inner, it->inner, raw, true);
     }
     if (ncztr_chain_inner_encode(a->chain, raw, it->dst, a->ibound, &it->enc, &it->len, &e) < 0) {
-        if (i < a->failed[slot]) {
-            a->failed[slot] = i;
-            a->err[slot] = e;
-        }
+        ncztr_slot_errs_note(a->se, slot, i, &e);
         return 1;
     }
     return 0;
-}
-
-/* Visits the inner chunks [lo, hi) of a shard grid, in C order: their numbers. */
-static size_t inner_numbers(int rank, const uint64_t *lo, const uint64_t *hi, const uint64_t *grid,
-                            size_t *out)
-{
-    uint64_t idx[RMAX];
-    size_t count = 0;
-    for (int k = 0; k < rank; k++) {
-        if (hi[k] <= lo[k])
-            return 0;
-        idx[k] = lo[k];
-    }
-    for (;;) {
-        size_t num = 0;
-        for (int k = 0; k < rank; k++)
-            num = num * (size_t)grid[k] + (size_t)idx[k];
-        if (out)
-            out[count] = num;
-        count++;
-        int k = rank - 1;
-        for (; k >= 0; k--) {
-            if (++idx[k] < hi[k])
-                break;
-            idx[k] = lo[k];
-        }
-        if (k < 0)
-            return count;
-    }
 }
 
 herr_t ncztr_shard_write_partial(ncztr_ioctx *x, ncztr_cjob *jobs, size_t njobs, ncztr_putlist *pl)
@@ -393,36 +359,25 @@ herr_t ncztr_shard_write_partial(ncztr_ioctx *x, ncztr_cjob *jobs, size_t njobs,
     const char *path = x->g.path;
     const ncztr_chain *chain = x->a->chain;
     ncztr_chunkcache *c = x->a->cache;
-    uint64_t grid[RMAX], lo[RMAX], hi[RMAX];
     size_t ninner = 1, nitems = 0, m = 0;
     for (size_t j = 0; j < njobs; j++)
         m += jobs[j].partial;
     if (m == 0)
         return SUCCEED;
-    for (int k = 0; k < x->g.rank; k++) {
-        grid[k] = x->g.chunks[k] / x->inner[k];
-        ninner *= (size_t)grid[k];
-    }
-    for (size_t j = 0; j < njobs; j++) {
-        if (!jobs[j].partial)
-            continue;
-        ncztr_box_inner_range(x, jobs[j].coord, x->inner, lo, hi);
-        nitems += inner_numbers(x->g.rank, lo, hi, grid, NULL);
-    }
+    for (int k = 0; k < x->g.rank; k++)
+        ninner *= (size_t)(x->g.chunks[k] / x->inner[k]);
+    for (size_t j = 0; j < njobs; j++)
+        nitems += jobs[j].partial ? ncztr_box_inner_list(x, jobs[j].coord, x->inner, NULL) : 0;
     size_t ibytes = x->g.chunk_bytes / ninner, *nums = malloc(ninner * sizeof *nums);
     unsigned ns = nczc_workers_slots(x->workers);
     w_item *items = calloc(nitems ? nitems : 1, sizeof *items);
-    ncztr_cerr *errs = malloc(ns * sizeof *errs);
-    size_t *failed = malloc(ns * sizeof *failed);
+    ncztr_slot_errs se = {0};
     unsigned char *slots = ncztr_scratch_get(x->o->file, NCZTR_SCR_SLOTS, (size_t)ns * ibytes);
-    if (!nums || !items || !errs || !failed || !slots)
+    if (!nums || !items || !slots || ncztr_slot_errs_init(&se, ns) < 0)
         NCZ_GOTO(FAIL, NCZ_E_NOMEM, "dataset \"%s\": out of memory writing shards", path);
     nitems = 0;
     for (size_t j = 0; j < njobs; j++) {
-        if (!jobs[j].partial)
-            continue;
-        ncztr_box_inner_range(x, jobs[j].coord, x->inner, lo, hi);
-        size_t k = inner_numbers(x->g.rank, lo, hi, grid, nums);
+        size_t k = jobs[j].partial ? ncztr_box_inner_list(x, jobs[j].coord, x->inner, nums) : 0;
         for (size_t t = 0; t < k; t++)
             items[nitems++] = (w_item){.job = j, .inner = nums[t]};
     }
@@ -431,16 +386,12 @@ herr_t ncztr_shard_write_partial(ncztr_ioctx *x, ncztr_cjob *jobs, size_t njobs,
     for (size_t t = 0; c->ibound && t < nitems; t++)
         if (!(items[t].dst = ncztr_pool_take(&c->ipool, c->ibound)))
             NCZ_GOTO(FAIL, NCZ_E_NOMEM, "dataset \"%s\": out of memory writing shards", path);
-    for (unsigned s = 0; s < ns; s++)
-        failed[s] = SIZE_MAX;
-    w_arg wa = {x, chain, jobs, items, slots, ibytes, c->ibound, errs, failed};
+    w_arg wa = {x, chain, jobs, items, slots, ibytes, c->ibound, &se};
     if (nczc_parallel_for(nitems, x->workers, encode_one, &wa) < nitems) {
-        unsigned s = 0;
-        for (unsigned k = 1; k < ns; k++)
-            s = failed[k] < failed[s] ? k : s;
-        const w_item *it = &items[failed[s]];
+        const char *why;
+        const w_item *it = &items[ncztr_slot_errs_first(&se, &why)];
         NCZ_GOTO(FAIL, NCZ_E_FORMAT, "dataset \"%s\": shard \"%s\": cannot encode inner chunk %zu: %s", path,
-                 jobs[it->job].key, it->inner, errs[s].msg);
+                 jobs[it->job].key, it->inner, why);
     }
     /* into the shards' pending states; complete shards are stored */
     for (size_t t = 0; t < nitems;) {
@@ -476,7 +427,6 @@ done:
     }
     free(items);
     free(nums);
-    free(errs);
-    free(failed);
+    ncztr_slot_errs_clear(&se);
     return ret;
 }
