@@ -60,9 +60,8 @@ static double data_mib(const report *rep)
 /* MiB/s of the median write (phase 0) or read (1), or 0 when the figure has none. */
 static double rate(const report *rep, const figure *f, int phase)
 {
-    if (f->skip || f->failed || f->n == 0)
-        return 0;
-    return data_mib(rep) / median(phase ? f->r_s : f->w_s, f->n);
+    double s = f->skip || f->failed || f->n == 0 ? 0 : median(phase ? f->r_s : f->w_s, f->n);
+    return s > 0 ? data_mib(rep) / s : 0; /* 0: not measured (a disk's write floor) */
 }
 
 /* The note number for a message: one note per distinct message, naming every figure that
@@ -140,7 +139,8 @@ void report_header(report *rep, int runs, int tmpfs, const int *workers, int nwo
     if (cfg->floor)
         printf("floor: on every core, the least a writer using write(2) must do to store the array in the "
                "connector's layout (each chunk's rows gathered and compressed, each chunk object written "
-               "whole with one write; raw ones with writev from the source rows) and the least a reader "
+               "whole with one write; raw ones with writev from the source rows; on a tmpfs only: on a disk "
+               "the page cache's write-back limits decide) and the least a reader "
                "using read(2) must do with the connector's store (each chunk object read whole with pread, "
                "its chunks decoded and their rows copied into a slab); its xz3 are the most any such "
                "writer and reader get over zarr-python 3\n");
@@ -242,7 +242,10 @@ void report_case(report *rep, bench_case c, const int *on_peer)
     const figure *fl = &rep->floor[c];
     if (rep->cfg->floor && (fl->n || fl->failed)) {
         printf("%-8s %-7s", "", "floor");
-        print_cell(rep, fl, 0, PEER_NCZARR, "floor", 11);
+        if (rate(rep, fl, 0) > 0 || fl->failed)
+            print_cell(rep, fl, 0, PEER_NCZARR, "floor", 11);
+        else
+            printf(" %11s", "-");
         print_cell(rep, fl, 1, PEER_NCZARR, "floor", 11);
         printf(" %8s", "-");
         for (int q = PEER_NATIVE; q < NPEERS; q++) {
