@@ -194,15 +194,14 @@ static void check_ranges(nczm_map *m, const char *abc)
 typedef struct each_probe {
     nczm_getinto *g;
     char bufs[64][32];
-    int before[3], after[3];
+    int before[3], after[3], bad_slot[3]; /* per request: each is one thread's */
     size_t len[3];
-    int bad_slot;
 } each_probe;
 
 static void each_before(void *ud, size_t i, unsigned slot)
 {
     each_probe *p = ud;
-    p->bad_slot |= slot >= 64;
+    p->bad_slot[i] = slot >= 64;
     p->g[i].buf = p->bufs[slot < 64 ? slot : 0];
     p->g[i].cap = sizeof p->bufs[0];
     p->before[i]++;
@@ -229,7 +228,7 @@ static void check_each(nczm_map *m, const char *abc)
     for (int i = 0; i < 3; i++)
         CHECK(p.before[i] == 1 && p.after[i] == 1, "get_into_each: request %d hooks %d/%d", i, p.before[i],
               p.after[i]);
-    CHECK(!p.bad_slot, "get_into_each: slots below the pool's");
+    CHECK(!p.bad_slot[0] && !p.bad_slot[1] && !p.bad_slot[2], "get_into_each: slots below the pool's");
     CHECK(g[0].status == NCZM_OK && p.len[0] == strlen(abc) && g[1].status == NCZM_NOTFOUND &&
               g[2].status == NCZM_OK && p.len[2] == 2,
           "get_into_each statuses %d %d %d", g[0].status, g[1].status, g[2].status);
