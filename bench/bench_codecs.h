@@ -59,6 +59,10 @@ int bench_read_floor(const bench_cfg *cfg, bench_case c, const char *store, doub
 /* Runs fn on n threads (at most 64), thread i given args + i * arg_size; returns how many
  * started and the seconds until all had finished (bench_floor.c). */
 int bench_threads(int n, void *(*fn)(void *), void *args, size_t arg_size, double *secs);
+/* A floor's outcome: 0 and *secs = run_secs when it ran (ran) and did not fail (failed:
+ * its message, or NULL); else -1 and the message. */
+int bench_floor_result(int ran, const char *failed, double run_secs, double *secs, char *msg,
+                       size_t msg_size);
 /* The write floor (bench_wfloor.c): the array stored in the connector's layout in the new
  * directory dir (removed by the caller) with write(2), the chunks compressed, on every
  * core. Returns 0 and the seconds, or -1 and a message. */

@@ -237,16 +237,7 @@ int bench_read_floor(const bench_cfg *cfg, bench_case c, const char *store, doub
     for (size_t i = 0; i < found.n; i++)
         free(found.paths[i]);
     pthread_mutex_destroy(&job.lock);
-    if (!ok || started == 0) {
-        snprintf(msg, msg_size, "out of memory or no threads");
-        return -1;
-    }
-    if (job.failed) {
-        snprintf(msg, msg_size, "%s", job.msg);
-        return -1;
-    }
-    *secs = secs_run;
-    return 0;
+    return bench_floor_result(ok && started > 0, job.failed ? job.msg : NULL, secs_run, secs, msg, msg_size);
 }
 
 int bench_threads(int n, void *(*fn)(void *), void *args, size_t arg_size, double *secs)
@@ -263,4 +254,14 @@ int bench_threads(int n, void *(*fn)(void *), void *args, size_t arg_size, doubl
     clock_gettime(CLOCK_MONOTONIC, &t1);
     *secs = (double)(t1.tv_sec - t0.tv_sec) + 1e-9 * (double)(t1.tv_nsec - t0.tv_nsec);
     return started;
+}
+
+int bench_floor_result(int ran, const char *failed, double run_secs, double *secs, char *msg, size_t msg_size)
+{
+    if (!ran || failed) {
+        snprintf(msg, msg_size, "%s", failed ? failed : "out of memory or no threads");
+        return -1;
+    }
+    *secs = run_secs;
+    return 0;
 }

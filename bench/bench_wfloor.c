@@ -240,14 +240,5 @@ int bench_write_floor(const bench_cfg *cfg, bench_case c, const char *dir, doubl
     }
     free((void *)(uintptr_t)job.src);
     pthread_mutex_destroy(&job.lock);
-    if (!ok || started == 0) {
-        snprintf(msg, msg_size, "out of memory or no threads");
-        return -1;
-    }
-    if (job.failed) {
-        snprintf(msg, msg_size, "%s", job.msg);
-        return -1;
-    }
-    *secs = secs_run;
-    return 0;
+    return bench_floor_result(ok && started > 0, job.failed ? job.msg : NULL, secs_run, secs, msg, msg_size);
 }
