@@ -274,6 +274,11 @@ int nczm_map_vectored(const nczm_map *map)
     return map && map->drv->vectored;
 }
 
+int nczm_map_fetches_each(const nczm_map *map)
+{
+    return map && map->drv->concurrent && map->drv->get_into;
+}
+
 int nczm_map_ranges_cheap(const nczm_map *map)
 {
     return map && map->drv->ranges_cheap;

@@ -243,9 +243,12 @@ nczm_status nczm_get_into_many(nczm_map *map, size_t n, nczm_getinto *reqs);
  * after(ud, i, slot) runs once it has its status and len. slot names the thread, below
  * nczc_workers_slots(nczm_map_workers(map)); both hooks must be thread-safe and call nothing
  * of the map; no scatter lists. NCZM_UNSUPPORTED, with nothing done, for a store that does
- * not fetch objects on the worker pool (the caller then fetches, then works). Statuses and
+ * not fetch objects on the worker pool (nczm_map_fetches_each: the caller then fetches,
+ * then works). Statuses and
  * the call's result as for nczm_get_many. */
 typedef void (*nczm_each_fn)(void *ud, size_t i, unsigned slot);
+/* Whether nczm_get_into_each runs on this store (it fetches objects on the worker pool). */
+int nczm_map_fetches_each(const nczm_map *map);
 nczm_status nczm_get_into_each(nczm_map *map, size_t n, nczm_getinto *reqs, nczm_each_fn before,
                                nczm_each_fn after, void *ud);
 

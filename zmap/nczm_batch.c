@@ -491,7 +491,7 @@ nczm_status nczm_get_into_each(nczm_map *map, size_t n, nczm_getinto *reqs, nczm
                                nczm_each_fn after, void *ud)
 {
     NCZM_CHECK_MAP(map);
-    if (!map->drv->concurrent || !map->drv->get_into)
+    if (!nczm_map_fetches_each(map))
         return NCZM_UNSUPPORTED; /* nothing done: the caller fetches, then works */
     if (n == 0)
         return NCZM_OK;

@@ -12,11 +12,6 @@
 /* Chunk cache: a hash index of chunk indices plus an LRU list. Entries hold raw C-order  */
 /* chunk buffers; dirty entries are written on eviction and by ncztr_array_flush.        */
 
-static uint64_t cc_hash(const uint64_t *coord, int rank)
-{
-    return nczc_hash_u64(nczc_hash_bytes(NCZC_HASH_SEED, coord, (size_t)rank * sizeof *coord));
-}
-
 /* key: the coord, keylen: its rank */
 static int cc_match(const void *item, const void *key, size_t keylen)
 {
@@ -66,7 +61,7 @@ ncztr_cc_entry *ncztr_cc_find(ncztr_chunkcache *c, const uint64_t *coord)
 {
     if (!c)
         return NULL;
-    return nczc_hindex_find(&c->ix, cc_hash(coord, c->rank), cc_match, coord, (size_t)c->rank);
+    return nczc_hindex_find(&c->ix, ncztr_coord_hash(coord, c->rank), cc_match, coord, (size_t)c->rank);
 }
 
 static void lru_unlink(ncztr_chunkcache *c, ncztr_cc_entry *e)
@@ -109,7 +104,7 @@ ncztr_cc_entry *ncztr_cc_insert(ncztr_chunkcache *c, const uint64_t *coord, unsi
     if (!e)
         return NULL;
     memcpy(e->coord, coord, (size_t)c->rank * sizeof(uint64_t));
-    e->hash = cc_hash(coord, c->rank);
+    e->hash = ncztr_coord_hash(coord, c->rank);
     e->data = data;
     e->dirty = dirty;
     if (nczc_hindex_add(&c->ix, e->hash, e) != 0) {

@@ -241,11 +241,11 @@ static void fused_after(void *ud, size_t i, unsigned slot)
 }
 
 /* Fetches and decodes the n jobs of which (items prepared for each, iidx the identity) on
- * the worker pool; 0 when the store cannot (nothing done), 1 when done, -1 after pushing. A
- * missing chunk is all fill; an object longer than its room is fetched again on its own
- * and decoded on the calling thread. */
-static int fetch_fused(ncztr_ioctx *x, ncztr_cjob *jobs, const size_t *which, size_t n, const ncztr_stage *st,
-                       nczm_getinto *gets, ncztr_dec_item *items)
+ * the worker pool of a store that fetches there (nczm_map_fetches_each). A missing chunk is
+ * all fill; an object longer than its room is fetched again on its own and decoded on the
+ * calling thread. */
+static herr_t fetch_fused(ncztr_ioctx *x, ncztr_cjob *jobs, const size_t *which, size_t n,
+                          const ncztr_stage *st, nczm_getinto *gets, ncztr_dec_item *items)
 {
     nczm_map *map = x->o->file->map;
     const char *path = x->g.path;
@@ -253,15 +253,11 @@ static int fetch_fused(ncztr_ioctx *x, ncztr_cjob *jobs, const size_t *which, si
     fused f = {st, gets, items, NULL, enc_room(&x->g), calloc(n, 1)};
     if (!f.bad || !(f.enc = ncztr_scratch_get(x->o->file, NCZTR_SCR_FETCH, (size_t)ns * f.room))) {
         free(f.bad);
-        NCZ_PUSH(NCZ_E_NOMEM, "dataset \"%s\": out of memory fetching chunks", path);
-        return -1;
+        return NCZ_PUSH(NCZ_E_NOMEM, "dataset \"%s\": out of memory fetching chunks", path);
     }
-    if (nczm_get_into_each(map, n, gets, fused_before, fused_after, &f) == NCZM_UNSUPPORTED) {
-        free(f.bad);
-        return 0;
-    }
-    int r = 1;
-    for (size_t i = 0; i < n && r > 0; i++) {
+    nczm_get_into_each(map, n, gets, fused_before, fused_after, &f); /* statuses examined below */
+    herr_t r = SUCCEED;
+    for (size_t i = 0; i < n && r == SUCCEED; i++) {
         ncztr_cjob *jb = &jobs[which[i]];
         if (gets[i].status == NCZM_LONG) { /* bigger than its room: on its own */
             nczm_get one = {.key = gets[i].key};
@@ -276,7 +272,7 @@ static int fetch_fused(ncztr_ioctx *x, ncztr_cjob *jobs, const size_t *which, si
             free(one.buf);
         }
         if (gets[i].status == NCZM_NOTFOUND)
-            r = missing_chunk(x, jb) < 0 ? -1 : 1;
+            r = missing_chunk(x, jb);
         else if (gets[i].status != NCZM_OK)
             r = NCZ_PUSH(NCZ_E_STORE, "dataset \"%s\": cannot read chunk \"%s\": %s", path, jb->key,
                          nczm_errmsg(map));
@@ -364,7 +360,7 @@ herr_t ncztr_fetch_chunks(ncztr_ioctx *x, ncztr_cjob *jobs, size_t njobs)
             slots[k] = sb + (size_t)k * x->g.chunk_bytes;
         st.slot_out = slots;
     }
-    if (!x->g.transpose) {
+    if (!x->g.transpose && nczm_map_fetches_each(map)) {
         /* every item prepared before the fetch: each decodes as soon as it arrives */
         for (size_t i = 0; i < n; i++) {
             ncztr_cjob *jb = &jobs[which[i]];
@@ -375,15 +371,7 @@ herr_t ncztr_fetch_chunks(ncztr_ioctx *x, ncztr_cjob *jobs, size_t njobs)
                 NCZ_GOTO(FAIL, NCZ_E_NOMEM, "dataset \"%s\": out of memory for chunk \"%s\"", path, jb->key);
             m = i + 1;
         }
-        int r = fetch_fused(x, jobs, which, n, &st, gets, items);
-        if (r != 0)
-            NCZ_GOTO_QUIET(r < 0 ? FAIL : SUCCEED);
-        for (size_t k = 0; k < m; k++) { /* not fused: back to the batch's way */
-            if (items[k].out != jobs[which[k]].direct)
-                ncztr_pool_give(x->pool, items[k].out);
-            memset(&items[k], 0, sizeof items[k]);
-        }
-        m = 0;
+        NCZ_GOTO_QUIET(fetch_fused(x, jobs, which, n, &st, gets, items));
     }
     if (fetch_encoded(x, gets, n) < 0)
         NCZ_GOTO_QUIET(FAIL);

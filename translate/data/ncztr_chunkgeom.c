@@ -91,3 +91,8 @@ void ncztr_fill_elems(const ncztr_zarray *za, void *buf, size_t nelem)
         done += n;
     }
 }
+
+uint64_t ncztr_coord_hash(const uint64_t *coord, int rank)
+{
+    return nczc_hash_u64(nczc_hash_bytes(NCZC_HASH_SEED, coord, (size_t)rank * sizeof *coord));
+}

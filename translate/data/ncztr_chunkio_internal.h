@@ -110,6 +110,9 @@ struct ncztr_chunkcache {
     size_t ibound;       /* 0 until the first partial shard write */
 };
 
+/* The hash of a chunk index of rank entries (ncztr_chunkgeom.c; the cache's and the pending shards' indexes).
+ */
+uint64_t ncztr_coord_hash(const uint64_t *coord, int rank);
 /* The array's cache, created on first use (NULL after pushing an error). */
 ncztr_chunkcache *ncztr_cc_get(ncztr_obj *o, const ncztr_cgeom *g);
 /* NULL when absent (or c is NULL). */
@@ -238,6 +241,7 @@ typedef struct ncztr_ioctx {
      * block covers in part, in whole inner chunks, is read in part (ncztr_shardread.c). */
     bool partial;
     hsize_t inner[NCZTR_MAX_RANK]; /* then: the inner chunk's shape */
+    size_t ninner;                 /* and the inner chunks per shard */
 } ncztr_ioctx;
 
 typedef struct ncztr_crange {

@@ -37,8 +37,11 @@ void ncztr_shard_partial_setup(ncztr_ioctx *x)
     if (!ncztr_chain_inner_shape(chain, x->g.rank, ishape) ||
         ncztr_chain_shard_index_span(chain, &at_start) == 0)
         return;
-    for (int k = 0; k < x->g.rank; k++)
+    x->ninner = 1;
+    for (int k = 0; k < x->g.rank; k++) {
         x->inner[k] = (hsize_t)ishape[k];
+        x->ninner *= (size_t)(x->g.chunks[k] / x->inner[k]);
+    }
     x->partial = true;
 }
 
@@ -108,13 +111,11 @@ herr_t ncztr_shard_read_partial(ncztr_ioctx *x, ncztr_cjob *jobs, size_t njobs)
     nczm_map *map = x->o->file->map;
     const char *path = x->g.path;
     const ncztr_chain *chain = x->a->chain;
-    size_t m = 0, nitems = 0, ninner = 1;
+    size_t m = 0, nitems = 0, ninner = x->ninner;
     for (size_t j = 0; j < njobs; j++)
         m += jobs[j].partial;
     if (m == 0)
         return SUCCEED;
-    for (int k = 0; k < x->g.rank; k++)
-        ninner *= (size_t)(x->g.chunks[k] / x->inner[k]);
     bool at_start;
     size_t ib = ncztr_chain_shard_index_span(chain, &at_start), ibytes = x->g.chunk_bytes / ninner;
     unsigned ns = nczc_workers_slots(x->workers);

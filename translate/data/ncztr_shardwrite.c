@@ -16,11 +16,6 @@
 
 #define NONE UINT64_MAX
 
-static uint64_t p_hash(const uint64_t *coord, int rank)
-{
-    return nczc_hash_u64(nczc_hash_bytes(NCZC_HASH_SEED, coord, (size_t)rank * sizeof *coord));
-}
-
 static int p_match(const void *item, const void *key, size_t keylen)
 {
     return memcmp(((const ncztr_pshard *)item)->coord, key, keylen * sizeof(uint64_t)) == 0;
@@ -30,7 +25,7 @@ static ncztr_pshard *p_find(ncztr_chunkcache *c, const uint64_t *coord)
 {
     if (!c || !c->pix.count)
         return NULL;
-    return nczc_hindex_find(&c->pix, p_hash(coord, c->rank), p_match, coord, (size_t)c->rank);
+    return nczc_hindex_find(&c->pix, ncztr_coord_hash(coord, c->rank), p_match, coord, (size_t)c->rank);
 }
 
 static void p_unlink(ncztr_chunkcache *c, ncztr_pshard *p)
@@ -94,7 +89,7 @@ static ncztr_pshard *p_get(ncztr_chunkcache *c, const uint64_t *coord, size_t ni
     }
     memcpy(p->coord, coord, (size_t)c->rank * sizeof(uint64_t));
     p->ninner = ninner;
-    p->hash = p_hash(coord, c->rank);
+    p->hash = ncztr_coord_hash(coord, c->rank);
     if (nczc_hindex_add(&c->pix, p->hash, p) != 0) {
         p_free(c, p);
         return NULL;
@@ -123,11 +118,11 @@ void ncztr_pending_drop(ncztr_chunkcache *c, const uint64_t *coord)
 
 /* ---- storing a pending shard ---- */
 
-/* Queues pending shard p, complete (every inner chunk have, or taken from the stored shard
- * in obj/objlen, or all fill), as its pieces and index; p is freed whatever the outcome.
- * obj may be NULL (no stored shard). */
+/* Queues pending shard p as its pieces and index: the inner chunks it has, the others as
+ * they are in the stored shard obj (objlen bytes; NULL: none), else none (all fill). p and
+ * obj are freed whatever the outcome (obj by the put, when it holds pieces). */
 static herr_t p_store(ncztr_obj *o, const ncztr_cgeom *g, ncztr_putlist *pl, ncztr_pshard *p,
-                      const unsigned char *obj, size_t objlen)
+                      unsigned char *obj, size_t objlen)
 {
     herr_t ret = SUCCEED;
     const ncztr_chain *chain = o->arr->chain;
@@ -136,8 +131,8 @@ static herr_t p_store(ncztr_obj *o, const ncztr_cgeom *g, ncztr_putlist *pl, ncz
     size_t ib = ncztr_chain_shard_index_span(chain, &at_start);
     ncztr_chunkcache *c = o->arr->cache;
     uint64_t *pairs = malloc(2 * n * sizeof *pairs), *stored = NULL;
-    void **parts = calloc(n + 1, sizeof *parts);
-    bool *pooled = calloc(n + 1, sizeof *pooled);
+    void **parts = calloc(n + 2, sizeof *parts);
+    bool *pooled = calloc(n + 2, sizeof *pooled);
     struct iovec *iov = calloc(n + 1, sizeof *iov);
     unsigned char *index = malloc(ib ? ib : 1);
     char *key = ncztr_chunk_key(g, p->coord);
@@ -155,42 +150,36 @@ static herr_t p_store(ncztr_obj *o, const ncztr_cgeom *g, ncztr_putlist *pl, ncz
                      objlen < ib ? "the stored shard is too short for its index" : e.msg);
     }
     if (at_start) {
-        iov[npart].iov_base = index;
-        iov[npart++].iov_len = ib;
+        iov[npart++] = (struct iovec){index, ib};
         len = ib;
     }
     for (size_t i = 0; i < n; i++) {
-        ncztr_pinner *in = &p->in[i];
-        if (!in->have && stored && !(stored[2 * i] == NONE && stored[2 * i + 1] == NONE)) {
-            /* taken from the stored shard as it is */
-            size_t l = (size_t)stored[2 * i + 1];
-            if (!(in->enc = malloc(l ? l : 1)))
-                NCZ_GOTO(FAIL, NCZ_E_NOMEM, "dataset \"%s\": out of memory storing shard \"%s\"", g->path,
-                         key);
-            memcpy(in->enc, obj + stored[2 * i], l);
-            in->len = l;
-        }
-        if (!in->enc) {
+        const ncztr_pinner *in = &p->in[i];
+        struct iovec v = {in->enc, in->len};
+        if (!in->have && stored && !(stored[2 * i] == NONE && stored[2 * i + 1] == NONE))
+            v = (struct iovec){obj + stored[2 * i], (size_t)stored[2 * i + 1]}; /* as stored */
+        if (!v.iov_base) {
             pairs[2 * i] = pairs[2 * i + 1] = NONE;
             continue;
         }
         pairs[2 * i] = len;
-        pairs[2 * i + 1] = in->len;
-        iov[npart].iov_base = in->enc;
-        iov[npart++].iov_len = in->len;
-        len += in->len;
+        pairs[2 * i + 1] = v.iov_len;
+        iov[npart++] = v;
+        len += v.iov_len;
     }
     if (ncztr_chain_shard_index_encode(chain, pairs, index, &e) < 0)
         NCZ_GOTO(FAIL, NCZ_E_FORMAT, "dataset \"%s\": shard \"%s\": %s", g->path, key, e.msg);
     if (!at_start) {
-        iov[npart].iov_base = index;
-        iov[npart++].iov_len = ib;
+        iov[npart++] = (struct iovec){index, ib};
         len += ib;
     }
-    /* the pieces now belong to the put */
+    /* the pieces' buffers now belong to the put */
     size_t np = 0;
     parts[np++] = index;
     index = NULL;
+    if (obj)
+        parts[np++] = obj;
+    obj = NULL;
     for (size_t i = 0; i < n; i++) {
         if (p->in[i].enc) {
             pooled[np] = p->in[i].pooled;
@@ -212,6 +201,7 @@ done:
     free(pooled);
     free(iov);
     free(index);
+    free(obj);
     p_free(c, p);
     return ret;
 }
@@ -249,6 +239,7 @@ static herr_t p_store_many(ncztr_obj *o, const ncztr_cgeom *g, ncztr_putlist *pl
         nczm_get *gt = &gets[k++];
         if (gt->status == NCZM_OK) {
             ret = p_store(o, g, pl, p, gt->buf, gt->len) < 0 ? FAIL : ret;
+            gt->buf = NULL; /* the put's, or freed */
         } else if (gt->status == NCZM_NOTFOUND) {
             ret = p_store(o, g, pl, p, NULL, 0) < 0 ? FAIL : ret;
         } else {
@@ -277,11 +268,11 @@ herr_t ncztr_pending_settle(ncztr_obj *o, const ncztr_cgeom *g, const uint64_t *
     if (!p)
         return SUCCEED;
     p_unlink(c, p);
-    *queued = true;
     if (o->deleted || o->file->readonly) {
         p_free(c, p);
         return SUCCEED;
     }
+    *queued = true;
     return p_store_many(o, g, pl, &p, 1);
 }
 
@@ -359,13 +350,11 @@ herr_t ncztr_shard_write_partial(ncztr_ioctx *x, ncztr_cjob *jobs, size_t njobs,
     const char *path = x->g.path;
     const ncztr_chain *chain = x->a->chain;
     ncztr_chunkcache *c = x->a->cache;
-    size_t ninner = 1, nitems = 0, m = 0;
+    size_t ninner = x->ninner, nitems = 0, m = 0;
     for (size_t j = 0; j < njobs; j++)
         m += jobs[j].partial;
     if (m == 0)
         return SUCCEED;
-    for (int k = 0; k < x->g.rank; k++)
-        ninner *= (size_t)(x->g.chunks[k] / x->inner[k]);
     for (size_t j = 0; j < njobs; j++)
         nitems += jobs[j].partial ? ncztr_box_inner_list(x, jobs[j].coord, x->inner, NULL) : 0;
     size_t ibytes = x->g.chunk_bytes / ninner, *nums = malloc(ninner * sizeof *nums);
