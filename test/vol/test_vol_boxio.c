@@ -280,6 +280,64 @@ static void reread(hid_t fz, hid_t fn, const bcase *c)
     H5Dclose(dn);
 }
 
+/* Shards only: a shard written in part in whole inner chunks is completed at close from
+ * the stored shard; a stored shard whose index is damaged makes that close fail with a
+ * message naming the shard and the damage, never a crash. */
+static void damaged_completion(const char *pz)
+{
+    hid_t f = H5Fopen(pz, H5F_ACC_RDWR, H5P_DEFAULT);
+    hsize_t dims[2] = {16, 16}, chunks[2] = {4, 4}, start[2] = {0, 0}, count[2] = {4, 4};
+    hid_t fs = H5Screate_simple(2, dims, NULL), dcpl = H5Pcreate(H5P_DATASET_CREATE);
+    H5Pset_chunk(dcpl, 2, chunks);
+    hid_t d = H5Dcreate2(f, "dmg", H5T_NATIVE_INT, fs, H5P_DEFAULT, dcpl, H5P_DEFAULT);
+    int all[256], part[16];
+    for (int i = 0; i < 256; i++)
+        all[i] = i;
+    for (int i = 0; i < 16; i++)
+        part[i] = -i;
+    CHECK(f >= 0 && is_nczarr(f) && d >= 0 &&
+              H5Dwrite(d, H5T_NATIVE_INT, H5S_ALL, H5S_ALL, H5P_DEFAULT, all) >= 0,
+          "dmg: create and write");
+    H5Dclose(d);
+    H5Fclose(f);
+    /* one byte of the first shard's index (its last 16 * 4 + 4 bytes) flipped: crc32c fails */
+    char shard[4300];
+    snprintf(shard, sizeof shard, "%s/dmg/c/0/0", pz);
+    FILE *fp = fopen(shard, "r+b");
+    CHECK(fp != NULL, "%s: the shard object", shard);
+    if (fp) {
+        fseek(fp, -10, SEEK_END);
+        int ch = fgetc(fp);
+        fseek(fp, -10, SEEK_END);
+        fputc(ch ^ 0xFF, fp);
+        fclose(fp);
+    }
+    f = H5Fopen(pz, H5F_ACC_RDWR, H5P_DEFAULT);
+    d = H5Dopen2(f, "dmg", H5P_DEFAULT);
+    hid_t ms = H5Screate_simple(2, count, NULL);
+    H5Sselect_hyperslab(fs, H5S_SELECT_SET, start, NULL, count, NULL);
+    CHECK(d >= 0 && H5Dwrite(d, H5T_NATIVE_INT, ms, fs, H5P_DEFAULT, part) >= 0,
+          "dmg: one inner chunk written");
+    errtext_t et;
+    herr_t rc;
+    H5E_BEGIN_TRY
+    {
+        rc = H5Dclose(d);
+    }
+    H5E_END_TRY
+    take_errors(&et);
+    CHECK(rc < 0 && nczarr_error_has(&et, "dmg/c/0/0") && nczarr_error_has(&et, "crc32c"),
+          "dmg: completing a damaged shard fails naming it (rc %d):\n%s", (int)rc, et.text);
+    H5E_BEGIN_TRY
+    {
+        H5Fclose(f);
+    }
+    H5E_END_TRY
+    H5Sclose(ms);
+    H5Sclose(fs);
+    H5Pclose(dcpl);
+}
+
 int main(void)
 {
     scratch_dir(dir, sizeof dir, "boxio");
@@ -317,6 +375,7 @@ int main(void)
         char meta[4300];
         snprintf(meta, sizeof meta, "%s/i3z/zarr.json", pz);
         CHECK(strstr(slurp(meta), "\"sharding_indexed\"") != NULL, "%s: no sharding_indexed codec", meta);
+        damaged_completion(pz);
     }
     fz = H5Fopen(pz, H5F_ACC_RDONLY, H5P_DEFAULT);
     fn = H5Fopen(pn, H5F_ACC_RDONLY, nfapl);
