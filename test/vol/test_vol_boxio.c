@@ -266,11 +266,85 @@ static void sparse_case(hid_t fz, hid_t fn, const bcase *c)
     H5Dclose(dn);
 }
 
+static size_t whole_bytes(const bcase *c)
+{
+    size_t n = H5Tget_size(c->type);
+    for (int k = 0; k < c->rank; k++)
+        n *= (size_t)c->dims[k];
+    return n;
+}
+
+static unsigned char *page_buffer(size_t nb)
+{
+    return aligned_alloc(4096, (nb + 8191) / 4096 * 4096);
+}
+
+/* Whole reads into a buffer at several offsets in a page: where the kernel would copy the
+ * store's bytes slowly (1 to 31 bytes past their offset in a page) the connector reads raw
+ * chunks through its scratch and copies them on; the values must be native HDF5's. */
+static void placed_reads(const bcase *c, hid_t dz, hid_t dn)
+{
+    static const size_t offs[] = {0, 8, 16, 24, 48, 2048, 4080};
+    size_t nb = whole_bytes(c);
+    unsigned char *b = malloc(nb), *base = page_buffer(nb);
+    CHECK(b && base && H5Dread(dn, c->type, H5S_ALL, H5S_ALL, H5P_DEFAULT, b) >= 0, "%s: native whole read",
+          c->name);
+    for (size_t i = 0; base && i < sizeof offs / sizeof offs[0]; i++) {
+        unsigned char *a = base + offs[i];
+        memset(a, 0xA5, nb);
+        herr_t r = H5Dread(dz, c->type, H5S_ALL, H5S_ALL, H5P_DEFAULT, a);
+        CHECK(r >= 0 && memcmp(a, b, nb) == 0,
+              "%s: a whole read into a buffer %zu bytes into a page differs from native HDF5's", c->name,
+              offs[i]);
+    }
+    free(b);
+    free(base);
+}
+
+/* Unsharded only: a raw chunk cut short and a raw chunk removed, read into a buffer 16
+ * bytes into a page (through the connector's scratch): the short one fails naming it, the
+ * removed one reads as fill. */
+static void placed_damage(const char *pz)
+{
+    char key[4400];
+    snprintf(key, sizeof key, "%s/d2/1.0", pz);
+    CHECK(remove(key) == 0, "%s: remove", key);
+    snprintf(key, sizeof key, "%s/d2/0.0", pz);
+    CHECK(truncate(key, 1000) == 0, "%s: truncate", key);
+    hid_t f = H5Fopen(pz, H5F_ACC_RDONLY, H5P_DEFAULT), d = H5Dopen2(f, "d2", H5P_DEFAULT);
+    hsize_t start[2] = {16, 0}, count[2] = {16, 48}, dims[2] = {64, 48};
+    size_t nb = (size_t)64 * 48 * sizeof(double);
+    unsigned char *base = page_buffer(nb);
+    double *a = base ? (double *)(void *)(base + 16) : NULL;
+    errtext_t et;
+    herr_t rc = 0;
+    H5E_BEGIN_TRY
+    {
+        rc = a && d >= 0 ? H5Dread(d, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, a) : 0;
+    }
+    H5E_END_TRY
+    take_errors(&et);
+    CHECK(rc < 0 && nczarr_error_has(&et, "d2/0.0") && nczarr_error_has(&et, "holds 1000 bytes"),
+          "d2: a short raw chunk read through the scratch fails naming it (rc %d):\n%s", (int)rc, et.text);
+    hid_t fs = H5Screate_simple(2, dims, NULL), ms = H5Screate_simple(2, count, NULL);
+    H5Sselect_hyperslab(fs, H5S_SELECT_SET, start, NULL, count, NULL);
+    bool fill = a && H5Dread(d, H5T_NATIVE_DOUBLE, ms, fs, H5P_DEFAULT, a) >= 0;
+    for (size_t i = 0; fill && i < 16 * 48; i++)
+        fill = a[i] == 0.0;
+    CHECK(fill, "d2: a removed raw chunk read through the scratch is all fill");
+    H5Sclose(ms);
+    H5Sclose(fs);
+    H5Dclose(d);
+    H5Fclose(f);
+    free(base);
+}
+
 static void reread(hid_t fz, hid_t fn, const bcase *c)
 {
     hid_t dz = H5Dopen2(fz, c->name, H5P_DEFAULT), dn = H5Dopen2(fn, c->name, H5P_DEFAULT);
     CHECK(dz >= 0 && dn >= 0, "%s: reopen", c->name);
     whole_margin(c, dz, dn, false);
+    placed_reads(c, dz, dn);
     for (int i = 0; i < 40; i++) {
         compare_read(c, dz, dn, "after reopening");
         if (i % 2 == 0)
@@ -387,6 +461,8 @@ int main(void)
     H5Fclose(fz);
     H5Fclose(fn);
     H5Pclose(nfapl);
+    if (!conn || !strstr(conn, "shards="))
+        placed_damage(pz);
     rm_rf(dir);
     TEST_MAIN_END();
 }

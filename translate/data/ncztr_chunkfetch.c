@@ -71,6 +71,96 @@ static herr_t adopt_chunk(ncztr_ioctx *x, ncztr_cjob *jb, unsigned char *raw, si
     return SUCCEED;
 }
 
+/* A raw chunk whose destination (the user's buffer, its runs there, or a pooled buffer)
+ * would take the store's bytes slowly (ncztr_scratch_slow: a large block from malloc, in
+ * most processes) is read by the fetching thread into a slot of its own in the scratch
+ * and copied on at once, while it is in that core's cache: two fast copies cost less than
+ * the slow one. The others are read where they were placed. */
+typedef struct relay {
+    const ncztr_ioctx *x;
+    ncztr_cjob *jobs;
+    const size_t *which;
+    nczm_getinto *gets;
+    const struct iovec **iov; /* per item: its runs, set again before each fetch */
+    int *iovcnt;
+    void **dst;          /* per item: its buffer */
+    unsigned char *slow; /* per item: relayed through a slot */
+    unsigned char *slots;
+    size_t stride;
+} relay;
+
+static bool dest_slow(const nczm_getinto *g)
+{
+    uint64_t src = 0;
+    for (int k = 0; k < g->iovcnt; k++) {
+        if (ncztr_scratch_slow(g->iov[k].iov_base, src))
+            return true;
+        src += g->iov[k].iov_len;
+    }
+    return g->iovcnt == 0 && ncztr_scratch_slow(g->buf, 0);
+}
+
+static void relay_before(void *ud, size_t i, unsigned slot)
+{
+    relay *r = ud;
+    if (r->slow[i]) {
+        r->gets[i].buf = r->slots + (size_t)slot * r->stride;
+    } else if (r->iovcnt[i]) {
+        r->gets[i].iov = r->iov[i];
+        r->gets[i].iovcnt = r->iovcnt[i];
+    }
+}
+
+static void relay_after(void *ud, size_t i, unsigned slot)
+{
+    (void)slot;
+    relay *r = ud;
+    if (!r->slow[i])
+        return;
+    nczm_getinto *g = &r->gets[i];
+    bool whole = g->status == NCZM_OK && g->len == r->x->g.chunk_bytes;
+    if (r->iovcnt[i]) {
+        if (whole)
+            ncztr_box_copy(r->x, r->jobs[r->which[i]].coord, g->buf, true);
+        g->iov = r->iov[i]; /* read into its runs, as far as fetch_raw can tell */
+        g->iovcnt = r->iovcnt[i];
+    } else if (whole) {
+        memcpy(r->dst[i], g->buf, g->len);
+    }
+    g->buf = r->dst[i];
+}
+
+/* Reads the raw chunks of gets, relaying those whose destination is slow where the store
+ * fetches on the worker pool. */
+static void get_raw(ncztr_ioctx *x, ncztr_cjob *jobs, const size_t *which, size_t n, nczm_getinto *gets)
+{
+    nczm_map *map = x->o->file->map;
+    relay r = {x, jobs, which, gets, NULL, NULL, NULL, NULL, NULL, ncztr_scratch_stride(x->g.chunk_bytes)};
+    size_t nslow = 0;
+    if (nczm_map_fetches_each(map)) {
+        r.slow = calloc(n, 1);
+        for (size_t i = 0; r.slow && i < n; i++)
+            nslow += (r.slow[i] = dest_slow(&gets[i]));
+    }
+    unsigned ns = nczc_workers_slots(x->workers);
+    if (nslow && (r.iov = calloc(n, sizeof *r.iov)) && (r.iovcnt = calloc(n, sizeof *r.iovcnt)) &&
+        (r.dst = calloc(n, sizeof *r.dst)) &&
+        (r.slots = ncztr_scratch_get(x->o->file, NCZTR_SCR_SLOTS, (size_t)ns * r.stride))) {
+        for (size_t i = 0; i < n; i++) {
+            r.iov[i] = gets[i].iov;
+            r.iovcnt[i] = gets[i].iovcnt;
+            r.dst[i] = gets[i].buf;
+        }
+        nczm_get_into_each(map, n, gets, relay_before, relay_after, &r); /* statuses examined after */
+    } else {
+        nczm_get_into_many(map, n, gets); /* per-request statuses are examined after */
+    }
+    free(r.slow);
+    free(r.iov);
+    free(r.iovcnt);
+    free(r.dst);
+}
+
 /* Uncompressed chunks have a known size: they are read straight into pooled buffers (or
  * the user's buffer, or the file's scratch for a streamed chunk). Asking for exactly
  * chunk_bytes still tells a short or long object (a damaged chunk). */
@@ -98,7 +188,8 @@ static herr_t fetch_raw(ncztr_ioctx *x, ncztr_cjob *jobs, const size_t *which, s
     struct iovec *iovs = niov ? malloc(niov * sizeof *iovs) : NULL;
     nczm_getinto *gets = calloc(n, sizeof *gets);
     if (!gets || (niov && !iovs) ||
-        (nstream && !(scr = ncztr_scratch_get(x->o->file, NCZTR_SCR_FETCH, nstream * x->g.chunk_bytes)))) {
+        (nstream && !(scr = ncztr_scratch_get(x->o->file, NCZTR_SCR_FETCH,
+                                              nstream * ncztr_scratch_stride(x->g.chunk_bytes))))) {
         free(runs);
         free(iovs);
         free(gets);
@@ -116,11 +207,11 @@ static herr_t fetch_raw(ncztr_ioctx *x, ncztr_cjob *jobs, const size_t *which, s
             ncztr_box_iov(x, jb->coord, iovs + v, runs[i]);
             v += runs[i];
         } else if (jb->stream)
-            gets[i].buf = scr + (s++) * x->g.chunk_bytes;
+            gets[i].buf = scr + (s++) * ncztr_scratch_stride(x->g.chunk_bytes);
         else if (!(gets[i].buf = ncztr_pool_take(x->pool, x->g.chunk_bytes)))
             NCZ_GOTO(FAIL, NCZ_E_NOMEM, "dataset \"%s\": out of memory for chunk \"%s\"", path, jb->key);
     }
-    nczm_get_into_many(map, n, gets); /* per-request statuses are examined below */
+    get_raw(x, jobs, which, n, gets); /* per-request statuses are examined below */
     for (size_t i = 0; i < n && ret == SUCCEED; i++) {
         ncztr_cjob *jb = &jobs[which[i]];
         if (gets[i].status == NCZM_NOTFOUND) {
@@ -151,10 +242,11 @@ done:
 }
 
 /* Room for one fetched chunk still encoded: codecs rarely grow data by more than a few
- * bytes per KiB; a bigger object is fetched again on its own (fetch_encoded). */
+ * bytes per KiB; a bigger object is fetched again on its own (fetch_encoded). Whole pages,
+ * so that each room in the scratch keeps its skew. */
 static size_t enc_room(const ncztr_cgeom *g)
 {
-    return g->chunk_bytes + g->chunk_bytes / 64 + 4096;
+    return ncztr_scratch_stride(g->chunk_bytes + g->chunk_bytes / 64 + 4096);
 }
 
 /* Fetches the stored (encoded) bytes of n chunks into the file's scratch, in one store

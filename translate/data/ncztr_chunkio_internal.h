@@ -443,8 +443,17 @@ herr_t ncztr_shard_read_partial(ncztr_ioctx *x, ncztr_cjob *jobs, size_t n);
 /* ---- a file's scratch buffers (ncztr_scratch.c) ---- */
 enum { NCZTR_SCR_FETCH, NCZTR_SCR_SLOTS, NCZTR_SCR_N };
 /* Buffer which of at least bytes, kept by the file (contents not kept between gets);
- * NULL when out of memory (nothing pushed). */
+ * NULL when out of memory (nothing pushed). It starts NCZTR_SCRATCH_SKEW bytes into a page:
+ * where stored bytes are read, see ncztr_scratch.c for why. */
 unsigned char *ncztr_scratch_get(ncztr_file *f, int which, size_t bytes);
+/* Bytes per slot of n bytes in a scratch buffer cut into slots that each keep its skew. */
+size_t ncztr_scratch_stride(size_t n);
+/* The first offset from off in scratch buffer base where bytes read from offset src of an
+ * object keep the skew (at most 4095 bytes on). */
+size_t ncztr_scratch_place(const unsigned char *base, size_t off, uint64_t src);
+/* Whether bytes from offset src of an object copy slowly to dst (see ncztr_scratch.c): a
+ * reader then reads them into scratch and copies them on from there. */
+bool ncztr_scratch_slow(const void *dst, uint64_t src);
 /* At the end of an I/O call: gives big scratch back to the system. */
 void ncztr_scratch_trim(ncztr_file *f);
 

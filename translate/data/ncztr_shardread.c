@@ -166,13 +166,14 @@ herr_t ncztr_shard_read_partial(ncztr_ioctx *x, ncztr_cjob *jobs, size_t njobs)
         if (lo < hi) {
             span[i] = lo;
             rg[nr++] = (nczm_range){.key = jobs[which[i]].key, .start = lo, .count = (size_t)(hi - lo)};
-            total += (size_t)(hi - lo);
+            total += (size_t)(hi - lo) + 4096; /* its place keeps the scratch's skew */
         }
     }
     unsigned char *data = total ? ncztr_scratch_get(x->o->file, NCZTR_SCR_FETCH, total) : NULL;
     if (total && !data)
         NCZ_GOTO(FAIL, NCZ_E_NOMEM, "dataset \"%s\": out of memory reading shards", path);
     for (size_t r = 0, off = 0; r < nr; r++) {
+        off = ncztr_scratch_place(data, off, rg[r].start);
         rg[r].buf = data + off;
         off += rg[r].count;
     }
