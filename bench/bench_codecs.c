@@ -375,6 +375,7 @@ static void usage(void)
             "         [--python PATH] [--connector-dir DIR] [--filter-dir DIR] [--timeout S]\n"
             "         [--zarr-format 2|3] [--shards N] [--s3 URL --s3-storage-options JSON]\n"
             "         [--cols N] [--chunk RxC] [--call-rows N] [--floor yes|no] [--server-pids \"P ...\"]\n"
+            "         [--buffer-offset N]\n"
             "  --dir          where the stores go (default /dev/shm: memory; a disk directory\n"
             "                 measures the page cache, which cannot be dropped)\n"
             "  --mib          array size in MiB, rounded down to whole calls (default 1024)\n"
@@ -383,6 +384,10 @@ static void usage(void)
             "                 --call-rows and columns --cols\n"
             "  --call-rows    full rows each call writes or reads (default 512)\n"
             "  --runs         runs per figure, median reported (default 5)\n"
+            "  --buffer-offset  the C peers' and the floors' source and read buffers start N bytes\n"
+            "                 into a page (0..4095; default: where malloc puts them, in a child of\n"
+            "                 this process). The kernel's copy into a buffer 1 to 31 bytes past its\n"
+            "                 source's offset in a page runs slowly on some CPUs (AMD Zen)\n"
             "  --workers      also run the connector's compressed cases with workers=N for each N\n"
             "  --python       zarr-python 3's interpreter (default $BENCH_PYTHON or\n"
             "                 ~/.cache/vol-nczarr/venv/bin/python)\n"
@@ -427,6 +432,7 @@ int main(int argc, char **argv)
     cfg.filter_dir = BENCH_FILTER_DIR;
     cfg.zstd_level = 1;
     cfg.zarr_format = 2;
+    cfg.buf_offset = -1;
     for (int i = 1; i < argc; i++) {
         const char *o = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
         int bad = 0;
@@ -477,6 +483,8 @@ int main(int argc, char **argv)
             bad = sscanf(v, "%zux%zu", &crows, &ccols) != 2 || crows < 1 || ccols < 1;
         else if (!strcmp(o, "--call-rows"))
             bad = (call_rows = strtoul(v, NULL, 10)) < 1 || call_rows > 65536;
+        else if (!strcmp(o, "--buffer-offset"))
+            bad = (cfg.buf_offset = strtol(v, NULL, 10)) < 0 || cfg.buf_offset > 4095;
         else
             bad = 1;
         if (bad) {

@@ -30,7 +30,12 @@ typedef struct {
     int tmpfs;              /* dir is a tmpfs (memory): the only place a write floor is timed */
     int server_pid[8];      /* the S3 server's processes, whose CPU time is counted */
     int nserver;            /* (--server-pids; 0: not counted) */
+    long buf_offset;        /* the C peers' and the floor's buffers: bytes into a page (-1: malloc's) */
 } bench_cfg;
+
+/* A buffer of bytes for a C peer or a floor, where --buffer-offset puts it; *base is what
+ * to free. NULL when out of memory. */
+void *bench_buffer(const bench_cfg *cfg, size_t bytes, void **base);
 
 /* Runs one phase (0 write, 1 read) of one C peer in the calling process, which must be a
  * fresh child: the HDF5 and netCDF-C libraries are first initialised here, after the

@@ -334,8 +334,9 @@ int bench_run_c_peer(const bench_cfg *cfg, bench_peer peer, bench_case c, int ph
                      double *secs, char *msg, size_t msg_size)
 {
     size_t slab_elems = cfg->slab_rows * cfg->cols;
-    float *src = malloc(cfg->nslabs * slab_elems * sizeof(float));
-    float *back = phase == 1 ? malloc(slab_elems * sizeof(float)) : NULL;
+    void *src_base = NULL, *back_base = NULL;
+    float *src = bench_buffer(cfg, cfg->nslabs * slab_elems * sizeof(float), &src_base);
+    float *back = phase == 1 ? bench_buffer(cfg, slab_elems * sizeof(float), &back_base) : NULL;
     int r = -1;
     msg[0] = 0;
     if (!src || (phase == 1 && !back))
@@ -352,7 +353,16 @@ int bench_run_c_peer(const bench_cfg *cfg, bench_peer peer, bench_case c, int ph
         } else
             r = run_hdf5(cfg, peer, c, phase, workers, src, back, secs, msg, msg_size);
     }
-    free(src);
-    free(back);
+    free(src_base);
+    free(back_base);
     return r;
+}
+
+void *bench_buffer(const bench_cfg *cfg, size_t bytes, void **base)
+{
+    if (cfg->buf_offset < 0)
+        return *base = malloc(bytes);
+    unsigned char *b = aligned_alloc(4096, (bytes + (size_t)cfg->buf_offset + 4095) / 4096 * 4096);
+    *base = b;
+    return b ? b + cfg->buf_offset : NULL;
 }

@@ -127,6 +127,9 @@ void report_header(report *rep, int runs, int tmpfs, const int *workers, int nwo
                        "come from it");
     printf("cores online: %ld; connector from %s; filter plugins from %s; zarr-python 3: %s\n",
            sysconf(_SC_NPROCESSORS_ONLN), cfg->conn_dir, cfg->filter_dir, cfg->python);
+    if (cfg->buf_offset >= 0)
+        printf("the C peers' and the floors' buffers start %ld bytes into a page (--buffer-offset)\n",
+               cfg->buf_offset);
     if (nworkers) {
         printf("workers scaling after the table:");
         for (int i = 0; i < nworkers; i++)

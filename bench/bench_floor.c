@@ -222,7 +222,8 @@ int bench_read_floor(const bench_cfg *cfg, bench_case c, const char *store, doub
            sbytes = cfg->slab_rows * cfg->cols * sizeof(float);
     /* one slab for every thread, as one H5Dread's buffer: objects taken one after another
      * go to different chunk places of it */
-    floor_job job = {.cfg = cfg, .c = c, .slab = malloc(sbytes)};
+    void *slab_base = NULL;
+    floor_job job = {.cfg = cfg, .c = c, .slab = bench_buffer(cfg, sbytes, &slab_base)};
     pthread_mutex_init(&job.lock, NULL);
     floor_worker ws[64];
     int made = 0, ok = job.slab != NULL;
@@ -238,7 +239,7 @@ int bench_read_floor(const bench_cfg *cfg, bench_case c, const char *store, doub
     int started = ok ? bench_threads(nt, work, ws, sizeof ws[0], &secs_run) : 0;
     for (int i = 0; i < made; i++)
         free(ws[i].file_base), free(ws[i].chunk);
-    free(job.slab);
+    free(slab_base);
     for (size_t i = 0; i < found.n; i++)
         free(found.paths[i]);
     pthread_mutex_destroy(&job.lock);

@@ -158,10 +158,10 @@ static void *work(void *arg)
 }
 
 /* The source slabs, read whole (touched before the clock starts, as the writers' are). */
-static float *load_slabs(const bench_cfg *cfg, char *msg, size_t msg_size)
+static float *load_slabs(const bench_cfg *cfg, void **base, char *msg, size_t msg_size)
 {
     size_t bytes = cfg->nslabs * cfg->slab_rows * cfg->cols * sizeof(float), got = 0;
-    float *src = malloc(bytes);
+    float *src = bench_buffer(cfg, bytes, base);
     int fd = open(cfg->src_path, O_RDONLY | O_CLOEXEC);
     while (src && fd >= 0 && got < bytes) {
         ssize_t r = read(fd, (char *)src + got, bytes - got);
@@ -173,7 +173,7 @@ static float *load_slabs(const bench_cfg *cfg, char *msg, size_t msg_size)
         close(fd);
     if (!src || got != bytes) {
         snprintf(msg, msg_size, "%s: cannot read the source slabs", cfg->src_path);
-        free(src);
+        free(*base);
         return NULL;
     }
     return src;
@@ -205,7 +205,8 @@ int bench_write_floor(const bench_cfg *cfg, bench_case c, const char *dir, doubl
             return -1;
         }
     }
-    if (!(job.src = load_slabs(cfg, msg, msg_size)))
+    void *src_base = NULL;
+    if (!(job.src = load_slabs(cfg, &src_base, msg, msg_size)))
         return -1;
     pthread_mutex_init(&job.lock, NULL);
     long cores = sysconf(_SC_NPROCESSORS_ONLN);
@@ -238,7 +239,7 @@ int bench_write_floor(const bench_cfg *cfg, bench_case c, const char *dir, doubl
         free(ws[i].iov);
         ZSTD_freeCCtx(ws[i].cctx);
     }
-    free((void *)(uintptr_t)job.src);
+    free(src_base);
     pthread_mutex_destroy(&job.lock);
     return bench_floor_result(ok && started > 0, job.failed ? job.msg : NULL, secs_run, secs, msg, msg_size);
 }
