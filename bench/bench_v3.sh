@@ -44,10 +44,9 @@ case $s3 in yes | no) ;; *) usage >&2; exit 2 ;; esac
 bin=$build/bench/bench_codecs
 [ -x "$bin" ] || { echo "bench_v3: no $bin (build the project first)" >&2; exit 1; }
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/nczarr-bench-v3.XXXXXX")
-srv=$tmp/srv
 plain() { env -u LD_PRELOAD -u ASAN_OPTIONS -u UBSAN_OPTIONS -u TSAN_OPTIONS "$@"; }
 cleanup() {
-  [ ! -f "$srv/s3.env" ] || plain bash "$here/../scripts/s3-server.sh" stop "$srv" >/dev/null 2>&1 ||
+  [ ! -f "${srv:-}/s3.env" ] || plain bash "$here/../scripts/s3-server.sh" stop "$srv" >/dev/null 2>&1 ||
     echo "bench_v3: stopping the server in $srv failed" >&2
   rm -rf "$tmp"
 }
@@ -94,15 +93,29 @@ done
 # The gateway: plain http for both peers (s3fs and the connector), each case a bench_codecs
 # run of its own so that its requests, counted in the gateway's log by the peer's store name
 # and method, are that case's.
-# Its objects live in RAM (memstore) and are freed some time after a delete: room for a few
-# stores of both peers, freed 5 s after.
-NCZ_S3_MEMSTORE_BYTES=$(((mib * 6 > 2048 ? mib * 6 : 2048) * 1048576)) NCZ_S3_GC_SECONDS=5 \
-  plain bash "$here/../scripts/s3-server.sh" start "$srv" >"$tmp/server.log" 2>&1 || { cat "$tmp/server.log" >&2; exit 1; }
-# shellcheck disable=SC1091
-NCZ_S3_ENV=$srv/s3.env . "$here/../test/s3/s3_common.sh"
-rgwlog=$srv/log/client.rgw.log
+# Its objects live in RAM (memstore). Each case gets a gateway of its own (a start takes a
+# few seconds from the server's template), stopped after it: with one gateway for all
+# cases, at 2026-11-26T21:41Z, after the first case (10 GiB written, each store removed
+# after its run), the OSD logged "full status failsafe engaged, dropping updates, now
+# -2147483648% full" and every later request hung. The memstore's capacity is room for
+# every store of a case's runs, should removed stores never free theirs.
+server_start() {
+  srv=$tmp/srv-$1
+  NCZ_S3_MEMSTORE_BYTES=$((mib * runs * 4 * 1048576)) NCZ_S3_GC_SECONDS=5 \
+    plain bash "$here/../scripts/s3-server.sh" start "$srv" >"$tmp/server.log" 2>&1 || { cat "$tmp/server.log" >&2; exit 1; }
+  # shellcheck disable=SC1091
+  NCZ_S3_ENV=$srv/s3.env . "$here/../test/s3/s3_common.sh"
+  rgwlog=$srv/log/client.rgw.log
+  s3_make_bucket "$bucket" >/dev/null
+}
+server_stop() {
+  plain bash "$here/../scripts/s3-server.sh" stop "$srv" >/dev/null 2>&1 || {
+    echo "bench_v3: stopping the server in $srv failed" >&2
+    exit 1
+  }
+  rm -rf "$srv"
+}
 bucket=bench-v3-$$
-s3_make_bucket "$bucket" >/dev/null
 marks=0
 # log_mark: a request the gateway logs, waited for: every request before it is in the log.
 log_mark() {
@@ -117,6 +130,7 @@ for shards in 0 4; do
   : >"$tmp/reqs"
   : >"$tmp/all"
   for c in raw zstd; do
+    server_start "$shards-$c"
     args=(--dir /dev/shm --mib "$mib" --runs "$runs" --zarr-format 3 --cases "$c" --peers nczarr,zarr3
       --s3 "$NCZ_S3_ENDPOINT/$bucket/v3" --s3-storage-options "$(s3_storage_options)"
       --server-pids "$(cat "$srv"/run/*.pid)")
@@ -137,6 +151,7 @@ for shards in 0 4; do
               for (i = 1; i <= 2; i++)
                 printf "%s %s %.0f %.0f %.0f\n", ps[i], c, n[ps[i], "put"] / runs, n[ps[i], "get"] / runs, n[ps[i], "other"] / runs }' >>"$tmp/reqs"
     cat "$out" >>"$tmp/all"
+    server_stop
   done
   cp "$tmp/all" "$out"
   rows "RGW (http)" "$(layout "$shards")" "$tmp/reqs"
