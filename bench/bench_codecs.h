@@ -33,8 +33,10 @@ typedef struct {
     long buf_offset;        /* the C peers' and the floor's buffers: bytes into a page (-1: malloc's) */
 } bench_cfg;
 
-/* A buffer of bytes for a C peer or a floor, where --buffer-offset puts it; *base is what
- * to free. NULL when out of memory. */
+/* A buffer of bytes offset bytes into a page (offset < 0: where malloc puts it); *base is
+ * what to free. NULL when out of memory. */
+void *bench_placed(size_t bytes, long offset, void **base);
+/* A buffer of bytes for a C peer or a floor, where --buffer-offset puts it. */
 void *bench_buffer(const bench_cfg *cfg, size_t bytes, void **base);
 
 /* Runs one phase (0 write, 1 read) of one C peer in the calling process, which must be a

@@ -358,11 +358,16 @@ int bench_run_c_peer(const bench_cfg *cfg, bench_peer peer, bench_case c, int ph
     return r;
 }
 
+void *bench_placed(size_t bytes, long offset, void **base)
+{
+    if (offset < 0)
+        return *base = malloc(bytes);
+    unsigned char *b = aligned_alloc(4096, (bytes + (size_t)offset + 4095) / 4096 * 4096);
+    *base = b;
+    return b ? b + offset : NULL;
+}
+
 void *bench_buffer(const bench_cfg *cfg, size_t bytes, void **base)
 {
-    if (cfg->buf_offset < 0)
-        return *base = malloc(bytes);
-    unsigned char *b = aligned_alloc(4096, (bytes + (size_t)cfg->buf_offset + 4095) / 4096 * 4096);
-    *base = b;
-    return b ? b + cfg->buf_offset : NULL;
+    return bench_placed(bytes, cfg->buf_offset, base);
 }

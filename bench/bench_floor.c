@@ -58,7 +58,7 @@ typedef struct {
 typedef struct {
     floor_job *job;
     unsigned char *file; /* the object's bytes, in file_base */
-    unsigned char *file_base;
+    void *file_base;
     size_t file_cap;
     float *chunk;
 } floor_worker;
@@ -135,12 +135,11 @@ static int read_whole(floor_worker *w, int fd, size_t len, const char *path)
          * offset in its page as the source, or up to 31 bytes past it (ncztr_scratch.c) */
         free(w->file_base);
         w->file_cap = len;
-        if (!(w->file_base = aligned_alloc(4096, (len + 2048 + 4095) / 4096 * 4096))) {
+        if (!(w->file = bench_placed(len, 2048, &w->file_base))) {
             w->file_cap = 0;
             job_fail(w->job, "%s: %s", path, "out of memory");
             return -1;
         }
-        w->file = w->file_base + 2048;
     }
     if (pread(fd, w->file, len, 0) != (ssize_t)len) {
         job_fail(w->job, "%s: %s", path, "short read");

@@ -81,10 +81,8 @@ typedef struct relay {
     ncztr_cjob *jobs;
     const size_t *which;
     nczm_getinto *gets;
-    const struct iovec **iov; /* per item: its runs, set again before each fetch */
-    int *iovcnt;
-    void **dst;          /* per item: its buffer */
-    unsigned char *slow; /* per item: relayed through a slot */
+    nczm_getinto *placed; /* per item: the request as fetch_raw placed it */
+    unsigned char *slow;  /* per item: relayed through a slot */
     unsigned char *slots;
     size_t stride;
 } relay;
@@ -100,14 +98,15 @@ static bool dest_slow(const nczm_getinto *g)
     return g->iovcnt == 0 && ncztr_scratch_slow(g->buf, 0);
 }
 
+/* nczm_get_into_each clears every request's runs: they are set again here. */
 static void relay_before(void *ud, size_t i, unsigned slot)
 {
     relay *r = ud;
     if (r->slow[i]) {
         r->gets[i].buf = r->slots + (size_t)slot * r->stride;
-    } else if (r->iovcnt[i]) {
-        r->gets[i].iov = r->iov[i];
-        r->gets[i].iovcnt = r->iovcnt[i];
+    } else {
+        r->gets[i].iov = r->placed[i].iov;
+        r->gets[i].iovcnt = r->placed[i].iovcnt;
     }
 }
 
@@ -118,16 +117,17 @@ static void relay_after(void *ud, size_t i, unsigned slot)
     if (!r->slow[i])
         return;
     nczm_getinto *g = &r->gets[i];
-    bool whole = g->status == NCZM_OK && g->len == r->x->g.chunk_bytes;
-    if (r->iovcnt[i]) {
-        if (whole)
+    const nczm_getinto *pl = &r->placed[i];
+    if (g->status == NCZM_OK && g->len == r->x->g.chunk_bytes) {
+        if (pl->iovcnt)
             ncztr_box_copy(r->x, r->jobs[r->which[i]].coord, g->buf, true);
-        g->iov = r->iov[i]; /* read into its runs, as far as fetch_raw can tell */
-        g->iovcnt = r->iovcnt[i];
-    } else if (whole) {
-        memcpy(r->dst[i], g->buf, g->len);
+        else
+            memcpy(pl->buf, g->buf, g->len);
     }
-    g->buf = r->dst[i];
+    /* as if read where it was placed, as far as fetch_raw can tell */
+    g->buf = pl->buf;
+    g->iov = pl->iov;
+    g->iovcnt = pl->iovcnt;
 }
 
 /* Reads the raw chunks of gets, relaying those whose destination is slow where the store
@@ -135,30 +135,21 @@ static void relay_after(void *ud, size_t i, unsigned slot)
 static void get_raw(ncztr_ioctx *x, ncztr_cjob *jobs, const size_t *which, size_t n, nczm_getinto *gets)
 {
     nczm_map *map = x->o->file->map;
-    relay r = {x, jobs, which, gets, NULL, NULL, NULL, NULL, NULL, ncztr_scratch_stride(x->g.chunk_bytes)};
+    relay r = {x, jobs, which, gets, NULL, NULL, NULL, ncztr_scratch_stride(x->g.chunk_bytes)};
     size_t nslow = 0;
-    if (nczm_map_fetches_each(map)) {
-        r.slow = calloc(n, 1);
-        for (size_t i = 0; r.slow && i < n; i++)
+    if (nczm_map_fetches_each(map) && (r.slow = calloc(n, 1)))
+        for (size_t i = 0; i < n; i++)
             nslow += (r.slow[i] = dest_slow(&gets[i]));
-    }
     unsigned ns = nczc_workers_slots(x->workers);
-    if (nslow && (r.iov = calloc(n, sizeof *r.iov)) && (r.iovcnt = calloc(n, sizeof *r.iovcnt)) &&
-        (r.dst = calloc(n, sizeof *r.dst)) &&
+    if (nslow && (r.placed = malloc(n * sizeof *r.placed)) &&
         (r.slots = ncztr_scratch_get(x->o->file, NCZTR_SCR_SLOTS, (size_t)ns * r.stride))) {
-        for (size_t i = 0; i < n; i++) {
-            r.iov[i] = gets[i].iov;
-            r.iovcnt[i] = gets[i].iovcnt;
-            r.dst[i] = gets[i].buf;
-        }
+        memcpy(r.placed, gets, n * sizeof *gets);
         nczm_get_into_each(map, n, gets, relay_before, relay_after, &r); /* statuses examined after */
     } else {
         nczm_get_into_many(map, n, gets); /* per-request statuses are examined after */
     }
     free(r.slow);
-    free(r.iov);
-    free(r.iovcnt);
-    free(r.dst);
+    free(r.placed);
 }
 
 /* Uncompressed chunks have a known size: they are read straight into pooled buffers (or
@@ -169,7 +160,7 @@ static herr_t fetch_raw(ncztr_ioctx *x, ncztr_cjob *jobs, const size_t *which, s
     herr_t ret = SUCCEED;
     nczm_map *map = x->o->file->map;
     const char *path = x->g.path;
-    size_t nstream = 0, niov = 0;
+    size_t nstream = 0, niov = 0, stride = ncztr_scratch_stride(x->g.chunk_bytes);
     /* Whole chunks inside the block go from the store straight to their runs in the
      * user's buffer where the store scatters (one copy per byte, the kernel's) */
     bool vec = x->box && !x->g.transpose && nczm_map_vectored(map);
@@ -188,8 +179,7 @@ static herr_t fetch_raw(ncztr_ioctx *x, ncztr_cjob *jobs, const size_t *which, s
     struct iovec *iovs = niov ? malloc(niov * sizeof *iovs) : NULL;
     nczm_getinto *gets = calloc(n, sizeof *gets);
     if (!gets || (niov && !iovs) ||
-        (nstream && !(scr = ncztr_scratch_get(x->o->file, NCZTR_SCR_FETCH,
-                                              nstream * ncztr_scratch_stride(x->g.chunk_bytes))))) {
+        (nstream && !(scr = ncztr_scratch_get(x->o->file, NCZTR_SCR_FETCH, nstream * stride)))) {
         free(runs);
         free(iovs);
         free(gets);
@@ -207,7 +197,7 @@ static herr_t fetch_raw(ncztr_ioctx *x, ncztr_cjob *jobs, const size_t *which, s
             ncztr_box_iov(x, jb->coord, iovs + v, runs[i]);
             v += runs[i];
         } else if (jb->stream)
-            gets[i].buf = scr + (s++) * ncztr_scratch_stride(x->g.chunk_bytes);
+            gets[i].buf = scr + (s++) * stride;
         else if (!(gets[i].buf = ncztr_pool_take(x->pool, x->g.chunk_bytes)))
             NCZ_GOTO(FAIL, NCZ_E_NOMEM, "dataset \"%s\": out of memory for chunk \"%s\"", path, jb->key);
     }

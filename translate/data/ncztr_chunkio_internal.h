@@ -448,8 +448,9 @@ enum { NCZTR_SCR_FETCH, NCZTR_SCR_SLOTS, NCZTR_SCR_N };
 unsigned char *ncztr_scratch_get(ncztr_file *f, int which, size_t bytes);
 /* Bytes per slot of n bytes in a scratch buffer cut into slots that each keep its skew. */
 size_t ncztr_scratch_stride(size_t n);
+#define NCZTR_PAGE ((size_t)4096)
 /* The first offset from off in scratch buffer base where bytes read from offset src of an
- * object keep the skew (at most 4095 bytes on). */
+ * object keep the skew (less than NCZTR_PAGE bytes on). */
 size_t ncztr_scratch_place(const unsigned char *base, size_t off, uint64_t src);
 /* Whether bytes from offset src of an object copy slowly to dst (see ncztr_scratch.c): a
  * reader then reads them into scratch and copies them on from there. */

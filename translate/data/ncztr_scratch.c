@@ -20,7 +20,6 @@
 
 /* Bytes of scratch a file keeps between calls; bigger buffers are freed after the call. */
 #define NCZTR_SCRATCH_KEEP ((size_t)80 << 20)
-#define NCZTR_PAGE         ((size_t)4096)
 /* Half a page: as far from the slow distances as can be, whichever way bytes then go. */
 #define NCZTR_SCRATCH_SKEW ((size_t)2048)
 /* Copies to a destination this many bytes past the source's place in a page, or fewer
@@ -37,16 +36,16 @@ static void *base_of(unsigned char *buf)
     return buf ? buf - NCZTR_SCRATCH_SKEW : NULL;
 }
 
-static unsigned char *skewed_alloc(size_t bytes)
-{
-    size_t total = (bytes + NCZTR_SCRATCH_SKEW + NCZTR_PAGE - 1) / NCZTR_PAGE * NCZTR_PAGE;
-    unsigned char *b = total > bytes ? aligned_alloc(NCZTR_PAGE, total) : NULL;
-    return b ? b + NCZTR_SCRATCH_SKEW : NULL;
-}
-
 size_t ncztr_scratch_stride(size_t n)
 {
     return (n + NCZTR_PAGE - 1) / NCZTR_PAGE * NCZTR_PAGE;
+}
+
+static unsigned char *skewed_alloc(size_t bytes)
+{
+    size_t total = ncztr_scratch_stride(bytes + NCZTR_SCRATCH_SKEW);
+    unsigned char *b = total > bytes ? aligned_alloc(NCZTR_PAGE, total) : NULL;
+    return b ? b + NCZTR_SCRATCH_SKEW : NULL;
 }
 
 size_t ncztr_scratch_place(const unsigned char *base, size_t off, uint64_t src)

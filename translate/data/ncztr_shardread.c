@@ -166,7 +166,7 @@ herr_t ncztr_shard_read_partial(ncztr_ioctx *x, ncztr_cjob *jobs, size_t njobs)
         if (lo < hi) {
             span[i] = lo;
             rg[nr++] = (nczm_range){.key = jobs[which[i]].key, .start = lo, .count = (size_t)(hi - lo)};
-            total += (size_t)(hi - lo) + 4096; /* its place keeps the scratch's skew */
+            total += (size_t)(hi - lo) + NCZTR_PAGE; /* its place keeps the scratch's skew */
         }
     }
     unsigned char *data = total ? ncztr_scratch_get(x->o->file, NCZTR_SCR_FETCH, total) : NULL;
