@@ -1,28 +1,19 @@
-# Locates the dependencies. HDF5 >= 1.14 is found from its headers and library directly
-# (HDF5_ROOT or CMAKE_PREFIX_PATH), because the CMake package HDF5 installs names targets
-# that do not always exist and Debian's FindHDF5 prefers the system's HDF5 1.10.
+# Locates the dependencies. HDF5 >= 1.14: the one the user has, wherever it came from
+# (cmake/NczarrFindHDF5.cmake says which ways it looks, and which it took).
 find_package(PkgConfig REQUIRED)
-
-find_path(HDF5_INCLUDE_DIR NAMES H5VLconnector.h HINTS ${HDF5_ROOT} ENV HDF5_ROOT PATH_SUFFIXES include
-  NO_SYSTEM_ENVIRONMENT_PATH NO_CMAKE_SYSTEM_PATH)
-find_library(HDF5_C_LIBRARY NAMES hdf5 HINTS ${HDF5_ROOT} ENV HDF5_ROOT PATH_SUFFIXES lib
-  NO_SYSTEM_ENVIRONMENT_PATH NO_CMAKE_SYSTEM_PATH)
-find_library(HDF5_HL_LIBRARY NAMES hdf5_hl HINTS ${HDF5_ROOT} ENV HDF5_ROOT PATH_SUFFIXES lib
-  NO_SYSTEM_ENVIRONMENT_PATH NO_CMAKE_SYSTEM_PATH)
-if(NOT HDF5_INCLUDE_DIR OR NOT HDF5_C_LIBRARY)
-  message(FATAL_ERROR "HDF5 >= 1.14 (with the VOL API) not found. Run scripts/setup-deps.sh, "
-    "or pass -DCMAKE_PREFIX_PATH=<your HDF5 1.14 prefix>.")
-endif()
-file(STRINGS "${HDF5_INCLUDE_DIR}/H5public.h" _h5maj REGEX "#define H5_VERS_MAJOR")
-file(STRINGS "${HDF5_INCLUDE_DIR}/H5public.h" _h5min REGEX "#define H5_VERS_MINOR")
-string(REGEX REPLACE ".*H5_VERS_MAJOR[ \t]+([0-9]+).*" "\\1" _h5maj "${_h5maj}")
-string(REGEX REPLACE ".*H5_VERS_MINOR[ \t]+([0-9]+).*" "\\1" _h5min "${_h5min}")
-if(_h5maj LESS 1 OR (_h5maj EQUAL 1 AND _h5min LESS 14))
-  message(FATAL_ERROR "HDF5 ${_h5maj}.${_h5min} at ${HDF5_INCLUDE_DIR} is too old: the connector needs 1.14 or newer")
-endif()
+include(NczarrFindHDF5)
 get_filename_component(HDF5_LIB_DIR "${HDF5_C_LIBRARY}" DIRECTORY)
+# The installation's prefix, where its tools are: <prefix>/lib or <prefix>/include, else /usr
+# (Debian's /usr/lib/<arch>/hdf5/serial, /usr/include/hdf5/serial: tools in /usr/bin).
 get_filename_component(HDF5_PREFIX "${HDF5_LIB_DIR}" DIRECTORY)
-message(STATUS "HDF5 ${_h5maj}.${_h5min}: ${HDF5_C_LIBRARY}")
+get_filename_component(_h5inc_parent "${HDF5_INCLUDE_DIR}" DIRECTORY)
+if(NOT HDF5_LIB_DIR MATCHES "/lib(64)?$")
+  if(HDF5_INCLUDE_DIR MATCHES "/include$")
+    set(HDF5_PREFIX "${_h5inc_parent}")
+  else()
+    set(HDF5_PREFIX "/usr")
+  endif()
+endif()
 add_library(nczarr::hdf5 INTERFACE IMPORTED)
 target_include_directories(nczarr::hdf5 INTERFACE "${HDF5_INCLUDE_DIR}")
 target_link_libraries(nczarr::hdf5 INTERFACE "${HDF5_C_LIBRARY}")

@@ -14,7 +14,7 @@ if [ -f "$bdir/CMakeCache.txt" ] && ! grep -qx "CMAKE_PREFIX_PATH:[A-Z]*=$prefix
   rm -rf "$bdir"
 fi
 if [ ! -f "$bdir/CMakeCache.txt" ]; then
-  cmake -S "$root" -B "$bdir" "${gen[@]}" -DCMAKE_PREFIX_PATH="$prefix" "$@" >&2
+  cmake -S "$root" -B "$bdir" "${gen[@]}" -DCMAKE_PREFIX_PATH="$prefix" -DNCZARR_WERROR=ON "$@" >&2
 fi
 cmake --build "$bdir" -j "$(nproc)" >&2
 echo "$prefix"

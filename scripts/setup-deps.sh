@@ -196,5 +196,6 @@ if [ ! -f "$TESTFILES/.complete" ]; then
   tar --no-same-owner -xf "$tb" -C "$TESTFILES" --strip-components=3 --wildcards '*/tools/test/*/testfiles/*'
   touch "$TESTFILES/.complete"
 fi
+VOL_NCZARR_CACHE="$CACHE" "$(dirname "$0")/setup-hdf5-2x.sh" >/dev/null
 VOL_NCZARR_CACHE="$CACHE" "$(dirname "$0")/setup-python.sh" >/dev/null
 echo "$PREFIX"

@@ -2,7 +2,7 @@
  * from HDF5_PLUGIN_PATH, start-up/shut-down, and introspection. */
 #include "H5VL_nczarr.h"
 #include "H5VL_nczarr_wrap.h"
-#include "H5VL_nczarr_compat.h"
+#include "ncztr_h5compat.h"
 #include "ncztr_codecs.h"
 #include "nczc_workers.h"
 

@@ -1,7 +1,7 @@
 /* File callbacks, the registry of open stores, and the object helpers shared by every
  * callback file (object lifetime, location resolution, names). */
 #include "H5VL_nczarr.h"
-#include "H5VL_nczarr_compat.h"
+#include "ncztr_h5compat.h"
 #include "H5VL_nczarr_native.h"
 
 #include <stdint.h>

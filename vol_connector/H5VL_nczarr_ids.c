@@ -1,7 +1,7 @@
 /* HDF5 ids and property lists that every object class's callbacks share: dropping an id
  * (keeping the error stack), checking a property list, visiting the open ids. */
 #include "H5VL_nczarr.h"
-#include "H5VL_nczarr_compat.h"
+#include "ncztr_h5compat.h"
 #include "H5VL_nczarr_native.h"
 #include <stdint.h>
 #include <stdio.h>

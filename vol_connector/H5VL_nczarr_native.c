@@ -3,6 +3,7 @@
  * The group, dataset, attribute, datatype, link and object callbacks are in
  * H5VL_nczarr_native_obj.c. */
 #include "H5VL_nczarr_native.h"
+#include "ncztr_h5compat.h"
 
 #include <fcntl.h>
 #include <stdlib.h>
@@ -19,8 +20,9 @@ static bool is_native(const void *obj)
 
 hid_t H5VL_nczarr_native_id(void)
 {
-    /* Registered by the library when it starts; this returns its id without a new reference. */
-    return H5VL_NATIVE;
+    /* Registered by the library when it starts; this returns its id without a new reference
+     * (what H5VL_NATIVE stands for differs between 1.14 and 2.x: ncztr_h5compat.h). */
+    return H5VL_nczarr_compat_native_id();
 }
 
 static herr_t close_under(void *under, H5I_type_t type, hid_t dxpl, void **req)

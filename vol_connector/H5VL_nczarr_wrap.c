@@ -6,7 +6,7 @@
  * files to H5VL_nczarr_native_<name> (H5VL_nczarr_native.h): the store callbacks never see
  * them, and so nothing of a native file reaches translate/. */
 #include "H5VL_nczarr_wrap.h"
-#include "H5VL_nczarr_compat.h"
+#include "ncztr_h5compat.h"
 #include "H5VL_nczarr_native.h"
 
 #define NCZ_WRAP_PTR(name, params, args)                                                                     \

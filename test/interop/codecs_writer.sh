@@ -5,7 +5,8 @@
 # then zarr-python 2 and 3 and ncdump (netCDF-C's NCZarr with its filter plugins) must read
 # every dataset with the values the writer dumped raw, and each .zarray must hold the
 # numcodecs chain with integer parameters and shuffle's real element size
-# (codecs_check.py). Every failing case is named; the test fails when any does.
+# (codecs_check.py); ncdump again with the connector's own filter libraries in place of
+# netCDF-C's plugins. Every failing case is named; the test fails when any does.
 set -euo pipefail
 : "${NCZARR_BUILD:?}" "${NCZARR_PREFIX:?}" "${NCZARR_ZARR3_PYTHON:?}"
 here=$(cd "$(dirname "$0")" && pwd)
@@ -47,5 +48,26 @@ for v in $(/usr/bin/python3 "$here/codecs_check.py" names); do
     { echo "ncdump -v $v failed: $(head -c 300 "$tmp/cdl/$v.err")"; }
 done
 "${native[@]}" /usr/bin/python3 "$here/codecs_check.py" cdl "$tmp/cdl" "$tmp" || fail=1
+
+# netCDF-C with none of its own codec plugins, as distributions build it with plugins: the
+# connector's directory alone on HDF5_PLUGIN_PATH (its filter libraries, translate/plugin),
+# then before and after netCDF-C's own plugin directory (netCDF-C takes each half of a codec
+# from the first library that has it).
+# (The sanitizer builds' plugins need their runtime, under which netCDF-C's tools deadlock at
+# exit: netcdf_loads_connector.sh. These steps run in the normal build.)
+paths=("$NCZARR_BUILD/vol_connector" "$NCZARR_BUILD/vol_connector:$NCZARR_PREFIX/lib/plugin"
+  "$NCZARR_PREFIX/lib/plugin:$NCZARR_BUILD/vol_connector")
+[ -n "${NCZARR_SANITIZER:-}" ] && paths=() && echo "sanitizer build: ncdump with the connector's filter libraries runs in the normal build"
+for path in "${paths[@]}"; do
+  echo "== ncdump -p 9,17 with HDF5_PLUGIN_PATH=$path"
+  rm -rf "$tmp/cdl" && mkdir "$tmp/cdl"
+  for v in $(/usr/bin/python3 "$here/codecs_check.py" names); do
+    [ -f "$store/$v/.zarray" ] || continue
+    env -u HDF5_VOL_CONNECTOR LD_PRELOAD= "HDF5_PLUGIN_PATH=$path" "$NCZARR_PREFIX/bin/ncdump" -v "$v" -p 9,17 \
+      "file://$store#mode=nczarr,file" >"$tmp/cdl/$v.cdl" 2>"$tmp/cdl/$v.err" ||
+      { echo "ncdump -v $v failed: $(head -c 300 "$tmp/cdl/$v.err")"; }
+  done
+  "${native[@]}" /usr/bin/python3 "$here/codecs_check.py" cdl "$tmp/cdl" "$tmp" || fail=1
+done
 
 [ "$fail" = 0 ] && echo "every case reads alike in zarr-python 2 and 3 and ncdump" || { echo "FAIL (cases above)"; exit 1; }

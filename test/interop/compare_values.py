@@ -432,7 +432,11 @@ def attr_matches(info, want):
         # structures come back as char text holding their JSON
         return info["string"] and len(vals) == 1 and json.loads(vals[0].decode()) == want
     items = want if isinstance(want, list) else [want]
-    if info["scalar"] != (not isinstance(want, list)):
+    # a list is 1-D; a single value that nothing else describes is what netCDF-4 would make
+    # of it: text a scalar, anything else 1-D of one element
+    if info["scalar"] != (isinstance(want, str)):
+        return False
+    if not isinstance(want, list) and not isinstance(want, str) and info.get("dims") != (1,):
         return False
     if all(isinstance(x, str) for x in items):
         return info["string"] and [v.rstrip(b"\0").decode() for v in vals] == items

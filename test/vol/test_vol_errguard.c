@@ -1,5 +1,5 @@
 /* HDF5 1.14's deprecated H5Rcreate refuses an object of a store with an error entry whose
- * clearing drops a reference to H5E_VOL that it never took (H5VL_nczarr_compat.h). Many
+ * clearing drops a reference to H5E_VOL that it never took (ncztr_h5compat.h). Many
  * refusals in a row, more than the references the connector gives H5E_VOL when it starts,
  * with a connector call between batches of them (where it tops them up): the error stack
  * still prints and clears, the message still has its text, and the store still works.

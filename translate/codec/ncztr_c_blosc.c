@@ -1,10 +1,16 @@
-/* blosc (numcodecs "blosc", Zarr v3 "blosc"), run by the HDF5 blosc filter plugin 32001
- * (netCDF-C installs one). Its cd_values (hdf5-blosc): [0] filter revision, [1] blosc
- * format version, [2] type size, [3] chunk bytes, [4] clevel, [5] shuffle, [6] compressor
- * code. numcodecs' "blocksize" is blosc's internal block size (0: automatic), and netCDF-C
- * may record the chunk size there: neither is a filter parameter. */
+/* blosc (numcodecs "blosc", Zarr v3 "blosc"), through c-blosc's context calls (thread-safe,
+ * no global state): a chunk is one blosc frame, as numcodecs and the HDF5 blosc filter 32001
+ * (hdf5-blosc) store it. It ran through that filter's plugin before; calling c-blosc itself
+ * reads blosc with no plugin on the path, and lets the connector's own filter libraries
+ * offer blosc to netCDF-C and to native HDF5 programs (translate/plugin) without a plugin
+ * that looks itself up. HDF5 programs see filter 32001 with hdf5-blosc's cd_values: [0]
+ * filter revision, [1] blosc format version, [2] type size, [3] chunk bytes, [4] clevel,
+ * [5] shuffle, [6] compressor code. numcodecs' "blocksize" is blosc's internal block size
+ * (0: automatic), and netCDF-C may record the chunk size there: neither is a filter
+ * parameter. */
 #include "ncztr_codec_internal.h"
 
+#include <blosc.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -58,8 +64,8 @@ static int parse(const json_t *j, bool v3, const ncztr_cctx *cx, void **state, c
         NCZTR_CODEC_MSG("codec \"blosc\": a chunk of %zu bytes is over blosc's limit", cx->chunk_bytes);
         return -1;
     }
-    ncztr_plugged *p = calloc(1, sizeof *p);
-    if (!p) {
+    ncztr_filt *f = calloc(1, sizeof *f);
+    if (!f) {
         NCZTR_CODEC_MSG("out of memory");
         return -1;
     }
@@ -70,27 +76,52 @@ static int parse(const json_t *j, bool v3, const ncztr_cctx *cx, void **state, c
                       (unsigned)clevel,
                       (unsigned)shuffle,
                       code};
-    p->f.id = NCZTR_FILTER_BLOSC;
-    p->f.flags = H5Z_FLAG_MANDATORY;
-    p->f.ncd = 7;
-    memcpy(p->f.cd, cd, sizeof cd);
-    *state = p;
-    return ncztr_plugged_find(p, "blosc", msg, msglen);
+    f->id = NCZTR_FILTER_BLOSC;
+    f->flags = H5Z_FLAG_MANDATORY;
+    f->ncd = 7;
+    memcpy(f->cd, cd, sizeof cd);
+    *state = f;
+    return 1;
 }
 
 static int encode(const void *state, const ncztr_cctx *cx, const void *in, size_t inlen, void **out,
                   size_t *outlen, ncztr_cerr *e)
 {
     (void)cx;
-    return ncztr_plugged_encode(state, in, inlen, out, outlen, e);
+    const unsigned *cd = ((const ncztr_filt *)state)->cd;
+    if (inlen > (size_t)BLOSC_MAX_BUFFERSIZE)
+        return NCZTR_CODEC_FAIL(e, "blosc: a chunk of %zu bytes is over blosc's limit", inlen);
+    size_t cap = inlen + BLOSC_MAX_OVERHEAD;
+    void *buf = malloc(cap);
+    if (!buf)
+        return NCZTR_CODEC_FAIL(e, "blosc: out of memory");
+    int n = blosc_compress_ctx((int)cd[4], (int)cd[5], cd[2], inlen, in, buf, cap, cnames[cd[6]], 0, 1);
+    if (n <= 0) {
+        free(buf);
+        return NCZTR_CODEC_FAIL(e, "blosc: compression with \"%s\" failed (is it built into this c-blosc?)",
+                                cnames[cd[6]]);
+    }
+    *out = buf;
+    *outlen = (size_t)n;
+    return 0;
 }
 
 static int decode(const void *state, const ncztr_cctx *cx, const void *in, size_t inlen, void *out,
                   size_t cap, ncztr_dres *r, ncztr_cerr *e)
 {
+    (void)state;
     (void)cx;
-    (void)out;
-    return ncztr_plugged_decode(state, in, inlen, cap, r, e);
+    size_t n = 0;
+    if (blosc_cbuffer_validate(in, inlen, &n) < 0)
+        return NCZTR_CODEC_FAIL(e, "blosc: a damaged or truncated frame (%zu bytes)", inlen);
+    if (n > cap)
+        return NCZTR_CODEC_FAIL(e, "blosc: the data decompresses to %zu bytes, more than the %zu expected", n,
+                                cap);
+    if (n && blosc_decompress_ctx(in, out, cap, 1) != (int)n)
+        return NCZTR_CODEC_FAIL(e, "blosc: a damaged frame (%zu bytes)", inlen);
+    r->where = NCZTR_D_OUT;
+    r->outlen = n;
+    return 0;
 }
 
 static int to_filt(const void *state, const ncztr_cctx *cx, ncztr_filt *f, char *msg, size_t msglen)
@@ -98,7 +129,7 @@ static int to_filt(const void *state, const ncztr_cctx *cx, ncztr_filt *f, char 
     (void)cx;
     (void)msg;
     (void)msglen;
-    *f = ((const ncztr_plugged *)state)->f;
+    *f = *(const ncztr_filt *)state;
     return 1;
 }
 

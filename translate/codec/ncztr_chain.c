@@ -199,35 +199,50 @@ const char *ncztr_chain_unusable(const ncztr_chain *c)
     return c->unusable;
 }
 
+/* One decoding attempt of stage s into out (cap bytes), or into a buffer of cap bytes of its
+ * own when out is NULL: *dstp is where the result is (NULL unless it is in a buffer). */
+static int decode_once(const ncztr_stage *s, const unsigned char *src, size_t n, unsigned char *out,
+                       size_t cap, unsigned char **dstp, ncztr_dres *res, ncztr_cerr *e)
+{
+    unsigned char *dst = out ? out : malloc(cap ? cap : 1);
+    if (!dst)
+        return NCZTR_CODEC_FAIL(e, "out of memory");
+    res->where = NCZTR_D_OUT;
+    res->outlen = 0;
+    res->own = NULL;
+    int r = s->cls->decode(s->state, &s->cx, src, n, dst, cap, res, e);
+    if (r == 0 && res->where == NCZTR_D_OUT) {
+        *dstp = dst;
+        return 0;
+    }
+    if (dst != out)
+        free(dst);
+    *dstp = NULL;
+    return r;
+}
+
+int ncztr_stage_decode_grow(const ncztr_stage *s, const void *src, size_t n, size_t max, unsigned char **dstp,
+                            ncztr_dres *res, ncztr_cerr *e)
+{
+    size_t cap = n < max / 4 ? (n * 4 > 65536 ? n * 4 : 65536) : max;
+    for (;;) {
+        int r = decode_once(s, src, n, NULL, cap, dstp, res, e);
+        if (r == 0 || cap >= max)
+            return r;
+        cap = cap < max / 4 ? cap * 4 : max;
+    }
+}
+
 /* Runs decoding step s into dst (the caller's out) or into a buffer of its own. A step of a
- * chain of variable-length elements that is not the last has no known output size: it
- * starts with room for four times its input and gets four times more while it fails, up to
- * VLEN_MAX_BYTES (a corrupt input fails each time, a few times over). */
+ * chain of variable-length elements that is not the last has no known output size
+ * (ncztr_stage_decode_grow, up to VLEN_MAX_BYTES). */
 static int decode_step(const ncztr_chain *c, const ncztr_stage *s, const unsigned char *src, size_t n,
                        unsigned char *out, size_t outlen, size_t cap, unsigned char **dstp, ncztr_dres *res,
                        ncztr_cerr *e)
 {
     if (!out && c->vlen)
-        cap = n < VLEN_MAX_BYTES / 4 ? (n * 4 > 65536 ? n * 4 : 65536) : VLEN_MAX_BYTES;
-    for (;;) {
-        unsigned char *dst = out ? out : malloc(cap ? cap : 1);
-        if (!dst)
-            return NCZTR_CODEC_FAIL(e, "out of memory");
-        res->where = NCZTR_D_OUT;
-        res->outlen = 0;
-        res->own = NULL;
-        int r = s->cls->decode(s->state, &s->cx, src, n, dst, out ? outlen : cap, res, e);
-        if (r == 0 && res->where == NCZTR_D_OUT) {
-            *dstp = dst;
-            return 0;
-        }
-        if (dst != out)
-            free(dst);
-        *dstp = NULL;
-        if (r == 0 || out || !c->vlen || cap >= VLEN_MAX_BYTES)
-            return r;
-        cap = cap < VLEN_MAX_BYTES / 4 ? cap * 4 : VLEN_MAX_BYTES;
-    }
+        return ncztr_stage_decode_grow(s, src, n, VLEN_MAX_BYTES, dstp, res, e);
+    return decode_once(s, src, n, out, out ? outlen : cap, dstp, res, e);
 }
 
 int ncztr_chain_decode(const ncztr_chain *c, const void *in, size_t inlen, void *out, size_t outlen,

@@ -146,6 +146,13 @@ int ncztr_stage_parse(const json_t *codec, bool v3, const ncztr_cctx *cx, ncztr_
                       size_t msglen);
 void ncztr_stage_clear(ncztr_stage *s);
 
+/* Decodes one stage whose output size is not known in advance (a chunk of variable-length
+ * elements, a filter plugin's call): room for four times the input (64 KiB at least), four
+ * times more while it fails, up to max bytes; a damaged input fails each time, a few times
+ * over. The result: *dstp (malloc'ed) when res->where is NCZTR_D_OUT, else as res says. */
+int ncztr_stage_decode_grow(const ncztr_stage *s, const void *src, size_t n, size_t max, unsigned char **dstp,
+                            ncztr_dres *res, ncztr_cerr *e);
+
 /* The HDF5 filter of one stored bytes->bytes codec (a codec that cannot run here, its plugin
  * missing, still has one): 1, 0 when it has none (msg), -1 when it is malformed (msg). */
 int ncztr_codec_to_filt(const json_t *codec, bool v3, const ncztr_cctx *cx, ncztr_filt *f, char *msg,
@@ -168,7 +175,7 @@ const char *ncztr_filter_name(H5Z_filter_t id);
 json_t *ncztr_codec_obj(const char *id);
 json_t *ncztr_codec_with_int(json_t *j, const char *key, long long v);
 
-/* ---- filter plugins (ncztr_plugins.c, ncztr_c_plugin.c) ---- */
+/* ---- filter plugins (ncztr_plugins.c) ---- */
 
 /* Looks up filter id among the HDF5 filter plugins on the plugin path (HDF5_PLUGIN_PATH or
  * HDF5's default directory, as H5PLget reports it: calling thread only). Each library is
@@ -178,22 +185,6 @@ json_t *ncztr_codec_with_int(json_t *j, const char *key, long long v);
  * searched, for messages. Fails (pushing) only when HDF5 cannot report the path or on out
  * of memory. */
 herr_t ncztr_plugin_find(H5Z_filter_t id, const H5Z_class2_t **cls, char **dirs);
-
-/* A codec run by an HDF5 filter plugin: the filter and the plugin's class. */
-typedef struct ncztr_plugged {
-    ncztr_filt f;
-    const H5Z_class2_t *cls;
-} ncztr_plugged;
-
-/* Finds the plugin of p->f (name: the codec, for the message). Returns 1 (p->cls set), 0
- * when there is none (msg names the directories searched), -1 (pushed) on failure. */
-int ncztr_plugged_find(ncztr_plugged *p, const char *name, char *msg, size_t msglen);
-/* Runs the plugin on a copy of in: encode, or decode into r (NCZTR_D_OWN, at most cap
- * bytes). *out/outlen as ncztr_codec_class.encode. Thread-safe as far as the plugin is. */
-int ncztr_plugged_encode(const ncztr_plugged *p, const void *in, size_t inlen, void **out, size_t *outlen,
-                         ncztr_cerr *e);
-int ncztr_plugged_decode(const ncztr_plugged *p, const void *in, size_t inlen, size_t cap, ncztr_dres *r,
-                         ncztr_cerr *e);
 
 /* ---- the classes ---- */
 extern const ncztr_codec_class ncztr_codec_zlib, ncztr_codec_gzip, ncztr_codec_shuffle,

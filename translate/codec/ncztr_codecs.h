@@ -12,9 +12,12 @@
  * deflate (zlib), shuffle and fletcher32 are the connector's own, byte-compatible with
  * HDF5's built-in filters (HDF5 has no public filter pipeline for non-native connectors).
  * numcodecs' gzip and lz4 are the connector's own too (their bytes are not those of any
- * HDF5 filter), and so is bzip2 (filter 307: the same plain bzip2 stream; the plugin's
- * decoder never returns on a truncated one). Every other filter is run from an HDF5 filter plugin found on
- * the plugin path (H5PLget_plugin_info -> H5Z_class2_t), as netCDF-C's NCZarr does.
+ * HDF5 filter), and so are bzip2 (filter 307: the same plain bzip2 stream; the plugin's
+ * decoder never returns on a truncated one), zstd (32015) and blosc (32001, through c-blosc).
+ * Every other filter (szip, filters the connector does not know) is run from an HDF5 filter
+ * plugin found on the plugin path (H5PLget_plugin_info -> H5Z_class2_t), as netCDF-C's
+ * NCZarr does. translate/plugin offers the connector's own codecs the other way round: as
+ * HDF5 filter plugins with netCDF-C's codec tables.
  *
  * Threads: ncztr_chain_build and the dcpl functions call HDF5 and push errors: calling
  * thread only. ncztr_chain_encode/decode never call HDF5 or push: they may run on worker

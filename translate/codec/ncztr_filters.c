@@ -14,7 +14,8 @@
 static bool builtin(H5Z_filter_t id)
 {
     return id == H5Z_FILTER_DEFLATE || id == H5Z_FILTER_SHUFFLE || id == H5Z_FILTER_FLETCHER32 ||
-           id == NCZTR_FILTER_LZ4 || id == NCZTR_FILTER_BZIP2;
+           id == NCZTR_FILTER_LZ4 || id == NCZTR_FILTER_BZIP2 || id == NCZTR_FILTER_ZSTD ||
+           id == NCZTR_FILTER_BLOSC;
 }
 
 /* Runs a plugin's can_apply and set_local as HDF5 would at H5Dcreate. Returns 1 when the
@@ -111,7 +112,7 @@ herr_t ncztr_codecs_from_dcpl(hid_t dcpl, hid_t type, int rank, const hsize_t *c
             if (!cls) {
                 snprintf(msg, sizeof msg, "no plugin for it in %s", *dirs ? dirs : "(no plugin directory)");
                 why = msg;
-            } else if (f.id != NCZTR_FILTER_BLOSC) {
+            } else {
                 int r = plugin_local(cls, dcpl, type, rank, chunks);
                 if (r < 0)
                     NCZ_GOTO(FAIL, NCZ_E_HDF5, "dataset \"%s\": the set_local of HDF5 filter %d (%s) failed",

@@ -2,6 +2,7 @@
  * of an array (dataspace, type, creation plist, extent changes, storage size). */
 #include "ncztr_array_internal.h"
 #include "ncztr_format.h"
+#include "ncztr_h5compat.h"
 
 #include <inttypes.h>
 #include <stdio.h>
@@ -14,7 +15,6 @@
 #define NCZTR_AUTO_CHUNK_BYTES    (8u << 20)
 #define NCZTR_DEFAULT_CACHE_BYTES (16u << 20)
 #define NCZTR_MAX_DEFAULT_CACHE   ((size_t)256 << 20)
-#define HDF5_DEFAULT_CACHE_BYTES  ((size_t)1 << 20) /* H5Pset_cache's default rdcc_nbytes */
 
 /* An array's chunk cache unless the application sets one: 16 MiB, or room for four chunks
  * (up to 256 MiB) when they are larger, so that writes covering part of big chunks or
@@ -31,14 +31,15 @@ static size_t default_cache_bytes(const ncztr_zarray *za)
 }
 
 /* The chunk cache size an application set in a dataset access plist, if it set one. A dapl
- * without a size of its own reports the file access default (1 MiB): only another size is
- * the application's choice (a 1 MiB cache would hold less than one 16 MiB shard). */
+ * without a size of its own reports the file access default (1 MiB in HDF5 1.14, 8 MiB in
+ * 2.x: NCZTR_H5COMPAT_DEFAULT_CACHE_BYTES): only another size is the application's choice
+ * (either would hold less than one 16 MiB shard). */
 static void dapl_cache_bytes(hid_t dapl, size_t *bytes)
 {
     size_t nslots = 0, nbytes = 0;
     double w0 = 0;
     if (dapl >= 0 && dapl != H5P_DEFAULT && H5Pget_chunk_cache(dapl, &nslots, &nbytes, &w0) >= 0 && nbytes &&
-        nbytes != HDF5_DEFAULT_CACHE_BYTES)
+        nbytes != NCZTR_H5COMPAT_DEFAULT_CACHE_BYTES)
         *bytes = nbytes;
 }
 

@@ -1,6 +1,7 @@
 /* Dataset writes of many ranks: the pieces of chunks a rank writes only in part, sent to
  * each chunk's owner (MPI_Alltoallv), which merges them into the chunk and stores it once. */
 #include "ncztr_par_internal.h"
+#include "ncztr_h5compat.h"
 
 #include <limits.h>
 #include <stdlib.h>
@@ -333,7 +334,7 @@ static herr_t apply(ncztr_file *f, const unsigned char *b, size_t len)
         hid_t sp = H5I_INVALID_HID, ty = H5I_INVALID_HID, mem = H5I_INVALID_HID;
         if (!o || !o->arr) {
             ret = NCZ_PUSH(NCZ_E_PARALLEL, "another rank wrote to \"%s\", which is not a dataset here", path);
-        } else if ((sp = H5Sdecode(sel)) < 0 || (ty = H5Tdecode(typ)) < 0) {
+        } else if ((sp = H5Sdecode(sel)) < 0 || (ty = ncztr_h5compat_type_decode(typ, tl)) < 0) {
             ret = NCZ_PUSH(NCZ_E_HDF5, "cannot decode a piece of a chunk of \"%s\"", path);
         } else {
             hssize_t n = H5Sget_select_npoints(sp);

@@ -7,17 +7,45 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Applies what the connector kept beside an attribute (see ncztr_save.c): the shape of a
- * rank > 1 attribute, stored flattened, or of a 1-D one without elements (which [] alone
- * reads as H5S_NULL), and the character encoding of its name. Anything that does not fit
- * the value (edited by another tool) is ignored: the value stays as [] or a list reads. */
-static void attr_extras(ncztr_attr *a, json_t *ashapes, json_t *acsets)
+/* Gives a one-element attribute the dataspace it was written with: kept beside it as [] (a
+ * scalar) or [1], or, where nothing was kept (netCDF-C, zarr-python), the one netCDF-4 would
+ * give it (ncztr_attr_default_scalar). */
+static void single_shape(ncztr_attr *a, const json_t *sh, bool json_list)
+{
+    bool scalar = sh ? json_array_size(sh) == 0 : ncztr_attr_default_scalar(a->val.type, json_list);
+    if (scalar == (H5Sget_simple_extent_type(a->val.space) == H5S_SCALAR))
+        return;
+    hsize_t one = 1;
+    hid_t s = scalar ? H5Screate(H5S_SCALAR) : H5Screate_simple(1, &one, NULL);
+    if (s < 0) {
+        H5Eclear2(H5E_DEFAULT);
+        return;
+    }
+    H5Sclose(a->val.space);
+    a->val.space = s;
+}
+
+/* Applies what the connector kept beside an attribute (see ncztr_saveattrs.c): the shape of
+ * a rank > 1 attribute, stored flattened, of a 1-D one without elements (which [] alone
+ * reads as H5S_NULL) or of a single value, and the character encoding of its name. Anything
+ * that does not fit the value (edited by another tool) is ignored: the value stays as [] or
+ * a list reads. json_list: the stored value is a JSON list. */
+static void attr_extras(ncztr_attr *a, bool json_list, json_t *ashapes, json_t *acsets)
 {
     json_t *cs = json_is_object(acsets) ? json_object_get(acsets, a->name) : NULL;
     if (json_is_integer(cs) && json_integer_value(cs) == H5T_CSET_UTF8)
         a->name_cset = H5T_CSET_UTF8;
+    if (a->load_error || a->val.space < 0)
+        return;
     json_t *sh = json_is_object(ashapes) ? json_object_get(ashapes, a->name) : NULL;
-    size_t rank = json_is_array(sh) ? json_array_size(sh) : 0;
+    if (!json_is_array(sh))
+        sh = NULL;
+    size_t rank = sh ? json_array_size(sh) : 0;
+    if (a->val.nelem == 1 && H5Sget_simple_extent_ndims(a->val.space) <= 1 &&
+        (!sh || rank == 0 || (rank == 1 && json_integer_value(json_array_get(sh, 0)) == 1))) {
+        single_shape(a, sh, json_list);
+        return;
+    }
     if (rank < 1 || rank > H5S_MAX_RANK || (rank == 1 && a->val.nelem != 0))
         return;
     hsize_t dims[H5S_MAX_RANK];
@@ -44,13 +72,20 @@ static void attr_extras(ncztr_attr *a, json_t *ashapes, json_t *acsets)
 }
 
 /* Fixed-length strings come back as variable-length strings (NCZarr's convention for "|Sn"
- * lists) or as a string of the text's length: made the kept fixed-length type again. */
+ * lists) or as a string of the text's length: made the kept fixed-length type again, its
+ * size, padding and character set. The bytes are copied, not converted: HDF5 converts no
+ * string between character sets, and the text is what the writer's bytes were. */
 static herr_t to_fixed_strings(ncztr_attrval *v, hid_t t, const char *name)
 {
     if (H5Tequal(v->type, t) > 0)
         return SUCCEED;
-    size_t sz = H5Tget_size(t);
-    void *d = calloc(v->nelem ? v->nelem : 1, sz);
+    size_t sz = H5Tget_size(t), srcsz = H5Tget_size(v->type);
+    htri_t vl = H5Tis_variable_str(v->type);
+    H5T_str_t pad = H5Tget_strpad(t);
+    if (H5Tget_class(v->type) != H5T_STRING || vl < 0 || sz == 0 || pad == H5T_STR_ERROR)
+        return NCZ_PUSH(NCZ_E_FORMAT, "attribute \"%s\": its value is not text of its kept string type",
+                        name);
+    char *d = malloc((v->nelem ? v->nelem : 1) * sz);
     hid_t nt = H5Tcopy(t);
     if (!d || nt < 0) {
         free(d);
@@ -58,10 +93,12 @@ static herr_t to_fixed_strings(ncztr_attrval *v, hid_t t, const char *name)
             H5Tclose(nt);
         return NCZ_PUSH(NCZ_E_NOMEM, "out of memory");
     }
-    if (ncztr_convert(v->type, v->data, t, d, v->nelem, name) < 0) {
-        free(d);
-        H5Tclose(nt);
-        return FAIL;
+    for (size_t i = 0; i < v->nelem; i++) {
+        const char *src = vl ? ((char *const *)v->data)[i] : (const char *)v->data + i * srcsz;
+        size_t n = !src ? 0 : vl ? strlen(src) : strnlen(src, srcsz);
+        n = n < sz ? n : sz;
+        memcpy(d + i * sz, src ? src : "", n);
+        memset(d + i * sz + n, pad == H5T_STR_SPACEPAD ? ' ' : 0, sz - n);
     }
     hid_t sp = v->space;
     size_t n = v->nelem;
@@ -71,6 +108,18 @@ static herr_t to_fixed_strings(ncztr_attrval *v, hid_t t, const char *name)
     v->space = sp;
     v->nelem = n;
     v->data = d;
+    return SUCCEED;
+}
+
+/* Variable-length strings read as UTF-8: given the kept type's character set. */
+static herr_t same_cset(ncztr_attrval *v, hid_t t, const char *name)
+{
+    if (H5Tget_class(v->type) != H5T_STRING || H5Tis_variable_str(v->type) <= 0)
+        return NCZ_PUSH(NCZ_E_FORMAT, "attribute \"%s\": its value is not text of its kept string type",
+                        name);
+    H5T_cset_t cs = H5Tget_cset(t);
+    if (cs < 0 || H5Tset_cset(v->type, cs) < 0)
+        return NCZ_PUSH(NCZ_E_HDF5, "attribute \"%s\": cannot set its character set", name);
     return SUCCEED;
 }
 
@@ -295,9 +344,10 @@ herr_t ncztr_load_attrs(ncztr_obj *o, json_t *zattrs, const char *key)
                 json_t *sh = json_is_object(ashapes) ? json_object_get(ashapes, name) : NULL;
                 got = ncztr_cattr_from_json(name, val, t, json_is_array(sh) && json_array_size(sh) == 0,
                                             &a->val);
-            } else if (t >= 0 && H5Tget_class(t) == H5T_STRING && H5Tis_variable_str(t) == 0) {
+            } else if (t >= 0 && H5Tget_class(t) == H5T_STRING) {
                 got = ncztr_attr_decode(name, val, type, &a->val, &a->load_warning);
-                if (got >= 0 && (got = to_fixed_strings(&a->val, t, name)) < 0)
+                if (got >= 0 && (got = H5Tis_variable_str(t) == 0 ? to_fixed_strings(&a->val, t, name)
+                                                                  : same_cset(&a->val, t, name)) < 0)
                     ncztr_attrval_clear(&a->val);
             }
             if (t >= 0)
@@ -327,7 +377,7 @@ herr_t ncztr_load_attrs(ncztr_obj *o, json_t *zattrs, const char *key)
                 NCZ_GOTO(FAIL, NCZ_E_NOMEM, "out of memory");
             }
         }
-        attr_extras(a, a->load_error ? NULL : ashapes, acsets);
+        attr_extras(a, json_is_array(val), ashapes, acsets);
         if (ncztr_attr_append(o, a) < 0) {
             ncztr_attr_unref(a); /* never appended: its only reference */
             NCZ_GOTO_QUIET(FAIL);

@@ -5,14 +5,17 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Fixed-length strings whose type the value does not say: a list reads back as
- * variable-length strings (NCZarr's "|Sn" lists), one string as a NUL-terminated ASCII
- * string of its text's length (">S1" text); when that is not the type, it is kept too. */
-static bool fixed_string_kept(const ncztr_attr *a)
+/* Strings whose type the value does not say: a list of fixed-length strings reads back as
+ * variable-length strings (NCZarr's "|Sn" lists), one as a NUL-terminated ASCII string of
+ * its text's length (">S1" text), variable-length strings as UTF-8; when that is not the
+ * type (its size, padding or character set), it is kept too. */
+static bool string_type_kept(const ncztr_attr *a)
 {
     hid_t t = a->val.type;
-    if (H5Tget_class(t) != H5T_STRING || H5Tis_variable_str(t) != 0)
+    if (H5Tget_class(t) != H5T_STRING)
         return false;
+    if (H5Tis_variable_str(t) != 0)
+        return H5Tget_cset(t) != H5T_CSET_UTF8;
     if (a->val.nelem == 0)
         return true; /* [] reads back as variable-length strings: netCDF's empty char text */
     if (!a->val.data)
@@ -27,16 +30,26 @@ static bool fixed_string_kept(const ncztr_attr *a)
 }
 
 /* What NCZarr has no place for in an attribute: the shape of a rank > 1 attribute (its
- * value is stored flattened) or of a 1-D one without elements (the value [] alone means
- * H5S_NULL) into "_nczarr_attr.hdf5.ashapes", the character encoding of its name into
- * "_nczarr_attr.hdf5.acsets". An unreadable attribute keeps the shape it was found with. */
-static herr_t attr_extras(const ncztr_attr *a, json_t *ashapes, json_t *acsets)
+ * value is stored flattened), of a 1-D one without elements (the value [] alone means
+ * H5S_NULL) and of a single value where it is not the one a reader gives it from the value
+ * alone (ncztr_attr_default_scalar: [] for a scalar, [1] for 1-D), into
+ * "_nczarr_attr.hdf5.ashapes"; the character encoding of its name into
+ * "_nczarr_attr.hdf5.acsets". An unreadable attribute keeps the shape it was found with.
+ * json_list: its value is stored as a JSON list. */
+static herr_t attr_extras(const ncztr_attr *a, bool json_list, json_t *ashapes, json_t *acsets)
 {
     json_t *raw_shape = a->load_error ? json_object_get(a->raw, "ashape") : NULL;
     if (raw_shape && json_object_set(ashapes, a->name, raw_shape) < 0)
         return NCZ_PUSH(NCZ_E_NOMEM, "out of memory");
     int rank = a->load_error ? 0 : H5Sget_simple_extent_ndims(a->val.space);
-    if (rank > 1 || (rank == 1 && a->val.nelem == 0)) {
+    if (!a->load_error && a->val.nelem == 1 && rank <= 1) {
+        bool scalar = rank == 0;
+        if (scalar != ncztr_attr_default_scalar(a->val.type, json_list)) {
+            json_t *l = scalar ? json_array() : json_pack("[i]", 1);
+            if (!l || json_object_set_new(ashapes, a->name, l) < 0)
+                return NCZ_PUSH(NCZ_E_NOMEM, "out of memory");
+        }
+    } else if (rank > 1 || (rank == 1 && a->val.nelem == 0)) {
         hsize_t dims[H5S_MAX_RANK];
         bool ok = true;
         json_t *l = json_array();
@@ -81,19 +94,6 @@ static herr_t ref_path(void *ctx, uint64_t id, char **path)
     *path = NULL;
     if (t && !(*path = ncztr_obj_path(t)))
         return FAIL;
-    return SUCCEED;
-}
-
-/* A value holding references (see ncztr_refattr_to_json); a scalar whose element is a
- * JSON list keeps the shape [] to be told from a list of elements. */
-static herr_t ref_attr_json(ncztr_file *f, const ncztr_attr *a, json_t **v, char dtype[NCZTR_DTYPE_MAX],
-                            json_t *ashapes)
-{
-    if (ncztr_refattr_to_json(a->name, &a->val, ref_path, f, v, dtype) < 0)
-        return FAIL;
-    if (H5Sget_simple_extent_type(a->val.space) == H5S_SCALAR && ncztr_reftype_elem_is_list(a->val.type) &&
-        json_object_set_new(ashapes, a->name, json_array()) < 0)
-        return NCZ_PUSH(NCZ_E_NOMEM, "out of memory");
     return SUCCEED;
 }
 
@@ -153,22 +153,18 @@ herr_t ncztr_save_user_attrs(const ncztr_obj *o, json_t *j, json_t *types, json_
             continue;
         if (o->attrs[i]->load_error) {
             if (unreadable_attr(o->attrs[i], j, nc ? types : NULL, atypes) < 0 ||
-                (nc && attr_extras(o->attrs[i], ashapes, acsets) < 0))
+                (nc && attr_extras(o->attrs[i], false, ashapes, acsets) < 0))
                 NCZ_GOTO_QUIET(FAIL);
             continue;
         }
         bool refs = ncztr_type_has_ref(o->attrs[i]->val.type);
-        if (refs ? ref_attr_json(f, o->attrs[i], &v, dtype, ashapes) < 0
+        if (refs ? ncztr_refattr_to_json(o->attrs[i]->name, &o->attrs[i]->val, ref_path, f, &v, dtype) < 0
                  : (ncztr_attr_to_json(o->attrs[i]->name, &o->attrs[i]->val, &v, dtype) < 0 ||
                     xarray_fill_json(o, o->attrs[i], &v, dtype) < 0))
             NCZ_GOTO_QUIET(FAIL);
-        if (nc && !refs && ncztr_cattr_is_special(o->attrs[i]->val.type) &&
-            H5Sget_simple_extent_type(o->attrs[i]->val.space) == H5S_SCALAR &&
-            ncztr_reftype_elem_is_list(o->attrs[i]->val.type))
-            jset(&ok, ashapes, o->attrs[i]->name, json_array()); /* one element that is a list */
-        if (nc && (refs || ncztr_cattr_is_special(o->attrs[i]->val.type) || fixed_string_kept(o->attrs[i]))) {
+        if (nc && (refs || ncztr_cattr_is_special(o->attrs[i]->val.type) || string_type_kept(o->attrs[i]))) {
             /* the exact type of an enum, compound, array, sequence, raw number, reference or
-             * fixed-string list attribute: "_nczarr_attr.hdf5.atypes" */
+             * string attribute whose value does not say it: "_nczarr_attr.hdf5.atypes" */
             char *b64 = ncztr_type_encode(o->attrs[i]->val.type, o->attrs[i]->name);
             if (!b64 || (!*atypes && !(*atypes = json_object()))) {
                 free(b64);
@@ -177,10 +173,11 @@ herr_t ncztr_save_user_attrs(const ncztr_obj *o, json_t *j, json_t *types, json_
             jset(&ok, *atypes, o->attrs[i]->name, json_string(b64));
             free(b64);
         }
+        bool json_list = json_is_array(v);
         jset(&ok, j, o->attrs[i]->name, v);
         jset(&ok, types, o->attrs[i]->name, json_string(dtype));
         v = NULL;
-        if (nc && attr_extras(o->attrs[i], ashapes, acsets) < 0)
+        if (nc && attr_extras(o->attrs[i], json_list, ashapes, acsets) < 0)
             NCZ_GOTO_QUIET(FAIL);
     }
     if (!ok)

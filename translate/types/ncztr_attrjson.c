@@ -229,14 +229,16 @@ static hid_t make_space(const json_t *value, size_t n)
     return n ? H5Screate_simple(1, &dim, NULL) : H5Screate(H5S_NULL);
 }
 
-/* A JSON string or array of strings as variable-length strings. */
+/* A JSON string or array of strings as variable-length UTF-8 strings. */
 static herr_t make_vlen(const char *what, const json_t *value, ncztr_attrval *out)
 {
     herr_t ret = SUCCEED;
     size_t n = json_is_array(value) ? json_array_size(value) : 1;
     char **s;
 
-    if ((out->type = H5Tcopy(H5T_C_S1)) < 0 || H5Tset_size(out->type, H5T_VARIABLE) < 0)
+    /* UTF-8: JSON text is Unicode, and netCDF-4 strings and h5py's are UTF-8 */
+    if ((out->type = H5Tcopy(H5T_C_S1)) < 0 || H5Tset_size(out->type, H5T_VARIABLE) < 0 ||
+        H5Tset_cset(out->type, H5T_CSET_UTF8) < 0)
         NCZ_GOTO(FAIL, NCZ_E_HDF5, "%s: cannot make a variable-length string type", what);
     if ((out->space = make_space(value, n)) < 0)
         NCZ_GOTO(FAIL, NCZ_E_HDF5, "%s: cannot make a dataspace", what);

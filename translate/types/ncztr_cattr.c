@@ -1,10 +1,29 @@
 /* Attribute values of compound, array and other structured types as JSON: one JSON value
  * per element (ncztr_cvalue.c), a list of them, or the element itself for a scalar. */
 #include "ncztr_ctype_internal.h"
+#include "ncztr_refval.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+/* Numbers by NCZarr's rules (enums, bitfields, opaque, 16-bit floats): a single one is bare. */
+static bool numeric_like(hid_t type)
+{
+    H5T_class_t c = H5Tget_class(type);
+    return (c == H5T_ENUM || c == H5T_BITFIELD || c == H5T_OPAQUE || ncztr_is_half_float(type)) &&
+           !ncztr_type_is_raw(type);
+}
+
+bool ncztr_attr_default_scalar(hid_t type, bool json_list)
+{
+    H5T_class_t c = H5Tget_class(type);
+    if (c == H5T_STRING)
+        return H5Tis_variable_str(type) == 0;
+    if (ncztr_type_has_ref(type) || (ncztr_cattr_is_special(type) && !numeric_like(type)))
+        return !json_list;
+    return false;
+}
 
 herr_t ncztr_cattr_to_json(const char *name, const ncztr_attrval *val, json_t **value,
                            char dtype[NCZTR_DTYPE_MAX])
@@ -15,9 +34,7 @@ herr_t ncztr_cattr_to_json(const char *name, const ncztr_attrval *val, json_t **
     snprintf(what, sizeof what, "attribute \"%s\"", name ? name : "");
     size_t esz = H5Tget_size(val->type);
     bool is_half_t = ncztr_is_half_float(val->type);
-    H5T_class_t vc = H5Tget_class(val->type);
-    bool is_enum = (vc == H5T_ENUM || vc == H5T_BITFIELD || vc == H5T_OPAQUE || is_half_t) &&
-                   !ncztr_type_is_raw(val->type); /* numbers: NCZarr's rules */
+    bool is_enum = numeric_like(val->type);
     bool scalar = is_enum ? val->nelem == 1 : H5Sget_simple_extent_type(val->space) == H5S_SCALAR;
     if (ncztr_cvalue_check(val->type, what) < 0) /* every member has a JSON form */
         NCZ_GOTO_QUIET(FAIL);

@@ -1,12 +1,12 @@
 /* Exact HDF5 types kept beside a Zarr dtype that cannot say everything (enum, compound,
  * array): Base64 of H5Tencode, checked when decoded since the text comes from the store. */
 #include "ncztr_types.h"
+#include "ncztr_h5compat.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-#define MAX_ENCODED  ((size_t)1 << 20) /* bytes of an encoded HDF5 type */
-#define DECODE_SLACK 4096              /* zero bytes after a decoded type: H5Tdecode has no length */
+#define MAX_ENCODED ((size_t)1 << 20) /* bytes of an encoded HDF5 type */
 
 char *ncztr_type_encode(hid_t type, const char *what)
 {
@@ -30,12 +30,13 @@ done:
     return ret;
 }
 
-static bool same_type(hid_t t, const unsigned char *enc)
+/* enc: n bytes, then NCZTR_H5COMPAT_DECODE_SLACK zero bytes */
+static bool same_type(hid_t t, const unsigned char *enc, size_t n)
 {
     hid_t t2 = H5I_INVALID_HID;
     H5E_BEGIN_TRY
     {
-        t2 = H5Tdecode(enc);
+        t2 = ncztr_h5compat_type_decode(enc, n);
     }
     H5E_END_TRY
     bool same = t2 >= 0 && H5Tequal(t, t2) > 0;
@@ -52,7 +53,7 @@ hid_t ncztr_type_decode(const char *b64, const char *what)
     long n;
     if (len == 0 || len > MAX_ENCODED)
         NCZ_GOTO(H5I_INVALID_HID, NCZ_E_FORMAT, "%s: the kept HDF5 type is empty or too long", what);
-    buf = calloc(1, len + DECODE_SLACK);
+    buf = calloc(1, len + NCZTR_H5COMPAT_DECODE_SLACK);
     NCZ_CHECK_ALLOC(buf, H5I_INVALID_HID);
     if ((n = ncztr_b64_decode(b64, len, buf, len)) < 0)
         NCZ_GOTO(H5I_INVALID_HID, NCZ_E_FORMAT, "%s: the kept HDF5 type is not valid Base64", what);
@@ -62,7 +63,7 @@ hid_t ncztr_type_decode(const char *b64, const char *what)
                  what);
     H5E_BEGIN_TRY
     {
-        t = H5Tdecode(buf);
+        t = ncztr_h5compat_type_decode(buf, (size_t)n);
     }
     H5E_END_TRY
     if (t < 0)
@@ -70,8 +71,9 @@ hid_t ncztr_type_decode(const char *b64, const char *what)
     /* It must re-encode to as many bytes (no trailing garbage, nothing read past the end),
      * the same ones or the same type (HDF5 encodes a VAX-order float's flags otherwise than
      * it decodes them). */
-    if (H5Tencode(t, NULL, &n2) < 0 || n2 != (size_t)n || !(again = malloc(n2)) ||
-        H5Tencode(t, again, &n2) < 0 || (memcmp(again, buf, n2) != 0 && !same_type(t, again)))
+    if (H5Tencode(t, NULL, &n2) < 0 || n2 != (size_t)n ||
+        !(again = calloc(1, n2 + NCZTR_H5COMPAT_DECODE_SLACK)) || H5Tencode(t, again, &n2) < 0 ||
+        (memcmp(again, buf, n2) != 0 && !same_type(t, again, n2)))
         NCZ_GOTO(H5I_INVALID_HID, NCZ_E_FORMAT, "%s: the kept HDF5 type is corrupt", what);
     ret = t;
     t = H5I_INVALID_HID;

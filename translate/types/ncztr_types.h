@@ -171,6 +171,14 @@ hid_t ncztr_ctype_storage(hid_t type, const char *what);
 bool ncztr_ctype_is_special(hid_t type);
 /* The same for attributes, which also keep 16-bit floats this way (values as "<f4"). */
 bool ncztr_cattr_is_special(hid_t type);
+/* The dataspace a one-element attribute of this type reads as when nothing beside its value
+ * says (true: H5S_SCALAR, false: 1-D of one element), json_list telling whether its JSON is
+ * a list: char text (fixed-length strings) is scalar, as netCDF-4 writes text; values whose
+ * JSON tells an element from a list of one (compounds, arrays, sequences, references) are
+ * what their JSON says; everything else (numbers, enums, variable-length strings) is 1-D,
+ * as netCDF-4 writes every other single value (NCZarr stores a single value bare, so the
+ * JSON alone cannot tell). */
+bool ncztr_attr_default_scalar(hid_t type, bool json_list);
 /* The unsigned integer type of a bitfield's (or an opaque type's) size and byte order: the
  * dtype it is stored as (its bytes are the same); 1, 2, 4 or 8 bytes. */
 hid_t ncztr_bits_base(hid_t type);
