@@ -2,9 +2,10 @@
 # Attribute fidelity. An HDF5 program (attr_fidelity.c) writes text attributes that look
 # like JSON, as fixed- and variable-length strings on a group and a dataset, plus
 # attributes without elements (H5S_NULL, and a 1-D dataspace of 0 elements), natively and
-# through the connector. Every reader must see the same text, byte for byte: h5dump
-# (native file vs store through the connector), zarr-python and ncdump (netCDF-C's own
-# NCZarr reader, without the connector). Then empty JSON lists: written by zarr-python
+# through the connector, and one value of each kind as a scalar and as 1-D of one element.
+# Every reader must see the same text, byte for byte, and h5dump the same types and shapes:
+# h5dump (native file vs store through the connector: Zarr v2 and v3, directory, zip and
+# S3), zarr-python and ncdump (netCDF-C's own NCZarr reader, without the connector). Then empty JSON lists: written by zarr-python
 # they read as H5S_NULL attributes, and stay [] when the connector rewrites the store.
 set -euo pipefail
 : "${NCZARR_BUILD:?}" "${NCZARR_PREFIX:?}"
@@ -26,6 +27,28 @@ echo "== h5dump: native file vs store through the connector (attributes)"
 "$NCZARR_PREFIX/bin/h5dump" -A "$tmp/store.zarr" | sed 1d >"$tmp/store.ddl"
 if diff -u "$tmp/native.ddl" "$tmp/store.ddl"; then echo "same DDL ($(wc -l <"$tmp/store.ddl") lines)"; else fail=1; fi
 grep -q 'DATASPACE  NULL' "$tmp/store.ddl" || { echo "FAIL: no H5S_NULL attribute in the store's DDL"; fail=1; }
+
+echo "== the same program's store in Zarr v3, in zip archives and on S3: the native file's DDL"
+targets=("v3|$tmp/store3.zarr" "|$tmp/store.zip" "v3|$tmp/store3.zip")
+if [ -n "${NCZ_S3_ENV:-}" ]; then
+  # the server's settings, credentials and CA (test/s3/s3_common.sh)
+  . "$(cd "$(dirname "$0")" && pwd)/../s3/s3_common.sh"
+  bucket=attrs-$$-$RANDOM
+  targets+=("|$NCZ_S3_HTTPS_ENDPOINT/$bucket/v2#mode=nczarr,s3" "v3|$NCZ_S3_HTTPS_ENDPOINT/$bucket/v3#mode=nczarr,s3")
+fi
+for t in "${targets[@]}"; do
+  opt=${t%%|*} name=${t#*|}
+  if ! HDF5_VOL_CONNECTOR="nczarr $opt" "$prog" "$name" ||
+    ! "$NCZARR_PREFIX/bin/h5dump" -A "$name" | sed 1d >"$tmp/kind.ddl"; then
+    echo "FAIL: ${opt:-v2} $name: written or dumped with an error"
+    fail=1
+  elif diff -u "$tmp/native.ddl" "$tmp/kind.ddl"; then
+    echo "same DDL: ${opt:-v2} $name"
+  else
+    echo "FAIL: ${opt:-v2} $name: the DDL differs from the native file's"
+    fail=1
+  fi
+done
 
 echo "== ncdump of the store"
 "${netcdf[@]}" "$NCZARR_PREFIX/bin/ncdump" -h "file://$tmp/store.zarr#mode=nczarr,file" >"$tmp/store.cdl" ||
