@@ -433,7 +433,7 @@ int main(int argc, char **argv)
     cfg.zstd_level = 1;
     cfg.zarr_format = 2;
     cfg.buf_offset = -1;
-    for (int i = 1; i < argc; i++) {
+    for (int i = 1; i < argc; i += 2) { /* options and their values */
         const char *o = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
         int bad = 0;
         if (!strcmp(o, "--help") || !strcmp(o, "-h")) {
@@ -492,7 +492,6 @@ int main(int argc, char **argv)
             usage();
             return 2;
         }
-        i++;
     }
     if (cfg.floor && (cfg.s3[0] || cfg.zarr_format != 3)) {
         fprintf(stderr, "bench_codecs: --floor is for Zarr v3 stores in a directory\n");

@@ -6,8 +6,9 @@
 #   h5cc       the compiler wrapper on PATH (h5cc, h5pcc): its -show flags and -showconfig's
 #              installation point
 #   system     the compiler's default places (and their hdf5/serial subfolders)
-# The first candidate that is new enough wins, and CMake says which way found it. When none
-# is, configuring stops with every candidate met: its version and where it is.
+# The first candidate that is new enough wins, and CMake says which way found it (and which
+# candidates it passed over). When none is, configuring stops with every candidate met: its
+# version and where it is. An HDF5_ROOT that holds no usable HDF5 stops the search there.
 # NCZARR_HDF5_METHODS (a list of the names above) restricts the search: the tests use it to
 # check each way alone.
 # Sets HDF5_INCLUDE_DIR, HDF5_C_LIBRARY, HDF5_HL_LIBRARY (may be empty), HDF5_VERSION,
@@ -16,6 +17,7 @@
 set(NCZARR_HDF5_METHODS "root;config;pkgconfig;h5cc;system" CACHE STRING
   "Where to look for HDF5, in order (root, config, pkgconfig, h5cc, system)")
 set(_nczarr_h5_seen "")
+set(_nczarr_h5_stop FALSE)
 
 # Reads HDF5's version from H5public.h in dir into out ("" when the header is not there).
 function(_nczarr_h5_version dir out)
@@ -123,7 +125,16 @@ foreach(_method IN LISTS NCZARR_HDF5_METHODS)
       list(GET r 0 _how)
       list(GET r 1 _p)
       _nczarr_h5_try_prefix("${_p}" "${_how}")
+      # an HDF5 named by HDF5_ROOT that will not do stops the search: taking another one
+      # from elsewhere would build against an HDF5 the user did not ask for
+      if(NOT HDF5_FOUND_BY AND _how MATCHES "^HDF5_ROOT")
+        set(_nczarr_h5_stop TRUE)
+        break()
+      endif()
     endforeach()
+    if(_nczarr_h5_stop)
+      break()
+    endif()
   elseif(_method STREQUAL "config")
     find_package(HDF5 CONFIG QUIET NAMES hdf5 HDF5)
     if(HDF5_DIR AND (TARGET hdf5::hdf5-shared OR TARGET hdf5-shared OR TARGET hdf5::hdf5))
@@ -241,6 +252,9 @@ endforeach()
 
 if(NOT HDF5_FOUND_BY)
   set(_msg "HDF5 >= 1.14 (with the VOL API) not found; looked in: ${NCZARR_HDF5_METHODS}.")
+  if(_nczarr_h5_stop)
+    set(_msg "HDF5 >= 1.14 (with the VOL API) not found where HDF5_ROOT says.")
+  endif()
   if(_nczarr_h5_seen)
     string(APPEND _msg " Found instead:")
     foreach(s IN LISTS _nczarr_h5_seen)
@@ -254,3 +268,6 @@ if(NOT HDF5_FOUND_BY)
   message(FATAL_ERROR "${_msg}")
 endif()
 message(STATUS "HDF5 ${HDF5_VERSION} found through ${HDF5_FOUND_BY}: ${HDF5_C_LIBRARY}, headers ${HDF5_INCLUDE_DIR}")
+foreach(s IN LISTS _nczarr_h5_seen)
+  message(STATUS "  (passed over: ${s})")
+endforeach()

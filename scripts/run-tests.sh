@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Sets up everything and runs the whole test suite three times: a normal build, an
 # AddressSanitizer + UBSan build, and a ThreadSanitizer build (the chunk pipeline runs
-# codecs and store I/O on worker threads); and the MPI tests, in builds against the
+# codecs and store I/O on worker threads); the distribution stage (test/distro/run.sh: the
+# connector built and used in a Debian trixie root, with the HDF5 and tools it ships); a
+# clang build with warnings as errors; and the MPI tests, in builds against the
 # parallel stack (VOL_NCZARR_STACK=mpi: HDF5 and netCDF-C built with OpenMPI, cached in
 # ~/.cache/vol-nczarr/deps-mpi), normal and with AddressSanitizer + UBSan. Exits non-zero
 # if anything fails.
@@ -29,6 +31,15 @@ echo "== tests (RelWithDebInfo) =="
 rm -rf "$root/build/api-results"
 ctest --test-dir "$root/build" --output-on-failure -j "$jobs" --timeout 900 || { print_api "$root/build"; exit 1; }
 print_api "$root/build"
+# The connector against what a distribution ships: built by README's plain command in a
+# Debian trixie root (scripts/setup-distro.sh, made once and cached), then trixie's HDF5
+# tools, netCDF-C, NCO, CDO, GDAL, Python and Fortran programs write through it
+# (test/distro/run.sh; a few minutes once the root is cached).
+echo "== distribution (Debian trixie: its HDF5 and tools) =="
+"$root/test/distro/run.sh"
+# Warnings are errors with clang too (gcc 12 builds above, gcc 14 in the trixie root).
+echo "== clang build (warnings are errors) =="
+"$root/scripts/build.sh" "$root/build-clang" -DCMAKE_C_COMPILER=clang >/dev/null
 echo "== MPI tests (parallel HDF5 and netCDF-C, OpenMPI, 4 ranks) =="
 VOL_NCZARR_STACK=mpi "$root/scripts/build.sh" "$root/build-mpi" >/dev/null
 ctest --test-dir "$root/build-mpi" --output-on-failure -L mpi --timeout 900

@@ -52,5 +52,8 @@ configure root "!HDF5_ROOT=$tmp/headers-only: HDF5 1.14.6 headers at $tmp/header
   "-DHDF5_ROOT=$tmp/headers-only"
 rm "$tmp/headers-only/include/H5VLconnector.h"
 configure root "!has no VOL connector headers (H5VLconnector.h)" "-DHDF5_ROOT=$tmp/headers-only"
+# an HDF5_ROOT that will not do stops the search, though another HDF5 is to be found elsewhere
+configure "root;config;pkgconfig;h5cc;system" "!not found where HDF5_ROOT says" "-DHDF5_ROOT=$tmp/headers-only" \
+  "-DCMAKE_PREFIX_PATH=$p" "PKG_CONFIG_PATH=$p/lib/pkgconfig"
 [ "$fail" = 0 ] || { echo "FAIL: find_hdf5"; exit 1; }
 echo "find_hdf5: ok"

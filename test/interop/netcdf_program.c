@@ -22,7 +22,7 @@ static int report(const char *what, int rc)
 
 static int do_create(const char *path)
 {
-    int nc, dx, dt, v, rc;
+    int nc, dx = -1, dt = -1, v, rc;
     if (report("nc_create", nc_create(path, NC_NETCDF4 | NC_CLOBBER, &nc)))
         return 1;
     rc = nc_def_dim(nc, "x", 4, &dx) || nc_def_dim(nc, "t", NC_UNLIMITED, &dt);

@@ -330,11 +330,11 @@ static void test_zarray(void)
         const char *lenient[] = {
             "{\"zarr_format\": 2, \"shape\": [3], \"chunks\": [3], \"dtype\": \"<f8\"}",
             "{\"zarr_format\": 2, \"shape\": [], \"chunks\": [], \"dtype\": \"<f8\", \"fill_value\": 1}",
-            "{\"zarr_format\": 2, \"shape\": [0], \"chunks\": [1], \"dtype\": \"|b1\", \"fill_value\": "
-            "false, "
-            "\"extra\": {\"x\": 1}, \"filters\": []}",
-            "{\"zarr_format\": 2, \"shape\": [2], \"chunks\": [2], \"dtype\": \"<u8\", \"fill_value\": "
-            "18446744073709551615, \"dimension_separator\": \".\"}",
+            /* (parenthesised: one element each, split over lines) */
+            ("{\"zarr_format\": 2, \"shape\": [0], \"chunks\": [1], \"dtype\": \"|b1\", \"fill_value\": "
+             "false, \"extra\": {\"x\": 1}, \"filters\": []}"),
+            ("{\"zarr_format\": 2, \"shape\": [2], \"chunks\": [2], \"dtype\": \"<u8\", \"fill_value\": "
+             "18446744073709551615, \"dimension_separator\": \".\"}"),
         };
         for (size_t i = 0; i < sizeof lenient / sizeof lenient[0]; i++) {
             err_reset();

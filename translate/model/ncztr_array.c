@@ -542,8 +542,15 @@ herr_t ncztr_array_setup_loaded(ncztr_obj *o, json_t *nca, json_t *zattrs, const
         a->dimrefs = NULL;
         memset(dims, 0, sizeof dims);
     }
-    for (int k = 0; k < za->rank; k++)
+    /* a fixed dimension's maximum is its size, unless the connector kept a larger one */
+    json_t *md = nca ? json_object_get(nca, "hdf5_maxdims") : NULL;
+    for (int k = 0; k < za->rank; k++) {
+        json_t *m = json_array_size(md) == (size_t)za->rank ? json_array_get(md, (size_t)k) : NULL;
         a->maxdims[k] = dims[k] && dims[k]->unlimited ? H5S_UNLIMITED : za->shape[k];
+        if (a->maxdims[k] != H5S_UNLIMITED && json_is_integer(m) && json_integer_value(m) >= 0 &&
+            (uint64_t)json_integer_value(m) > za->shape[k])
+            a->maxdims[k] = (hsize_t)json_integer_value(m);
+    }
     /* |Sn is netCDF's NC_STRING in stores netCDF-C wrote: NCZarr ones (with _nczarr_array)
      * and pure Zarr ones (they carry _NCProperties). zarr-python's |Sn are fixed strings. */
     a->vlen_string = za->dtype.tclass == NCZTR_T_STRING && (nca != NULL || o->file->ncproperties != NULL) &&

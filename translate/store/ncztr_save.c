@@ -212,6 +212,15 @@ static int load_rank(const ncztr_obj *c)
     return c->kind == NCZTR_GROUP ? 2 : 3;
 }
 
+/* Has the array a maximum dimension that is neither unlimited nor its current size? */
+static bool finite_maxdims(const ncztr_array *a)
+{
+    for (int k = 0; k < a->za.rank; k++)
+        if (a->maxdims[k] != H5S_UNLIMITED && a->maxdims[k] != a->za.shape[k])
+            return true;
+    return false;
+}
+
 /* The children's link names in creation order, "_nczarr_group.hdf5_order", when loading
  * would give another order (a committed datatype before the dataset that uses it, say:
  * netCDF-C reads types in creation order); NULL when it would not. */
@@ -339,6 +348,16 @@ static herr_t build_zattrs(const ncztr_obj *o, json_t **out)
             }
             if (ncztr_zarray_fill_elided(&a->za))
                 jset(&ok, na, "fill_zero", json_integer(1));
+            if (!a->scalar && finite_maxdims(a)) {
+                /* maximum dimensions beyond the shape (NCZarr says only which dimensions are
+                 * unlimited): each, or null for an unlimited one */
+                json_t *md = json_array();
+                for (int k = 0; k < a->za.rank; k++)
+                    jadd(&ok, md,
+                         a->maxdims[k] == H5S_UNLIMITED ? json_null()
+                                                        : json_integer((json_int_t)a->maxdims[k]));
+                jset(&ok, na, "hdf5_maxdims", md);
+            }
             if (ncztr_is_half_float(a->type)) /* stored as float32: see ncztr_array_create */
                 jset(&ok, na, "hdf5_dtype",
                      json_string(H5Tget_order(a->type) == H5T_ORDER_BE ? ">f2" : "<f2"));
