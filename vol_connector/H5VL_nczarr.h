@@ -237,6 +237,16 @@ herr_t H5VL_nczarr_datatype_optional(void *obj, H5VL_optional_args_t *args, hid_
 herr_t H5VL_nczarr_datatype_close(void *dt, hid_t dxpl_id, void **req);
 
 /* link (H5VL_nczarr_link.c) */
+#ifndef H5_NO_DEPRECATED_SYMBOLS
+/* H5Giterate (the native group operation ITERATE_OLD): the links of the group lp names, in
+ * name order from idx on, each handed to op(group id, name, op_data); *last is the index
+ * after the last one, as HDF5 sets it. */
+herr_t H5VL_nczarr_link_iterate_old(H5VL_nczarr_obj_t *o, const H5VL_loc_params_t *lp, hsize_t idx,
+                                    hsize_t *last, H5G_iterate_t op, void *op_data);
+/* H5Gget_objinfo (GET_OBJINFO): what lp names, or with follow false a soft or external link
+ * itself; objno is the object's id (its token), mtime and the header figures 0. */
+herr_t H5VL_nczarr_link_stat(H5VL_nczarr_obj_t *o, const H5VL_loc_params_t *lp, bool follow, H5G_stat_t *st);
+#endif
 herr_t H5VL_nczarr_link_create(H5VL_link_create_args_t *args, void *obj, const H5VL_loc_params_t *loc_params,
                                hid_t lcpl_id, hid_t lapl_id, hid_t dxpl_id, void **req);
 herr_t H5VL_nczarr_link_copy(void *src_obj, const H5VL_loc_params_t *loc_params1, void *dst_obj,

@@ -388,16 +388,48 @@ herr_t H5VL_nczarr_attr_specific(void *obj, const H5VL_loc_params_t *loc_params,
     }
 }
 
+#ifndef H5_NO_DEPRECATED_SYMBOLS
+/* H5Aiterate1's callback behind H5Aiterate2's: it gets the caller's location id, as HDF5
+ * hands it to H5Aiterate1's callbacks of native objects. */
+typedef struct iterate_old {
+    H5A_operator1_t op;
+    void *op_data;
+    hid_t loc_id;
+} iterate_old;
+
+static herr_t iterate_old_cb(hid_t loc_id, const char *name, const H5A_info_t *ai, void *ud)
+{
+    (void)loc_id;
+    (void)ai;
+    const iterate_old *w = ud;
+    return w->op(w->loc_id, name, w->op_data);
+}
+#endif
+
 herr_t H5VL_nczarr_attr_optional(void *obj, H5VL_optional_args_t *args, hid_t dxpl_id, void **req)
 {
-    (void)obj;
     (void)dxpl_id;
     (void)req;
-    /* The only native optional attribute operation is the deprecated H5Aiterate1. */
-    return NCZ_PUSH(NCZ_E_UNSUPPORTED,
-                    "attribute operation %d (H5Aiterate1 or another native-only call) is not supported by "
-                    "the nczarr connector; use H5Aiterate2",
-                    args->op_type);
+#ifndef H5_NO_DEPRECATED_SYMBOLS
+    /* The only native optional attribute operation is the deprecated H5Aiterate1: the
+     * attributes in creation order from *attr_num on, *attr_num written back, as HDF5 does it
+     * for a native object (H5A__iterate_old). */
+    if (args->op_type == H5VL_NATIVE_ATTR_ITERATE_OLD) {
+        H5VL_native_attr_iterate_old_t *a = args->args;
+        H5VL_loc_params_t self = {.type = H5VL_OBJECT_BY_SELF};
+        ncztr_obj *owner = attr_owner(obj, &self);
+        if (!owner)
+            return FAIL;
+        iterate_old w = {a->op, a->op_data, a->loc_id};
+        hsize_t idx = a->attr_num ? *a->attr_num : 0;
+        H5VL_attr_iterate_args_t it = {H5_INDEX_CRT_ORDER, H5_ITER_INC, &idx, iterate_old_cb, &w};
+        herr_t r = attr_iterate(obj, owner, &it);
+        if (a->attr_num)
+            *a->attr_num = (unsigned)idx;
+        return r;
+    }
+#endif
+    return NCZ_NATIVE_ONLY("attribute", args->op_type);
 }
 
 herr_t H5VL_nczarr_attr_close(void *attr, hid_t dxpl_id, void **req)

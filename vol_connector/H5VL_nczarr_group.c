@@ -137,20 +137,21 @@ herr_t H5VL_nczarr_group_optional(void *obj, H5VL_optional_args_t *args, hid_t d
     (void)req;
     H5VL_nczarr_obj_t *o = obj;
 #ifndef H5_NO_DEPRECATED_SYMBOLS
+    /* The deprecated group calls HDF5 hands a connector as native operations: H5Gget_objinfo
+     * (netCDF-C 4.9.3 still calls it to test for a variable; h5py's object identity) and
+     * H5Giterate. */
     if (args->op_type == H5VL_NATIVE_GROUP_GET_OBJINFO) {
-        /* H5Gget_objinfo, which netCDF-C 4.9.3 still calls to test for a variable. */
         H5VL_native_group_get_objinfo_t *a = args->args;
-        ncztr_obj *n = H5VL_nczarr_resolve(o, &a->loc_params);
-        if (!n)
+        H5G_stat_t st;
+        if (H5VL_nczarr_link_stat(o, &a->loc_params, a->follow_link, &st) < 0)
             return FAIL;
-        if (a->statbuf) {
-            memset(a->statbuf, 0, sizeof *a->statbuf);
-            a->statbuf->fileno[0] = o->file->fileno;
-            a->statbuf->objno[0] = (unsigned long)ncztr_obj_id(n);
-            a->statbuf->nlink = 1;
-            a->statbuf->type = ncztr_obj_kind(n) == NCZTR_GROUP ? H5G_GROUP : H5G_DATASET;
-        }
+        if (a->statbuf)
+            *a->statbuf = st;
         return SUCCEED;
+    }
+    if (args->op_type == H5VL_NATIVE_GROUP_ITERATE_OLD) {
+        H5VL_native_group_iterate_old_t *a = args->args;
+        return H5VL_nczarr_link_iterate_old(o, &a->loc_params, a->idx, a->last_obj, a->op, a->op_data);
     }
 #endif
     return NCZ_NATIVE_ONLY("group", args->op_type);

@@ -596,6 +596,58 @@ static herr_t link_iterate(H5VL_nczarr_obj_t *o, const H5VL_loc_params_t *lp, H5
     return ret;
 }
 
+#ifndef H5_NO_DEPRECATED_SYMBOLS
+/* H5Giterate's callback behind H5Literate2's. */
+typedef struct iterate_old {
+    H5G_iterate_t op;
+    void *op_data;
+} iterate_old;
+
+static herr_t iterate_old_cb(hid_t gid, const char *name, const H5L_info2_t *li, void *ud)
+{
+    (void)li;
+    const iterate_old *w = ud;
+    return w->op(gid, name, w->op_data);
+}
+
+herr_t H5VL_nczarr_link_iterate_old(H5VL_nczarr_obj_t *o, const H5VL_loc_params_t *lp, hsize_t idx,
+                                    hsize_t *last, H5G_iterate_t op, void *op_data)
+{
+    iterate_old w = {op, op_data};
+    H5VL_link_iterate_args_t it = {false, H5_INDEX_NAME, H5_ITER_INC, &idx, iterate_old_cb, &w};
+    herr_t r = op ? link_iterate(o, lp, &it) : NCZ_PUSH(NCZ_E_ARGS, "H5Giterate: no callback");
+    if (last)
+        *last = idx;
+    return r;
+}
+
+herr_t H5VL_nczarr_link_stat(H5VL_nczarr_obj_t *o, const H5VL_loc_params_t *lp, bool follow, H5G_stat_t *st)
+{
+    memset(st, 0, sizeof *st);
+    st->fileno[0] = o->file->fileno;
+    ncztr_obj *l = !follow && lp->type == H5VL_OBJECT_BY_NAME && !names_no_link(lp->loc_data.loc_by_name.name)
+                       ? ncztr_find_link(o->node, lp->loc_data.loc_by_name.name)
+                       : NULL;
+    H5L_type_t lt = l ? ncztr_link_class(l) : H5L_TYPE_HARD;
+    if (lt == H5L_TYPE_SOFT || lt == H5L_TYPE_EXTERNAL) {
+        /* the link itself, as HDF5 reports a symbolic link it is told not to follow */
+        st->type = lt == H5L_TYPE_SOFT ? H5G_LINK : H5G_UDLINK;
+        st->linklen = link_val(l, NULL, 0);
+        return SUCCEED;
+    }
+    ncztr_obj *n = H5VL_nczarr_resolve(o, lp);
+    H5O_info2_t oi;
+    if (!n || H5VL_nczarr_fill_oinfo(o->file, n, H5O_INFO_BASIC, &oi) < 0)
+        return FAIL;
+    st->objno[0] = (unsigned long)H5VL_nczarr_token_decode(&oi.token); /* its id: its address here */
+    st->nlink = oi.rc;
+    st->type = oi.type == H5O_TYPE_GROUP            ? H5G_GROUP
+               : oi.type == H5O_TYPE_NAMED_DATATYPE ? H5G_TYPE
+                                                    : H5G_DATASET;
+    return SUCCEED;
+}
+#endif
+
 herr_t H5VL_nczarr_link_specific(void *obj, const H5VL_loc_params_t *loc_params,
                                  H5VL_link_specific_args_t *args, hid_t dxpl_id, void **req)
 {
