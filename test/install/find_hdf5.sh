@@ -9,7 +9,9 @@
 set -euo pipefail
 src=$1
 : "${NCZARR_PREFIX:?}"
-p=$NCZARR_PREFIX
+# the prefix itself (the ThreadSanitizer build's NCZARR_PREFIX is a shim whose h5 tools are
+# wrappers that preload the runtime, under which h5cc, a shell script, cannot run)
+p=$(dirname "$(readlink -f "$NCZARR_PREFIX/include")")
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/nczarr-findh5.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
 fail=0
