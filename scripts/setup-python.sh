@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Makes the zarr-python 3 peer of the tests: a virtual environment of Debian's python3 in the
 # cache prefix (<VOL_NCZARR_CACHE or ~/.cache/vol-nczarr>/venv) holding the pins of
-# scripts/requirements-zarr3.txt from PyPI, h5py built from source against the dependency
+# scripts/requirements-zarr3.txt from PyPI, h5py and PyTables built from source against the dependency
 # prefix (VOL_NCZARR_DEPS, default <cache>/deps). An environment whose installed versions equal the
 # pins is reused; any other is made again. Prints the environment's python on its last line
 # of stdout. scripts/setup-deps.sh calls it; it also runs alone (it never reads stdin).
@@ -37,12 +37,14 @@ for line in open(sys.argv[1]):
 PY
 ) || return 1
   [ "$(printf '%s\n' "$have" | sort)" = "$want" ] || return 1
-  # h5py must use the prefix's HDF5 (a wheel brings its own, without the VOL plugin path
-  # the tests set up)
+  # h5py and PyTables must use the prefix's HDF5 (a wheel brings its own, which the
+  # connector's plugin, built against the prefix's, cannot share objects with)
   local so
-  so=$("$VENV/bin/python" -c 'import h5py._errors as e; print(e.__file__)' </dev/null 2>/dev/null) || return 1
-  # (grep without -q: it would stop reading, and pipefail would see ldd's SIGPIPE)
-  ldd "$so" | grep "$DEPS/lib/libhdf5\.so" >/dev/null
+  for m in h5py._errors tables.hdf5extension; do
+    so=$("$VENV/bin/python" -c "import $m as e; print(e.__file__)" </dev/null 2>/dev/null) || return 1
+    # (grep without -q: it would stop reading, and pipefail would see ldd's SIGPIPE)
+    ldd "$so" | grep "$DEPS/lib/libhdf5\.so" >/dev/null || return 1
+  done
 }
 
 setup_python_venv() {
@@ -56,8 +58,13 @@ setup_python_venv() {
     log "making $VENV ($(pins | tr '\n' ' '))"
     /usr/bin/python3 -m venv "$VENV" </dev/null >&2
     [ -f "$DEPS/include/hdf5.h" ] || { log "no HDF5 in $DEPS to build h5py against (run scripts/setup-deps.sh)"; return 1; }
-    HDF5_DIR="$DEPS" "$VENV/bin/python" -m pip install --no-input --disable-pip-version-check -q \
-      --no-binary h5py -r "$REQS" </dev/null >&2
+    # PyTables' build (isolated) takes the pinned blosc2 too (PIP_CONSTRAINT), and its
+    # extensions find the prefix's HDF5 by their RUNPATH, as h5py's do by setup.py's
+    local cons="$CACHE/venv-constraints.txt"
+    grep -E '^blosc2==' "$REQS" >"$cons"
+    HDF5_DIR="$DEPS" PIP_CONSTRAINT="$cons" LDFLAGS="-Wl,-rpath,$DEPS/lib" \
+      "$VENV/bin/python" -m pip install --no-input --disable-pip-version-check -q \
+      --no-binary h5py,tables -r "$REQS" </dev/null >&2
     venv_matches || { log "installed versions in $VENV do not match $REQS"; return 1; }
   fi
   echo "$VENV/bin/python"

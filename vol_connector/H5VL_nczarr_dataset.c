@@ -162,7 +162,13 @@ static herr_t dataset_io(size_t count, void *dset[], hid_t mem_type_id[], hid_t 
             return FAIL;
         if (resolve_spaces(d, mem_space_id[i], file_space_id[i], &mem, &file) < 0)
             return FAIL;
-        if (rbuf && ncztr_array_is_vlen(d) && !ncztr_obj_is_anonymous(d))
+        if (ncztr_array_is_ref(d)) {
+            /* H5T_STD_REF_OBJ: ids <-> the stored paths of their objects (as H5R_ref_t too,
+             * which the file's reference operations make and take) */
+            H5VL_nczarr_set_refops(o->file);
+            ret = ncztr_refdata_io(d, mem_type_id[i], mem, file, rbuf ? rbuf[i] : (void *)(uintptr_t)wbuf[i],
+                                   !rbuf);
+        } else if (rbuf && ncztr_array_is_vlen(d) && !ncztr_obj_is_anonymous(d))
             /* the transfer plist's allocator makes the sequences (H5Dvlen_get_buf_size counts
              * bytes with one) */
             ret = ncztr_vlen_io(d, mem_type_id[i], mem, file, rbuf[i], false, dxpl_id);

@@ -23,7 +23,7 @@
 #                                    (compare_h5_zarr.py; Debian's zarr-python 2 by default)
 #
 # and the pieces they are made of: nc_native (netCDF-C and python without the connector),
-# store_url, normalize_cdl, dump_native, dump_store, compare_cdl. Each judgement prints what
+# with_preload, real_prefix, store_url, normalize_cdl, dump_native, dump_store, compare_cdl. Each judgement prints what
 # differs and returns non-zero, and no test ignores what one returns.
 : "${NCZARR_PREFIX:?NCZARR_PREFIX is not set: run this test through ctest}"
 JUDGE_HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -32,6 +32,22 @@ JUDGE_HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 # store URLs (which it refuses to open with the connector's directory on HDF5_PLUGIN_PATH).
 # The sanitizer runtimes a sanitizer build preloads are for HDF5's tools, not for these.
 nc_native() { env -u HDF5_VOL_CONNECTOR LD_PRELOAD= HDF5_PLUGIN_PATH="$NCZARR_PREFIX/lib/plugin" "$@"; }
+
+# with_preload CMD...: CMD with the preload library (vol_connector/preload/, HDF5's deprecated
+# calls for stores) on LD_PRELOAD, after the sanitizer runtimes it was built with (a sanitizer
+# build's, which must be loaded first). Give it an HDF5 tool of the real prefix
+# (real_prefix), not the ThreadSanitizer build's wrapper, which sets LD_PRELOAD to its runtime.
+with_preload() {
+  local pre=$NCZARR_BUILD/vol_connector/preload/libnczarr_preload.so rt
+  [ -f "$pre" ] || { echo "FAIL: $pre is not built"; return 1; }
+  # (ldd without the runtimes a sanitizer build preloads: it would not list them again)
+  rt=$(LD_PRELOAD='' ldd "$pre" | awk '$1 ~ /^lib(a|ub|t)san\.so/ {printf "%s ", $3}')
+  LD_PRELOAD="$rt$pre" "$@"
+}
+
+# The dependency prefix itself (the ThreadSanitizer build's NCZARR_PREFIX is a shim whose
+# HDF5 tools are wrappers that preload its runtime).
+real_prefix() { dirname "$(readlink -f "$NCZARR_PREFIX/include")"; }
 
 # The URL under which netCDF-C's own NCZarr reads a directory store.
 store_url() { echo "file://$(cd "$(dirname "$1")" && pwd)/$(basename "$1")#mode=nczarr,file"; }

@@ -87,6 +87,8 @@ if cmake -S . -B build >"$log" 2>&1 && cmake --build build >>"$log" 2>&1 && cmak
   if [ -n "$pd" ] && [ -f "$pd/libnczarr_netcdf_companion.so" ]; then
     echo "$pd" >"$W/plugin_dir"
     ok install "plugin in $pd: $(cd "$pd" && ls | tr '\n' ' ')"
+    [ -f /usr/local/lib/libnczarr_preload.so ] && ok install-preload "/usr/local/lib/libnczarr_preload.so" ||
+      fail install-preload "no /usr/local/lib/libnczarr_preload.so: $(find /usr/local -name 'libnczarr_preload*' | tr '\n' ' ')"
   else
     fail install "no libnczarr_vol.so (+ companion) in /usr/local/lib{/$ARCH,}/hdf5/plugin: $(find /usr/local -name 'libnczarr*' | tr '\n' ' ')"
   fi

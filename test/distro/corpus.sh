@@ -41,7 +41,7 @@ one() { # $1 = file: prints "<name>|<native>|<convert rc>|<diff>|<message>"
   fi
   if [ "$n" = 0 ]; then
     c=0
-    conn timeout 300 h5repack --enable-error-stack "$f" "$w/out.zarr" >"$w/conv.log" 2>&1 || c=$?
+    conn_preload timeout 300 h5repack --enable-error-stack "$f" "$w/out.zarr" >"$w/conv.log" 2>&1 || c=$?
     if [ "$c" = 0 ] && ! is_store "$w/out.zarr"; then
       d=not-a-store msg="out.zarr is not a store: the connector did not load"
     elif [ "$c" = 0 ]; then

@@ -26,6 +26,9 @@ limit() { record limit "$1" "LIMIT: ${*:2}"; }
 plugin_dir() { cat "$W/plugin_dir"; }
 # CMD through the connector: the environment the README tells users to set.
 conn() { HDF5_VOL_CONNECTOR=nczarr HDF5_PLUGIN_PATH="$(plugin_dir)" "$@"; }
+# CMD through the connector with the preload library as README's Python section says to
+# load it (HDF5's deprecated calls for stores: h5repack copies old-style references with one).
+conn_preload() { LD_PRELOAD=/usr/local/lib/libnczarr_preload.so conn "$@"; }
 # CMD natively: no connector in the environment at all.
 native() { env -u HDF5_VOL_CONNECTOR -u HDF5_PLUGIN_PATH "$@"; }
 # netCDF-C's own URL for a directory store.

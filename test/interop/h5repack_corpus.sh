@@ -13,12 +13,15 @@
 #   CRASH    a signal, or no answer within the time limit
 # Fails on any WRONG or CRASH, or when fewer files convert than NCZARR_CORPUS_MIN_OK (the
 # count reached so far: it may only go up). The goal (issue [10]) is 95%.
+# The connector's h5repack runs with the preload library (old-style references: issue [14]).
 # Usage: h5repack_corpus.sh [TESTFILES_DIR]  (default: the prefix's share/hdf5-tool-testfiles,
 # which scripts/setup-deps.sh unpacks from HDF5's source).
 set -uo pipefail
 : "${NCZARR_PREFIX:?}"
 files_dir=${1:-$NCZARR_PREFIX/share/hdf5-tool-testfiles}
-min_ok=${NCZARR_CORPUS_MIN_OK:-248}
+min_ok=${NCZARR_CORPUS_MIN_OK:-258}
+. "$(cd "$(dirname "$0")" && pwd)/../common/judge.sh"
+R=$(real_prefix)
 # HDF5 1.14.6's h5diff reads a fixed-length string value with strlen, past its end when it
 # fills its width (tools/lib/h5diff_array.c:556): under the sanitizer builds that stops
 # h5diff on any such attribute, ours or not. The sanitizers' strlen check stays off here.
@@ -43,8 +46,10 @@ one() { # $1 = file: prints "<name> <native rc> <convert rc> <diff rc> <message>
     env -u HDF5_VOL_CONNECTOR timeout 900 "$P/bin/h5diff" -c "$f" "$w/native.h5" >"$w/ndiff.log" 2>&1 || n=native-diff
   fi
   if [ $n = 0 ]; then
-    HDF5_VOL_CONNECTOR=nczarr timeout 300 "$P/bin/h5repack" --enable-error-stack "$f" "$w/out.zarr" \
-      >"$w/conv.log" 2>&1
+    # with the preload: h5repack copies old-style references with H5Rcreate, which HDF5
+    # refuses for a store (and h5repack then writes null references)
+    HDF5_VOL_CONNECTOR=nczarr with_preload timeout 300 "$R/bin/h5repack" --enable-error-stack "$f" \
+      "$w/out.zarr" >"$w/conv.log" 2>&1
     c=$?
     # HDF5 falls back to native HDF5 when the plugin does not load: then out.zarr is a file
     if [ $c = 0 ] && [ ! -f "$w/out.zarr/.zgroup" ]; then
@@ -83,8 +88,8 @@ one() { # $1 = file: prints "<name> <native rc> <convert rc> <diff rc> <message>
   echo "$name $n $c $d $msg"
   rm -rf "$w"
 }
-export -f one
-export tmp files_dir
+export -f one with_preload
+export tmp files_dir R
 
 # NCZARR_CORPUS_STRIDE=N takes every Nth file only (the sanitizer builds, which check the
 # connector's memory and threads on these files, not the count, which the normal build

@@ -43,4 +43,25 @@ herr_t ncztr_array_close_flush(ncztr_obj *o);
 herr_t ncztr_vlen_io(ncztr_obj *o, hid_t mem_type, hid_t mem_space, hid_t file_space, void *buf, bool write,
                      hid_t dxpl);
 
+/* Datasets of old-style object references (ncztr_refdata.c; ncztr_array_is_ref): the
+ * application's 8-byte references (mem_type H5T_STD_REF_OBJ, the objects' ids) <-> the
+ * paths of their objects the array stores. Spaces are resolved, as for ncztr_array_read. */
+herr_t ncztr_refdata_io(ncztr_obj *o, hid_t mem_type, hid_t mem_space, hid_t file_space, void *buf,
+                        bool write);
+/* The stored paths themselves: n of them, the selection of file_space in order ("" for a
+ * null reference); a read's are malloc'ed (ncztr_refdata_free_texts). */
+herr_t ncztr_refdata_text_io(ncztr_obj *o, hid_t file_space, size_t n, char **text, bool write);
+/* The path a reference to id is stored as: its object's path now (malloc'ed), or an
+ * unallocated "" when it names no object; NULL when out of memory. */
+char *ncztr_refdata_path(ncztr_file *f, uint64_t id);
+/* The id a stored path names now; 0 for "" or a path that names nothing. */
+uint64_t ncztr_refdata_id(ncztr_file *f, const char *path);
+/* The longest path a dataset of references holds (the |S<n> of NCZarr v2; SIZE_MAX for Zarr
+ * v3's variable-length text), and a check that n paths fit it (NCZ_E_NOTREPR naming the
+ * dataset and the path otherwise). */
+size_t ncztr_refdata_width(const ncztr_obj *o);
+herr_t ncztr_refdata_check_width(const ncztr_obj *o, char *const *text, size_t n);
+/* Frees n texts of ncztr_refdata_path or a read (leaving the unallocated ""), and text. */
+void ncztr_refdata_free_texts(char **text, size_t n);
+
 #endif

@@ -102,7 +102,7 @@ size_t ncztr_array_key_extra(int rank)
 
 /* The array of a new dataset from its HDF5 type, dataspace and creation plist; name is for
  * messages. */
-static herr_t build_array(ncztr_file *f, const char *name, hid_t type, hid_t space, hid_t dcpl, hid_t dapl,
+static herr_t build_typed(ncztr_file *f, const char *name, hid_t type, hid_t space, hid_t dcpl, hid_t dapl,
                           ncztr_array **out)
 {
     herr_t ret = SUCCEED;
@@ -308,6 +308,32 @@ done:
     if (a)
         ncztr_array_free(a);
     return ret;
+}
+
+/* build_typed, where a dataset of object references is built as the text it is stored as
+ * and then takes its own type (ncztr_refarray.c). */
+static herr_t build_array(ncztr_file *f, const char *name, hid_t type, hid_t space, hid_t dcpl, hid_t dapl,
+                          ncztr_array **out)
+{
+    bool oref = false;
+    hid_t st = H5I_INVALID_HID, sd = H5I_INVALID_HID;
+    if (ncztr_refarray_check_new(f, type, dcpl, name, &oref) < 0)
+        return FAIL;
+    if (!oref)
+        return build_typed(f, name, type, space, dcpl, dapl, out);
+    herr_t r = ncztr_refarray_storage(dcpl, name, &st, &sd);
+    if (r >= 0)
+        r = build_typed(f, name, st, space, sd, dapl, out);
+    if (r >= 0 && ncztr_refarray_made(f, *out, type, dcpl, name) < 0) {
+        ncztr_array_free(*out);
+        *out = NULL;
+        r = FAIL;
+    }
+    if (st >= 0)
+        H5Tclose(st);
+    if (sd >= 0)
+        H5Pclose(sd);
+    return r;
 }
 
 herr_t ncztr_array_create(ncztr_obj *parent, const char *name, hid_t type, hid_t space, hid_t dcpl,
@@ -568,11 +594,16 @@ herr_t ncztr_array_setup_loaded(ncztr_obj *o, json_t *nca, json_t *zattrs, const
             NCZ_GOTO(FAIL, NCZ_E_FORMAT, "%s: \"_nczarr_array.hdf5_type\" must be a string", key);
         if ((a->type = ncztr_type_decode(json_string_value(ht), key)) < 0)
             NCZ_GOTO_QUIET(FAIL);
-        if (ncztr_array_check_kept_type(a, key) < 0)
-            NCZ_GOTO_QUIET(FAIL);
-        if (za->dtype.tclass == NCZTR_T_VLEN)
-            za->vlen_kind = 'j';
-        a->vlen_string = false;
+        if (H5Tget_class(a->type) == H5T_REFERENCE) { /* the objects' paths, as text */
+            if (ncztr_refarray_loaded(o, key) < 0)
+                NCZ_GOTO_QUIET(FAIL);
+        } else {
+            if (ncztr_array_check_kept_type(a, key) < 0)
+                NCZ_GOTO_QUIET(FAIL);
+            if (za->dtype.tclass == NCZTR_T_VLEN)
+                za->vlen_kind = 'j';
+            a->vlen_string = false;
+        }
     } else if (za->dtype.tclass == NCZTR_T_STRUCT) {
         /* a structured array from another writer: its packed compound type */
         if ((a->type = ncztr_struct_to_hdf5(za->structured, key)) < 0)
@@ -640,6 +671,9 @@ static hid_t loaded_dcpl(ncztr_array *a, const char *name)
             goto fail;
     } else if (!za->has_fill) {
         H5Pset_fill_time(dcpl, H5D_FILL_TIME_NEVER);
+    } else if (a->ref_obj) {
+        /* the null reference: HDF5's default fill (a fill value in the text type would not
+         * convert to the references the application reads it as) */
     } else if (a->vlen_string) {
         char *s = strndup((const char *)za->fill, za->dtype.size);
         hid_t vt = ncztr_vlen_string_type(H5T_CSET_ASCII);

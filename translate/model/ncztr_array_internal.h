@@ -45,6 +45,18 @@ bool ncztr_array_fill_is_zero(hid_t dcpl, hid_t type);
 herr_t ncztr_array_check_kept_type(const ncztr_array *a, const char *key);
 herr_t ncztr_vlen_from_hdf5(hid_t type, const char *name, ncztr_zarray *za);
 
+/* Datasets of old-style object references (ncztr_refarray.c). check_new: whether a new
+ * dataset of type is one (*oref), refusing region references, references inside other
+ * types, pure Zarr and a fill value other than the null reference. storage: the type and
+ * creation plist the array is built with (text, its fill value the null reference's ""),
+ * both the caller's. made: the built array becomes one of type (its creation plist keeps
+ * dcpl's fill value in type). loaded: a loaded array whose kept type is one (its dtype
+ * checked to be text). */
+herr_t ncztr_refarray_check_new(const ncztr_file *f, hid_t type, hid_t dcpl, const char *name, bool *oref);
+herr_t ncztr_refarray_storage(hid_t dcpl, const char *name, hid_t *stype, hid_t *sdcpl);
+herr_t ncztr_refarray_made(ncztr_file *f, ncztr_array *a, hid_t type, hid_t dcpl, const char *name);
+herr_t ncztr_refarray_loaded(ncztr_obj *o, const char *key);
+
 /* The array's own creation plist (not a copy), built when missing. */
 hid_t ncztr_array_own_dcpl(const ncztr_obj *o);
 

@@ -137,11 +137,16 @@ herr_t ncztr_unlink(ncztr_obj *o)
 {
     herr_t ret = SUCCEED;
     char *key = NULL;
+    void *snap = NULL;
+    ncztr_file *f = o->file;
     if (!o->parent)
         NCZ_GOTO(FAIL, NCZ_E_ARGS, "cannot delete the root group");
     if (o->file->readonly)
         NCZ_GOTO(FAIL, NCZ_E_ARGS, "cannot delete \"%s\": the store is open read-only", o->name);
     if (ncztr_alias_check_unlink(o) < 0 || ncztr_dimscales_materialize(o) < 0)
+        NCZ_GOTO_QUIET(FAIL);
+    /* the paths datasets of references store, as ids while objects go (file hooks) */
+    if (f->hooks.refs_before && f->hooks.refs_before(f, &snap) < 0)
         NCZ_GOTO_QUIET(FAIL);
     if (o->kind == NCZTR_ALIAS) {
         /* an alias owns no keys: only its group's metadata changes */
@@ -159,6 +164,13 @@ herr_t ncztr_unlink(ncztr_obj *o)
     ncztr_refattrs_touch(o->file); /* references to it become null */
     ncztr_obj_unref(o);            /* the tree's reference */
 done:
+    if (ret >= 0 && snap) {
+        ret = f->hooks.refs_after(f, snap); /* the delete is done: references to it are null */
+    } else if (snap) {
+        hid_t es = ncz_err_save();
+        f->hooks.refs_drop(snap);
+        ncz_err_restore(es);
+    }
     free(key);
     return ret;
 }
@@ -218,14 +230,12 @@ herr_t ncztr_attr_create(ncztr_obj *o, const char *name, hid_t type, hid_t space
         NCZ_GOTO(FAIL, NCZ_E_ARGS, "attribute name \"%s\" is reserved by NCZarr", name);
     if (ncztr_attr_find(o, name))
         NCZ_GOTO(FAIL, NCZ_E_EXISTS, "attribute \"%s\" already exists", name);
-    if (ncztr_type_has_old_ref(type))
-        NCZ_GOTO(
-            FAIL, NCZ_E_NOTREPR,
-            "attribute \"%s\" holds HDF5's deprecated references (H5T_STD_REF_OBJ or H5T_STD_REF_DSETREG), "
-            "which HDF5 makes only in native files (H5Rcreate); a store keeps H5T_STD_REF references "
-            "(H5Rcreate_object)",
-            name);
-    if (ncztr_type_has_ref(type)) {
+    /* a region reference names a selection HDF5 keeps in its global heap: no path says it */
+    if (ncztr_type_has_region_ref(type))
+        NCZ_GOTO(FAIL, NCZ_E_NOTREPR,
+                 "attribute \"%s\": region references (H5T_STD_REF_DSETREG) cannot be stored in a Zarr store",
+                 name);
+    if (ncztr_type_has_path_ref(type)) {
         /* kept as the objects' paths with the exact type in "_nczarr_attr", which pure
          * Zarr lacks; H5DS's DIMENSION_LIST and REFERENCE_LIST on datasets stand for
          * dimensions and are never written as attributes */
@@ -237,6 +247,8 @@ herr_t ncztr_attr_create(ncztr_obj *o, const char *name, hid_t type, hid_t space
                      "keep the type of",
                      name);
         if (ncztr_reftype_check(type, name) < 0)
+            NCZ_GOTO_QUIET(FAIL);
+        if (ncztr_type_has_obj_ref(type) && ncztr_orefs_check_new("attribute", name) < 0)
             NCZ_GOTO_QUIET(FAIL);
         o->file->has_ref_attrs = true;
     } else if (ncztr_cattr_is_special(type)) {
@@ -428,7 +440,7 @@ herr_t ncztr_attr_write(ncztr_obj *o, ncztr_attr *a, hid_t mem_type, const void 
     if (a->val.nelem == 0) /* no elements (H5S_NULL): nothing to convert, as in HDF5 */
         return SUCCEED;
     size_t esz = H5Tget_size(a->val.type);
-    if (ncztr_type_has_ref(a->val.type))
+    if (ncztr_type_has_path_ref(a->val.type))
         return ncztr_attr_write_refs(o, a, mem_type, buf);
     void *nd = calloc(a->val.nelem ? a->val.nelem : 1, esz);
     if (!nd)
@@ -457,7 +469,7 @@ herr_t ncztr_attr_read(const ncztr_obj *o, const ncztr_attr *a, hid_t mem_type, 
         return NCZ_PUSH(NCZ_E_NOTFOUND, "attribute \"%s\" has been deleted", a->name);
     if (a->val.nelem == 0)
         return SUCCEED;
-    if (ncztr_type_has_ref(a->val.type))
+    if (ncztr_type_has_path_ref(a->val.type))
         return ncztr_attr_read_refs(o, a, mem_type, buf);
     if (has_nested_parts(a->val.type))
         return ncztr_cvalue_convert(a->val.type, a->val.data, mem_type, buf, a->val.nelem, a->name);

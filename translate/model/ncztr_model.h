@@ -247,6 +247,9 @@ uint64_t ncztr_group_next_corder(const ncztr_obj *g);
 /* Arrays of variable-length sequences ("vlen-array" object arrays): chunks of no fixed size
  * (see ncztr_vlen_io). */
 bool ncztr_array_is_vlen(const ncztr_obj *o);
+/* Arrays of old-style object references (H5T_STD_REF_OBJ), stored as the objects' paths:
+ * their I/O is ncztr_refdata_io's (translate/data/ncztr_refdata.c). */
+bool ncztr_array_is_ref(const ncztr_obj *o);
 const char *ncztr_attr_name(const ncztr_attr *a);
 bool ncztr_attr_is_deleted(const ncztr_attr *a);
 /* The character encoding of its name (its acpl's, H5Pset_char_encoding). */

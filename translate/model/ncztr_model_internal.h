@@ -47,6 +47,8 @@ struct ncztr_array {
     char **dimrefs;                  /* rank FQNs ("/x", "/sub/y") or NULL: derived on save */
     hid_t type;                      /* HDF5 type the application sees (owned) */
     bool vlen_string;                /* type is a vlen string stored as |S<maxstrlen> */
+    bool ref_obj;                    /* type is H5T_STD_REF_OBJ, stored as the paths of the objects, text as a
+                                      * vlen string array's (ncztr_refarray.c) */
     size_t maxstrlen;
     hid_t dcpl;       /* creation plist reported by H5Dget_create_plist (owned) */
     bool fill_never;  /* H5D_FILL_TIME_NEVER: fill_value null */
@@ -158,6 +160,12 @@ struct ncztr_file {
     size_t default_maxstrlen;
     bool has_aliases;   /* an alias was created or loaded: walks must look for aliases */
     bool has_ref_attrs; /* an attribute holding references was created or loaded */
+    /* A dataset of object references was created or loaded, or the store says it holds one
+     * ("hdf5_ref_arrays"): their stored paths must follow moves and deletes
+     * (translate/store/ncztr_refsync.c). ref_tree_loaded: every array of the tree was
+     * loaded once for that, so that none of them is a stub any more. */
+    bool has_ref_arrays;
+    bool ref_tree_loaded;
     /* The HDF5 types of loaded arrays of plain dtypes, one per dtype ("<i4"): the arrays
      * share it (by reference count; a type is never changed once made), since making
      * 100000 copies of one type costs more than the rest of setting the arrays up. */
@@ -179,6 +187,13 @@ struct ncztr_file {
         /* load_group: reads a pending group (and pending siblings after it, in one batch);
          * set by the loader when it leaves groups pending. */
         herr_t (*load_group)(ncztr_obj *g);
+        /* refs_before / refs_after: around a delete, the paths the datasets of object
+         * references store are read as ids first (*snap) and written again after, as the
+         * objects' paths are then (or null); refs_after frees snap, refs_drop frees it
+         * writing nothing. Set by the store layer, which reaches the data layer. */
+        herr_t (*refs_before)(ncztr_file *f, void **snap);
+        herr_t (*refs_after)(ncztr_file *f, void *snap);
+        void (*refs_drop)(void *snap);
     } hooks;
     /* Scratch buffers of the chunk path, kept between I/O calls so that their pages are
      * touched once (translate/data/ncztr_scratch.c; freed with the file through
@@ -223,6 +238,10 @@ void ncztr_obj_detach(ncztr_obj *o);
 herr_t ncztr_check_link_name(const char *name, const char *what);
 
 /* ---- attribute values kept apart (ncztr_attrrefs.c) ---- */
+/* Whether an attribute or dataset (what, name: for the message) of old-style object
+ * references may be made in this process: only where the preload library serves H5Rcreate
+ * (ncztr_attrrefs.c says why). FAIL, pushed, otherwise. */
+herr_t ncztr_orefs_check_new(const char *what, const char *name);
 herr_t ncztr_attr_write_refs(ncztr_obj *o, ncztr_attr *a, hid_t mem_type, const void *buf);
 herr_t ncztr_attr_read_refs(const ncztr_obj *o, const ncztr_attr *a, hid_t mem_type, void *buf);
 herr_t ncztr_attr_set_ncproperties(ncztr_file *f, const ncztr_attr *a);

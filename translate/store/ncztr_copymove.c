@@ -3,6 +3,7 @@
  * changes; a copy writes the source and copies its chunk objects (or its values, when the
  * copy's chunk layout differs). */
 #include "ncztr_array_internal.h"
+#include "ncztr_refsync.h"
 #include "ncztr_store.h"
 
 #include <stdio.h>
@@ -69,6 +70,7 @@ herr_t ncztr_move(ncztr_obj *o, ncztr_obj *new_parent, const char *new_name)
 {
     herr_t ret = SUCCEED;
     char *old_key = NULL, *new_key = NULL, *nm = NULL;
+    void *snap = NULL;
     nczm_map *map = o->file->map;
     if (!o->parent)
         NCZ_GOTO(FAIL, NCZ_E_ARGS, "cannot move the root group");
@@ -91,6 +93,10 @@ herr_t ncztr_move(ncztr_obj *o, ncztr_obj *new_parent, const char *new_name)
                  new_name);
     nm = strdup(new_name);
     NCZ_CHECK_ALLOC(nm, FAIL);
+    /* the paths datasets of references store, as ids while the paths change */
+    if (ncztr_refsync_before(o->file, &snap) < 0 ||
+        ncztr_refsync_check_move(snap, o, new_parent, new_name) < 0)
+        NCZ_GOTO_QUIET(FAIL);
     /* arrays that name a scale's dimension must follow the scale, not its old name */
     if (ncztr_dimscales_materialize(o) < 0)
         NCZ_GOTO_QUIET(FAIL);
@@ -131,6 +137,13 @@ herr_t ncztr_move(ncztr_obj *o, ncztr_obj *new_parent, const char *new_name)
     /* Dimension references name paths: rewrite metadata of everything on save. */
     o->attrs_dirty = true;
 done:
+    if (ret >= 0 && snap) {
+        ret = ncztr_refsync_after(o->file, snap); /* the move is done: its paths are stored */
+    } else if (snap) {
+        hid_t es = ncz_err_save();
+        ncztr_refsync_drop(snap);
+        ncz_err_restore(es);
+    }
     free(nm);
     free(old_key);
     free(new_key);
@@ -201,7 +214,11 @@ static herr_t copy_values(ncztr_obj *src, ncztr_obj *dst)
         NCZ_GOTO_QUIET(SUCCEED);
     buf = calloc((size_t)n, esz);
     NCZ_CHECK_ALLOC(buf, FAIL);
-    if (ncztr_array_read(src, t, sp, sp, buf) < 0 || ncztr_array_write(dst, t, sp, sp, buf) < 0)
+    /* references: as ids (no HDF5 conversion reaches them), stored again as paths */
+    if (ncztr_array_is_ref(src)
+            ? ncztr_refdata_io(src, t, sp, sp, buf, false) < 0 ||
+                  ncztr_refdata_io(dst, t, sp, sp, buf, true) < 0
+            : ncztr_array_read(src, t, sp, sp, buf) < 0 || ncztr_array_write(dst, t, sp, sp, buf) < 0)
         ret = FAIL;
     if (H5Tis_variable_str(t) > 0 || H5Tget_class(t) == H5T_VLEN)
         H5Treclaim(t, sp, H5P_DEFAULT, buf);

@@ -2,6 +2,7 @@
 #include "ncztr_model_internal.h"
 #include "ncztr_format.h"
 #include "ncztr_par.h"
+#include "ncztr_refsync.h"
 #include "ncztr_store.h"
 #include "ncztr_zmeta.h"
 
@@ -118,6 +119,10 @@ static herr_t file_new(const char *name, const ncztr_opts *opts, ncztr_file **ou
         f->opts.v3 = true;
     f->zarr_format = 2; /* a store's own, once it is read */
     f->default_maxstrlen = NCZTR_DEFAULT_MAXSTRLEN;
+    /* a delete (in the model) changes the paths datasets of references store */
+    f->hooks.refs_before = ncztr_refsync_before;
+    f->hooks.refs_after = ncztr_refsync_after;
+    f->hooks.refs_drop = ncztr_refsync_drop;
     *out = f;
     return SUCCEED;
 }

@@ -590,6 +590,9 @@ herr_t ncztr_load_tree(ncztr_file *f)
         L.lazy = f->readonly && !f->par &&
                  json_is_false(json_object_get(json_object_get(zat, "_nczarr_group"), "hdf5_links_below"));
         f->hooks.load_group = load_pending;
+        /* datasets of object references somewhere (ncztr_refsync.c) */
+        if (json_is_true(json_object_get(json_object_get(zat, "_nczarr_group"), "hdf5_ref_arrays")))
+            f->has_ref_arrays = true;
         if (load_group(&L, f->root, zat, "", false) < 0)
             NCZ_GOTO_QUIET(FAIL);
     } else if (za || errs[NCZTR_ROOT_ZARRAY]) {

@@ -336,7 +336,7 @@ herr_t ncztr_load_attrs(ncztr_obj *o, json_t *zattrs, const char *key)
             /* an enum/compound/array attribute, or one holding references: its exact HDF5
              * type was kept */
             hid_t t = ncztr_type_decode(json_string_value(kt), name);
-            refs = t >= 0 && ncztr_type_has_ref(t);
+            refs = t >= 0 && ncztr_type_has_path_ref(t);
             if (refs) {
                 got = load_ref_attr(a, val, t, ashapes);
                 o->file->has_ref_attrs = true;

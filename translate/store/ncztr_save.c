@@ -335,9 +335,10 @@ static herr_t build_zattrs(const ncztr_obj *o, json_t **out)
                 jset(&ok, na, "hdf5_datatype", json_integer(1));
             if (a->za.dtype.tclass == NCZTR_T_STRING && !a->vlen_string)
                 jset(&ok, na, "fixedstring", json_integer(1));
-            if (ncztr_ctype_is_special(a->type) ||
+            if (ncztr_ctype_is_special(a->type) || a->ref_obj ||
                 (a->za.dtype.tclass == NCZTR_T_VLEN && a->za.vlen_kind == 'j')) {
-                /* enum/compound/array: the exact HDF5 type (the dtype says only the bytes) */
+                /* enum/compound/array/references: the exact HDF5 type (the dtype says only
+                 * the bytes, or the text of the objects' paths) */
                 char *b64 = ncztr_type_encode(a->type, o->name);
                 if (!b64) {
                     json_decref(na);
@@ -410,6 +411,11 @@ static herr_t build_zattrs(const ncztr_obj *o, json_t **out)
              * then leave its groups unread until used (ncztr_load.c) */
             if (!o->parent && !o->file->has_aliases)
                 jset(&ok, g, "hdf5_links_below", json_false());
+            /* a store holding datasets of object references says so at its root: their
+             * stored paths must follow moves and deletes in later opens too, before those
+             * arrays are used (ncztr_refsync.c) */
+            if (!o->parent && o->file->has_ref_arrays)
+                jset(&ok, g, "hdf5_ref_arrays", json_true());
             jset(&ok, j, "_nczarr_group", g);
             jset(&ok, types, "_nczarr_group", json_string("|J0"));
             if (!o->parent) {

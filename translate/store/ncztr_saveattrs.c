@@ -157,7 +157,7 @@ herr_t ncztr_save_user_attrs(const ncztr_obj *o, json_t *j, json_t *types, json_
                 NCZ_GOTO_QUIET(FAIL);
             continue;
         }
-        bool refs = ncztr_type_has_ref(o->attrs[i]->val.type);
+        bool refs = ncztr_type_has_path_ref(o->attrs[i]->val.type);
         if (refs ? ncztr_refattr_to_json(o->attrs[i]->name, &o->attrs[i]->val, ref_path, f, &v, dtype) < 0
                  : (ncztr_attr_to_json(o->attrs[i]->name, &o->attrs[i]->val, &v, dtype) < 0 ||
                     xarray_fill_json(o, o->attrs[i], &v, dtype) < 0))

@@ -23,7 +23,7 @@ void ncztr_attrval_note_parts(ncztr_attrval *val)
     val->parts = 1;
     if (c == H5T_STRING && H5Tis_variable_str(val->type) > 0)
         val->parts = 2;
-    else if (c == H5T_VLEN && ncztr_type_has_ref(val->type))
+    else if (c == H5T_VLEN && ncztr_type_has_path_ref(val->type))
         val->parts = 3; /* DIMENSION_LIST: vlen of references, kept as ids */
 }
 

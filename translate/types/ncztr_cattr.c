@@ -20,7 +20,7 @@ bool ncztr_attr_default_scalar(hid_t type, bool json_list)
     H5T_class_t c = H5Tget_class(type);
     if (c == H5T_STRING)
         return H5Tis_variable_str(type) == 0;
-    if (ncztr_type_has_ref(type) || (ncztr_cattr_is_special(type) && !numeric_like(type)))
+    if (ncztr_type_has_path_ref(type) || (ncztr_cattr_is_special(type) && !numeric_like(type)))
         return !json_list;
     return false;
 }

@@ -10,9 +10,25 @@
 
 #define MAX_DEPTH 8 /* nesting of vlen sequences, compounds and arrays */
 
+/* An object reference of either style (region references never get this far). */
 static bool is_ref(hid_t t)
 {
-    return H5Tget_class(t) == H5T_REFERENCE && H5Tget_size(t) == sizeof(H5R_ref_t);
+    ncztr_refkind k = ncztr_ref_kind(t);
+    return k == NCZTR_REF_NEW || k == NCZTR_REF_OBJ;
+}
+
+/* The id in a reference slot of type t: an H5R_ref_t's kept id, or a hobj_ref_t. */
+static uint64_t slot_id(hid_t t, const unsigned char *p)
+{
+    return ncztr_ref_kind(t) == NCZTR_REF_OBJ ? ncztr_oref_get(p) : ncztr_refval_slot_id(p);
+}
+
+static void slot_set(hid_t t, unsigned char *p, uint64_t id)
+{
+    if (ncztr_ref_kind(t) == NCZTR_REF_OBJ)
+        ncztr_oref_set(p, id);
+    else
+        ncztr_refval_slot_set(p, id);
 }
 
 static void close_type(hid_t t)
@@ -32,10 +48,10 @@ static herr_t check(hid_t t, const char *what, int depth)
         return NCZ_PUSH(NCZ_E_NOTREPR, "%s: type nested too deeply", what);
     switch (H5Tget_class(t)) {
     case H5T_REFERENCE:
+        /* a region reference names a selection kept in HDF5's global heap: no path says it */
         if (!is_ref(t))
             NCZ_GOTO(FAIL, NCZ_E_NOTREPR,
-                     "%s: only object references of type H5T_STD_REF can be stored, not old-style references",
-                     what);
+                     "%s: region references (H5T_STD_REF_DSETREG) cannot be stored in a Zarr store", what);
         break;
     case H5T_VLEN:
     case H5T_ARRAY:
@@ -84,7 +100,9 @@ hid_t ncztr_reftype_rebuild(hid_t t)
     hid_t ret = H5I_INVALID_HID, sup = H5I_INVALID_HID, rs = H5I_INVALID_HID;
     switch (H5Tget_class(t)) {
     case H5T_REFERENCE:
-        return is_ref(t) ? H5Tcopy(H5T_STD_REF) : H5Tcopy(t);
+        return H5Tcopy(ncztr_ref_kind(t) == NCZTR_REF_NEW   ? H5T_STD_REF
+                       : ncztr_ref_kind(t) == NCZTR_REF_OBJ ? H5T_STD_REF_OBJ
+                                                            : t);
     case H5T_VLEN:
         if (H5Tis_variable_str(t) > 0)
             return H5Tcopy(t);
@@ -192,9 +210,9 @@ static json_t *array_out(out_ctx *c, hid_t base, const hsize_t *d, int nd, const
     return l;
 }
 
-static json_t *ref_out(out_ctx *c, const unsigned char *p)
+static json_t *ref_out(out_ctx *c, hid_t t, const unsigned char *p)
 {
-    uint64_t id = ncztr_refval_slot_id(p);
+    uint64_t id = slot_id(t, p);
     char *path = NULL;
     json_t *j;
     if (id && c->fn(c->ctx, id, &path) < 0)
@@ -222,7 +240,7 @@ static json_t *elem_out(out_ctx *c, hid_t t, const unsigned char *p, int depth)
         NCZ_GOTO(NULL, NCZ_E_NOTREPR, "%s: type nested too deeply", c->what);
     switch (H5Tget_class(t)) {
     case H5T_REFERENCE:
-        ret = ref_out(c, p);
+        ret = ref_out(c, t, p);
         break;
     case H5T_VLEN: {
         hvl_t v;
@@ -347,7 +365,7 @@ static herr_t elem_in(const in_ctx *c, hid_t t, const json_t *j, unsigned char *
             NCZ_GOTO(FAIL, NCZ_E_FORMAT, "%s: a reference must be an object's path or null", c->what);
         if (json_is_string(j) && c->fn(c->ctx, json_string_value(j), &id) < 0)
             NCZ_GOTO_QUIET(FAIL);
-        ncztr_refval_slot_set(p, id);
+        slot_set(t, p, id);
         break;
     }
     case H5T_VLEN: {

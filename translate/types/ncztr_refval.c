@@ -7,20 +7,29 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Whether type holds references of HDF5's current kind (H5R_ref_t: new_style) or of the
- * deprecated ones (hobj_ref_t, hdset_reg_ref_t). */
-static bool has_ref_kind(hid_t type, bool new_style)
+ncztr_refkind ncztr_ref_kind(hid_t type)
+{
+    if (H5Tget_class(type) != H5T_REFERENCE)
+        return NCZTR_REF_NONE;
+    size_t sz = H5Tget_size(type);
+    return sz == sizeof(H5R_ref_t)    ? NCZTR_REF_NEW
+           : sz == sizeof(hobj_ref_t) ? NCZTR_REF_OBJ
+                                      : NCZTR_REF_REGION;
+}
+
+/* Whether type holds references of one of the kinds in mask (bit 1 << kind) anywhere. */
+static bool has_ref_kind(hid_t type, unsigned mask)
 {
     H5T_class_t c = H5Tget_class(type);
     if (c == H5T_REFERENCE)
-        return (H5Tget_size(type) == sizeof(H5R_ref_t)) == new_style;
+        return (mask >> ncztr_ref_kind(type)) & 1u;
     if (c != H5T_VLEN && c != H5T_COMPOUND && c != H5T_ARRAY)
         return false;
     if (c == H5T_COMPOUND) {
         int nm = H5Tget_nmembers(type);
         for (int i = 0; i < nm; i++) {
             hid_t m = H5Tget_member_type(type, (unsigned)i);
-            bool r = m >= 0 && has_ref_kind(m, new_style);
+            bool r = m >= 0 && has_ref_kind(m, mask);
             if (m >= 0)
                 H5Tclose(m);
             if (r)
@@ -29,7 +38,7 @@ static bool has_ref_kind(hid_t type, bool new_style)
         return false;
     }
     hid_t s = H5Tget_super(type);
-    bool r = s >= 0 && has_ref_kind(s, new_style);
+    bool r = s >= 0 && has_ref_kind(s, mask);
     if (s >= 0)
         H5Tclose(s);
     return r;
@@ -37,12 +46,22 @@ static bool has_ref_kind(hid_t type, bool new_style)
 
 bool ncztr_type_has_ref(hid_t type)
 {
-    return has_ref_kind(type, true);
+    return has_ref_kind(type, 1u << NCZTR_REF_NEW);
 }
 
-bool ncztr_type_has_old_ref(hid_t type)
+bool ncztr_type_has_obj_ref(hid_t type)
 {
-    return has_ref_kind(type, false);
+    return has_ref_kind(type, 1u << NCZTR_REF_OBJ);
+}
+
+bool ncztr_type_has_region_ref(hid_t type)
+{
+    return has_ref_kind(type, 1u << NCZTR_REF_REGION);
+}
+
+bool ncztr_type_has_path_ref(hid_t type)
+{
+    return has_ref_kind(type, 1u << NCZTR_REF_NEW | 1u << NCZTR_REF_OBJ);
 }
 
 /* Whether values of t have parts the walk must visit: references, or variable-length
@@ -91,6 +110,114 @@ void ncztr_refval_slot_set(void *slot, uint64_t id)
 {
     memset(slot, 0, sizeof(H5R_ref_t));
     memcpy(slot, &id, sizeof id);
+}
+
+uint64_t ncztr_oref_get(const void *slot)
+{
+    const unsigned char *b = slot;
+    uint64_t id = 0;
+    for (int i = 0; i < 8; i++)
+        id |= (uint64_t)b[i] << (8 * i);
+    return id;
+}
+
+void ncztr_oref_set(void *slot, uint64_t id)
+{
+    unsigned char *b = slot;
+    for (int i = 0; i < 8; i++)
+        b[i] = (unsigned char)(id >> (8 * i));
+}
+
+/* Calls fn on each old-style object reference (its 8 bytes) in one element of t at p. */
+static void each_oref(hid_t t, unsigned char *p, void (*fn)(void *ctx, unsigned char *ref), void *ctx)
+{
+    H5T_class_t c = H5Tget_class(t);
+    if (ncztr_ref_kind(t) == NCZTR_REF_OBJ) {
+        fn(ctx, p);
+    } else if (c == H5T_COMPOUND) {
+        int nm = H5Tget_nmembers(t);
+        for (int i = 0; i < nm; i++) {
+            hid_t m = H5Tget_member_type(t, (unsigned)i);
+            if (m >= 0 && ncztr_type_has_obj_ref(m))
+                each_oref(m, p + H5Tget_member_offset(t, (unsigned)i), fn, ctx);
+            if (m >= 0)
+                H5Tclose(m);
+        }
+    } else if (c == H5T_ARRAY || (c == H5T_VLEN && H5Tis_variable_str(t) <= 0)) {
+        hid_t s = H5Tget_super(t);
+        size_t ssz = s >= 0 ? H5Tget_size(s) : 0;
+        hvl_t v = {0, NULL};
+        if (c == H5T_VLEN)
+            memcpy(&v, p, sizeof v);
+        else if (ssz)
+            v = (hvl_t){H5Tget_size(t) / ssz, p};
+        for (size_t i = 0; ssz && v.p && i < v.len; i++)
+            each_oref(s, (unsigned char *)v.p + i * ssz, fn, ctx);
+        if (s >= 0)
+            H5Tclose(s);
+    }
+}
+
+static void each_oref_n(hid_t type, void *data, size_t n, void (*fn)(void *ctx, unsigned char *ref),
+                        void *ctx)
+{
+    if (!data || !ncztr_type_has_obj_ref(type))
+        return;
+    size_t sz = H5Tget_size(type);
+    for (size_t i = 0; i < n; i++)
+        each_oref(type, (unsigned char *)data + i * sz, fn, ctx);
+}
+
+typedef struct liveness {
+    bool (*live)(void *ctx, uint64_t id);
+    void *ctx;
+} liveness;
+
+static void drop_if_dead(void *ud, unsigned char *ref)
+{
+    const liveness *l = ud;
+    uint64_t id = ncztr_oref_get(ref);
+    if (id && !l->live(l->ctx, id))
+        ncztr_oref_set(ref, 0);
+}
+
+void ncztr_refval_drop_dead(hid_t type, void *data, size_t n, bool (*live)(void *ctx, uint64_t id), void *ctx)
+{
+    liveness l = {live, ctx};
+    each_oref_n(type, data, n, drop_if_dead, &l);
+}
+
+herr_t ncztr_orefs_to_refs(const void *src, H5R_ref_t *dst, size_t n, ncztr_ref_out_fn fn, void *ctx,
+                           bool (*live)(void *ctx, uint64_t id), void *live_ctx, const char *what)
+{
+    memset(dst, 0, n * sizeof *dst);
+    for (size_t i = 0; i < n; i++) {
+        uint64_t id = ncztr_oref_get((const unsigned char *)src + i * sizeof(hobj_ref_t));
+        if (!id || (live && !live(live_ctx, id)))
+            continue;
+        if (!fn || fn(ctx, id, &dst[i]) < 0) {
+            hid_t es = ncz_err_save();
+            for (size_t j = 0; j < i; j++)
+                if (!ncztr_bytes_zero(&dst[j], sizeof dst[j]))
+                    H5Rdestroy(&dst[j]);
+            memset(dst, 0, n * sizeof *dst);
+            ncz_err_restore(es);
+            return NCZ_PUSH(NCZ_E_ARGS, "%s: a stored reference cannot be made into an HDF5 reference", what);
+        }
+    }
+    return SUCCEED;
+}
+
+herr_t ncztr_orefs_from_refs(const H5R_ref_t *src, void *dst, size_t n, ncztr_ref_in_fn fn, void *ctx,
+                             const char *what)
+{
+    for (size_t i = 0; i < n; i++) {
+        uint64_t id = 0;
+        if (!ncztr_bytes_zero(&src[i], sizeof src[i]) && (!fn || fn(ctx, &src[i], &id) < 0))
+            return NCZ_PUSH(NCZ_E_ARGS, "%s: a reference cannot be stored", what);
+        ncztr_oref_set((unsigned char *)dst + i * sizeof(hobj_ref_t), id);
+    }
+    return SUCCEED;
 }
 
 typedef enum { W_IN, W_OUT, W_FREE, W_IDS, W_COPY } wmode;

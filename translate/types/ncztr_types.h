@@ -220,8 +220,8 @@ json_t *ncztr_celem_to_json(hid_t type, const void *elem, const char *what);
 herr_t ncztr_celem_from_json(hid_t type, const json_t *j, void *elem, const char *what);
 
 /* ---- attribute values holding object references (ncztr_refjson.c) ---------------------
- * Types with H5T_STD_REF inside (itself, in vlen sequences, compounds, arrays; see
- * ncztr_refval.h for the kept form, an object id per reference). In .zattrs each
+ * Types with H5T_STD_REF or H5T_STD_REF_OBJ inside (itself, in vlen sequences, compounds,
+ * arrays; see ncztr_refval.h for the kept form, an object id per reference). In .zattrs each
  * reference is the absolute path of its object as a JSON string, a null reference JSON
  * null; a vlen sequence is a list, a compound an object {member: value}, an array type
  * nested lists, other members as ncztr_celem_to_json. A scalar value is one element,
