@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # interop.preload_calls: every call the preload library serves (vol_connector/preload/:
 # H5Literate1, H5Lget_info1, H5Lvisit1, H5Oget_info1/2, H5Ovisit1/2, H5Oopen_by_addr,
-# H5Rcreate, H5Rdereference1/2, H5Rget_obj_type1/2, H5Rget_name, H5Giterate, by name and by
-# index where they have those forms), made by an old C program (preload_calls.c) on the same
+# H5Rcreate, H5Rdereference1/2, H5Rget_obj_type1/2, H5Rget_name; and H5Giterate and
+# H5Aiterate1, which the connector itself serves; by name and by index where they have those
+# forms), made by an old C program (preload_calls.c) on the same
 # tree natively and as a store:
 #  - a store through the connector with the preload answers every call as native HDF5
 #    answers it for the .h5 file (the same transcript: names, types, counts, orders, the
