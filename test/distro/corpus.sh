@@ -83,7 +83,7 @@ one() { # $1 = file: prints "<name>|<native>|<convert rc>|<diff>|<message>"
   echo "$name|$n|$c|$d|${msg:0:220}"
   rm -rf "$w"
 }
-export -f one h5diff_judge is_store conn native plugin_dir
+export -f one h5diff_judge is_store conn conn_preload native plugin_dir
 export C W
 
 tf=$W/hdf5-tool-testfiles
