@@ -32,6 +32,7 @@ typedef struct H5VL_nczarr_info_t {
     unsigned pure_zarr;        /* mode=zarr */
     unsigned noxarray;         /* no _ARRAY_DIMENSIONS */
     unsigned zip_root;         /* zip keys at the archive root */
+    unsigned zip_names;        /* "zip": a plain name is a zip archive, whatever its suffix */
     unsigned consolidate;      /* write .zmetadata */
     size_t maxstrlen;          /* default NC_STRING width; 0 = 128 */
     unsigned workers;          /* threads for chunk work and store batches; 0 = one per core */

@@ -344,6 +344,7 @@ static void opts_from_info(const H5VL_nczarr_info_t *info, ncztr_opts *o)
     o->pure_zarr = info->pure_zarr;
     o->noxarray = info->noxarray;
     o->zip_root = info->zip_root;
+    o->zip_names = info->zip_names;
     o->consolidate = info->consolidate;
     o->ascii_json = info->ascii_json;
     o->ignore_zmetadata = info->ignore_zmetadata;

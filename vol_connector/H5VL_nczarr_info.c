@@ -1,7 +1,8 @@
 /* Connector info: the options after the connector name in HDF5_VOL_CONNECTOR (or h5dump's
  * --vol-info). Words are separated by spaces or commas, as in netCDF-C's URL modes:
  *   mode=nczarr | mode=zarr (also bare "nczarr"/"zarr"), noxarray, xarray, consolidated,
- *   ignore-zmetadata, zip-root, ascii-json, maxstrlen=N, workers=N; for S3 stores endpoint=,
+ *   ignore-zmetadata, zip (plain names are zip archives), zip-root, ascii-json, maxstrlen=N,
+ *   workers=N; for S3 stores endpoint=,
  *   region=, awsprofile=, anonymous, cainfo=, connections=, retry_seconds=. */
 #include "H5VL_nczarr.h"
 #include "nczc_workers.h"
@@ -53,6 +54,8 @@ herr_t H5VL_nczarr_info_to_str(const void *info, char **str)
         n += snprintf(buf + n, sizeof buf - (size_t)n, " consolidated");
     if (i->zip_root)
         n += snprintf(buf + n, sizeof buf - (size_t)n, " zip-root");
+    if (i->zip_names)
+        n += snprintf(buf + n, sizeof buf - (size_t)n, " zip");
     if (i->maxstrlen)
         n += snprintf(buf + n, sizeof buf - (size_t)n, " maxstrlen=%zu", i->maxstrlen);
     if (i->ascii_json)
@@ -81,7 +84,8 @@ herr_t H5VL_nczarr_info_to_str(const void *info, char **str)
 }
 
 #define KNOWN                                                                                                \
-    "mode=nczarr, mode=zarr, noxarray, consolidated, ignore-zmetadata, zip-root, ascii-json, maxstrlen=N, "  \
+    "mode=nczarr, mode=zarr, noxarray, consolidated, ignore-zmetadata, zip, zip-root, ascii-json, "          \
+    "maxstrlen=N, "                                                                                          \
     "workers=N, v3, v2, shards=N, native"
 
 /* The words the connector takes, its own and the store kinds' (translate/ and zmap/ know
@@ -134,9 +138,10 @@ static int add_storeopt(H5VL_nczarr_info_t *info, const char *w, char *why, size
 /* why: the reason, when it is more than an unknown word (never echoing a secret) */
 static herr_t apply_word(H5VL_nczarr_info_t *info, const char *w, char *why, size_t whylen)
 {
-    if (!strcmp(w, "mode=nczarr") || !strcmp(w, "nczarr") || !strcmp(w, "file") || !strcmp(w, "zip") ||
-        !strcmp(w, "mode=file") || !strcmp(w, "mode=zip"))
+    if (!strcmp(w, "mode=nczarr") || !strcmp(w, "nczarr") || !strcmp(w, "file") || !strcmp(w, "mode=file"))
         info->pure_zarr = 0;
+    else if (!strcmp(w, "zip") || !strcmp(w, "mode=zip")) /* netCDF-C's mode word for zip stores */
+        info->zip_names = 1;
     else if (!strcmp(w, "mode=zarr") || !strcmp(w, "zarr"))
         info->pure_zarr = 1;
     else if (!strcmp(w, "noxarray"))

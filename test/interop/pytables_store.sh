@@ -6,8 +6,9 @@
 # attributes) as an .h5 file natively and as a zip store (PyTables opens regular files
 # only: a directory store is refused before HDF5 is asked), and reads both back: walk_nodes
 # lists the same nodes with the same classes, shapes, values and attributes. Without the
-# preload the store lists its root alone (asserted: what the preload is for). pandas'
-# to_hdf/read_hdf round-trip a frame of several columns in a zip store, fixed and table.
+# preload the store lists its root alone (asserted: what the preload is for); with the
+# connector option "zip" the same under an .h5 name. pandas' to_hdf/read_hdf round-trip a
+# frame of several columns in a zip store, fixed and table.
 set -euo pipefail
 : "${NCZARR_ZARR3_PYTHON:?}" "${NCZARR_BUILD:?}"
 here=$(cd "$(dirname "$0")" && pwd)
@@ -47,6 +48,16 @@ elif grep -q "is not a regular file" dir.out; then
   echo "ok: PyTables refuses a directory store: $(grep -o "[^:]*is not a regular file" dir.out | head -n 1)"
 else
   echo "FAIL: PyTables on a directory store: $(tail -n 2 dir.out)"
+  fail=1
+fi
+# the option "zip": PyTables' own kind of name (.h5) is a zip store, which it reopens
+HDF5_VOL_CONNECTOR="nczarr zip" with_preload "$py" "$s" write named.h5
+assert_zip_store named.h5 "PyTables' store under an .h5 name (option zip)" || fail=1
+HDF5_VOL_CONNECTOR="nczarr zip" with_preload "$py" "$s" dump named.h5 >named.json
+if diff -u native.json named.json >/dev/null; then
+  echo "ok: with the option zip an .h5 name is a zip store, and reads as the native file"
+else
+  echo "FAIL: the option zip: named.h5 reads otherwise than the native file"
   fail=1
 fi
 if HDF5_VOL_CONNECTOR=nczarr with_preload "$py" "$s" pandas frame.zip; then

@@ -35,6 +35,7 @@ typedef struct ncztr_opts {
     bool pure_zarr;        /* mode=zarr: write no _nczarr_* keys */
     bool noxarray;         /* do not write _ARRAY_DIMENSIONS */
     bool zip_root;         /* zip: keys at the archive root */
+    bool zip_names;        /* a plain name is a zip archive, whatever its suffix */
     bool consolidate;      /* write .zmetadata on flush */
     bool ascii_json;       /* write metadata JSON as ASCII (\\u escapes) */
     bool ignore_zmetadata; /* open without reading .zmetadata: it may be stale */

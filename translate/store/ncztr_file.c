@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 /* s3root is the connector's (a naming of stores); the others are the store kinds'. */
 int ncztr_store_option(const char *name)
@@ -58,10 +59,27 @@ static char *s3root_name(const char *name, const ncztr_opts *opts)
     return u;
 }
 
+/* With the option "zip" (netCDF-C's mode word for zip stores), a plain name is a zip
+ * archive whatever its suffix (without it only "*.zip" is): programs that make their files
+ * under .h5 or .nc names, and reopen them as regular files (PyTables refuses a directory),
+ * get stores they can. A URL, a name that says its mode, and an existing directory (a
+ * directory store, opened as such) are left as they are. */
+static char *zip_name(const char *name, const ncztr_opts *opts)
+{
+    char *u = NULL;
+    struct stat st;
+    if (!opts || !opts->zip_names || strstr(name, "://") || strstr(name, "#mode=") ||
+        (stat(name, &st) == 0 && S_ISDIR(st.st_mode)) || asprintf(&u, "%s#mode=nczarr,zip", name) < 0)
+        return NULL;
+    return u;
+}
+
 static herr_t parse_name(const char *name, const ncztr_opts *opts, nczm_url *url)
 {
     char emsg[NCZM_ERRLEN];
     char *mapped = s3root_name(name, opts);
+    if (!mapped)
+        mapped = zip_name(name, opts);
     nczm_status pst = nczm_url_parse(mapped ? mapped : name, url, emsg);
     free(mapped);
     if (pst != NCZM_OK)
