@@ -3,7 +3,7 @@
 # AddressSanitizer + UBSan build, and a ThreadSanitizer build (the chunk pipeline runs
 # codecs and store I/O on worker threads); the distribution stage (test/distro/run.sh: the
 # connector built and used in a Debian trixie root, with the HDF5 and tools it ships); a
-# clang build with warnings as errors; and the MPI tests, in builds against the
+# clang build with warnings as errors; libFuzzer targets (test/fuzz/); and the MPI tests, in builds against the
 # parallel stack (VOL_NCZARR_STACK=mpi: HDF5 and netCDF-C built with OpenMPI, cached in
 # ~/.cache/vol-nczarr/deps-mpi), normal and with AddressSanitizer + UBSan. Exits non-zero
 # if anything fails.
@@ -61,3 +61,9 @@ if [ "${NCZARR_SKIP_SANITIZE:-0}" != 1 ]; then
   if setarch "$(uname -m)" -R true 2>/dev/null; then norandom=(setarch "$(uname -m)" -R); fi
   "${norandom[@]}" ctest --test-dir "$root/build-tsan" --output-on-failure -j "$jobs" --timeout 900
 fi
+# Coverage-guided fuzzing (libFuzzer, clang-16, AddressSanitizer + UBSan) of every parser that
+# reads what a store holds (test/fuzz/, docs/fuzzing.md): each target replays its committed
+# corpus, every past crash included, then fuzzes for NCZARR_FUZZ_SECONDS (default 30).
+"$root/scripts/build.sh" "$root/build-fuzz" -DCMAKE_C_COMPILER=clang-16 -DNCZARR_FUZZ=ON -DNCZARR_BUILD_TESTS=OFF >/dev/null
+echo "== fuzzing (libFuzzer: corpora replayed, then ${NCZARR_FUZZ_SECONDS:-30} s a target) =="
+"$root/test/fuzz/run.sh" --build "$root/build-fuzz" --time "${NCZARR_FUZZ_SECONDS:-30}"

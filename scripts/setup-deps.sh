@@ -45,6 +45,7 @@ DEB_PACKAGES=(build-essential cmake ninja-build pkg-config m4 ca-certificates zl
   libaec-dev libzip-dev liblz4-dev libblosc-dev libzstd-dev libdeflate-dev libbz2-dev libxml2-dev libcurl4-openssl-dev
   libssl-dev libjansson-dev unzip zip python3-zarr python3-xarray python3-numcodecs
   python3-numpy python3-h5py python3-venv valgrind clang clang-format debian-archive-keyring
+  clang-16 libclang-rt-16-dev llvm-16
   radosgw ceph-mon ceph-osd curl openssl iproute2 libopenmpi-dev openmpi-bin)
 
 install_debs() {

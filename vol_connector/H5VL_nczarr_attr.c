@@ -176,16 +176,13 @@ void *H5VL_nczarr_attr_open(void *obj, const H5VL_loc_params_t *loc_params, cons
     if (!a)
         return NULL;
     /* What the store had for it did not fit its "_nczarr_attr.types" entry (see
-     * ncztr_attr_decode): fail, or open it and say on the error stack how it was read. */
+     * ncztr_attr_decode): it is listed, and opening it fails saying why. */
     char buf[256];
     if (ncztr_attr_load_error(a)) {
         NCZ_PUSH(NCZ_E_FORMAT, "cannot open an attribute of \"%s\": %s",
                  ncztr_obj_where(owner, buf, sizeof buf), ncztr_attr_load_error(a));
         return NULL;
     }
-    if (ncztr_attr_load_warning(a))
-        NCZ_WARN(NCZ_E_FORMAT, "\"%s\": %s", ncztr_obj_where(owner, buf, sizeof buf),
-                 ncztr_attr_load_warning(a));
     return wrap_attr(o, owner, a);
 }
 

@@ -281,7 +281,17 @@ def damage(d):
         data[0] ^= 0xFF  # the first inner chunk starts the shard: its zstd frame no longer is one
         open(f, "wb").write(data)
 
+    def zero_length(p):
+        f = shard_file(p)
+        data = bytearray(open(f, "rb").read())
+        idx = len(data) - 4 - 4 * 16 + 3 * 16  # the fourth (offset, length): stored, 0 bytes long
+        data[idx:idx + 16] = (0).to_bytes(8, "little") * 2
+        body = bytes(data[len(data) - 4 - 4 * 16: len(data) - 4])
+        data[-4:] = crc32c(body).to_bytes(4, "little")
+        open(f, "wb").write(data)
+
     case("shard_inner", "shards/s1", "inner chunk 0", damage_inner)
+    case("shard_zero_length", "shards/s1", "inner chunk 3", zero_length)
     case("shard_index_overlap", "shards/s1", "index is corrupt", overlap_index)
     case("shard_truncated", "shards/s1", "c/0", truncate)
     case("shard_crc", "shards/s1", "crc32c", flip_index)

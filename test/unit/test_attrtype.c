@@ -1,5 +1,5 @@
 /* Unit tests for attribute fidelity in translate/: an "_nczarr_attr.types" entry checked
- * against its value (ncztr_attr_decode: error, warning or plain decode per case), empty
+ * against its value (ncztr_attr_decode: error or plain decode per case), empty
  * JSON lists as attributes without elements (H5S_NULL), and text that looks like JSON
  * coming back byte for byte. */
 #include "json_test_util.h"
@@ -7,15 +7,15 @@
 #include <stdint.h>
 #include <string.h>
 
-typedef enum { OK, WARN, ERR } outcome;
+typedef enum { OK, ERR } outcome;
 
 typedef struct decode_case {
     const char *value; /* JSON text */
     const char *type;  /* JSON text of the types entry, or NULL for none */
     outcome want;
-    const char *needle; /* in the warning or error text */
-    H5T_class_t cls;    /* class of the decoded type (OK, WARN) */
-    H5S_class_t space;  /* class of the decoded dataspace (OK, WARN) */
+    const char *needle; /* in the error text */
+    H5T_class_t cls;    /* class of the decoded type (OK) */
+    H5S_class_t space;  /* class of the decoded dataspace (OK) */
 } decode_case;
 
 static void test_decode_rules(void)
@@ -54,25 +54,24 @@ static void test_decode_rules(void)
         {"-1", "\"<u4\"", ERR, "out of range", 0, 0},
         {"1.5", "\"<i4\"", ERR, "not an integer", 0, 0},
         {"1e300", "\"<f4\"", ERR, "out of range", 0, 0},
-        /* a value of another kind: warning, read as its JSON type */
-        {"\"abc\"", "\"<i4\"", WARN, "is text", H5T_STRING, H5S_SCALAR},
-        {"[1, \"a\"]", "\"<i4\"", WARN, "holds text", H5T_STRING, H5S_SCALAR},
-        {"\"Infinity\"", "\"<i8\"", WARN, "is text", H5T_STRING, H5S_SCALAR},
-        {"{\"a\": 1}", "\"<f8\"", WARN, "is an object", H5T_STRING, H5S_SCALAR},
-        {"null", "\"<i4\"", WARN, "is null", H5T_STRING, H5S_SCALAR},
-        {"[[1], [2]]", "\"<i4\"", WARN, "holds a list", H5T_STRING, H5S_SCALAR},
-        {"3", "\"|S128\"", WARN, "is a number", H5T_INTEGER, H5S_SCALAR},
-        {"[1, 2]", "\"|S128\"", WARN, "holds a number", H5T_INTEGER, H5S_SIMPLE},
-        {"[1.5]", "\"|S4\"", WARN, "holds a number", H5T_FLOAT, H5S_SIMPLE},
-        {"true", "\"<S1\"", WARN, "is a boolean", H5T_INTEGER, H5S_SCALAR},
-        {"[\"a\", 2]", "\"|S1\"", WARN, "holds a number", H5T_STRING, H5S_SCALAR},
+        /* a value of another kind: error, naming the dtype and what the value is */
+        {"\"abc\"", "\"<i4\"", ERR, "is text", 0, 0},
+        {"[1, \"a\"]", "\"<i4\"", ERR, "holds text", 0, 0},
+        {"\"Infinity\"", "\"<i8\"", ERR, "is text", 0, 0},
+        {"{\"a\": 1}", "\"<f8\"", ERR, "is an object", 0, 0},
+        {"null", "\"<i4\"", ERR, "is null", 0, 0},
+        {"[[1], [2]]", "\"<i4\"", ERR, "holds a list", 0, 0},
+        {"3", "\"|S128\"", ERR, "is a number", 0, 0},
+        {"[1, 2]", "\"|S128\"", ERR, "holds a number", 0, 0},
+        {"[1.5]", "\"|S4\"", ERR, "holds a number", 0, 0},
+        {"true", "\"<S1\"", ERR, "is a boolean", 0, 0},
+        {"[\"a\", 2]", "\"|S1\"", ERR, "holds a number", 0, 0},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         const decode_case *c = &cases[i];
         json_t *v = parse_value(c->value), *t = c->type ? parse_value(c->type) : NULL;
         /* not initialised: the decoder must leave it empty on failure */
         ncztr_attrval out = {0, 0, 1, NULL, 0};
-        char *warning = NULL;
         char label[160];
         snprintf(label, sizeof label, "value %s, type %s", c->value, c->type ? c->type : "(none)");
         if (!v || (c->type && !t)) {
@@ -82,23 +81,16 @@ static void test_decode_rules(void)
             continue;
         }
         err_reset();
-        herr_t r = ncztr_attr_decode("n", v, t, &out, &warning);
+        herr_t r = ncztr_attr_decode("n", v, t, &out);
         const char *et = err_text();
         if (c->want == ERR) {
             CHECK(r < 0, "%s: must fail", label);
             CHECK(strstr(et, "attribute \"n\"") && strstr(et, c->needle), "%s: error \"%s\" lacks \"%s\"",
                   label, et, c->needle);
-            CHECK(out.type < 0 && out.space < 0 && !out.data && !warning, "%s: output left on failure",
-                  label);
+            CHECK(out.type < 0 && out.space < 0 && !out.data, "%s: output left on failure", label);
         } else {
             CHECK(r >= 0, "%s: failed: %s", label, et);
             CHECK(!*et, "%s: the stack must stay empty: %s", label, et);
-            if (c->want == WARN)
-                CHECK(warning && strstr(warning, "attribute \"n\"") && strstr(warning, c->needle) &&
-                          strstr(warning, c->type),
-                      "%s: warning \"%s\" lacks \"%s\"", label, warning ? warning : "(none)", c->needle);
-            else
-                CHECK(!warning, "%s: unexpected warning \"%s\"", label, warning);
             if (r >= 0) {
                 CHECK(H5Tget_class(out.type) == c->cls, "%s: type class %d, want %d", label,
                       (int)H5Tget_class(out.type), (int)c->cls);
@@ -106,38 +98,10 @@ static void test_decode_rules(void)
                       label, (int)H5Sget_simple_extent_type(out.space), (int)c->space);
             }
         }
-        free(warning);
         ncztr_attrval_clear(&out);
         json_decref(v);
         json_decref(t);
     }
-}
-
-/* A kind mismatch keeps the value exactly as its JSON says. */
-static void test_warning_values(void)
-{
-    json_t *v = parse_value("\"abc\""), *t = parse_value("\"<i4\"");
-    ncztr_attrval out = {H5I_INVALID_HID, H5I_INVALID_HID, 0, NULL, 0};
-    char *w = NULL;
-    err_reset();
-    CHECK(ncztr_attr_decode("n", v, t, &out, &w) >= 0 && out.nelem == 1 && H5Tget_size(out.type) == 3 &&
-              !memcmp(out.data, "abc", 3),
-          "text under <i4 reads as the text: %s", err_text());
-    free(w);
-    ncztr_attrval_clear(&out);
-    json_decref(v);
-    json_decref(t);
-
-    v = parse_value("[4, 5]");
-    t = parse_value("\"|S128\"");
-    w = NULL;
-    CHECK(ncztr_attr_decode("n", v, t, &out, &w) >= 0 && out.nelem == 2 &&
-              H5Tequal(out.type, H5T_STD_I32LE) > 0 && ((int32_t *)out.data)[1] == 5,
-          "numbers under |S128 read as numbers: %s", err_text());
-    free(w);
-    ncztr_attrval_clear(&out);
-    json_decref(v);
-    json_decref(t);
 }
 
 /* An attribute without elements: encoded as [] and decoded as H5S_NULL of its type. */
@@ -263,7 +227,6 @@ int main(void)
     H5Inmembers(H5I_DATATYPE, &types0);
     H5Inmembers(H5I_DATASPACE, &spaces0);
     test_decode_rules();
-    test_warning_values();
     test_null_space();
     test_text_fidelity();
     H5Inmembers(H5I_DATATYPE, &types1);

@@ -46,7 +46,7 @@ static void copy_store(const char *tag, char *out, size_t len)
 }
 
 /* Two 1-D int32 datasets of 6 elements in chunks of 3, an attribute on each of them and
- * on the root. */
+ * on the root, and an empty group. */
 static void make_good(void)
 {
     snprintf(good, sizeof good, "%s/good.zarr", dir);
@@ -76,6 +76,9 @@ static void make_good(void)
     if (a < 0 || H5Awrite(a, H5T_NATIVE_INT, &v) < 0)
         exit(2);
     H5Aclose(a);
+    hid_t g = H5Gcreate2(f, "grp", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+    if (g < 0 || H5Gclose(g) < 0)
+        exit(2);
     H5Sclose(s);
     H5Sclose(as);
     H5Pclose(dcpl);
@@ -279,6 +282,39 @@ static void test_chunks(void)
     }
 }
 
+/* The group "grp" of a copy whose grp/.zgroup is `text`: opened for writing, where every
+ * group is read at once, the store fails to open; read-only, where a group is read when
+ * first used, the store opens, the rest reads, and using the group fails. Both name the
+ * key and `needle`. */
+static void subgroup_case(const char *tag, const char *text, const char *needle)
+{
+    char p[4300];
+    copy_store(tag, p, sizeof p);
+    put_key(p, "grp/.zgroup", text);
+    expect_open_error(p, H5F_ACC_RDWR, "grp/.zgroup", tag);
+    hid_t f = H5Fopen(p, H5F_ACC_RDONLY, H5P_DEFAULT), g = H5I_INVALID_HID;
+    CHECK(f >= 0, "%s: opens read-only", tag);
+    if (f < 0)
+        return;
+    check_good(f, tag);
+    errtext_t et;
+    H5G_info_t gi;
+    herr_t r = -1;
+    H5E_BEGIN_TRY
+    {
+        g = H5Gopen2(f, "grp", H5P_DEFAULT);
+        r = g >= 0 ? H5Gget_info(g, &gi) : -1;
+    }
+    H5E_END_TRY
+    take_errors(&et);
+    CHECK(r < 0 && nczarr_error_has(&et, "grp/.zgroup") && nczarr_error_has(&et, needle),
+          "%s: opening or listing the group must fail naming grp/.zgroup and \"%s\", got:\n%s", tag, needle,
+          et.text);
+    if (g >= 0)
+        H5Gclose(g);
+    H5Fclose(f);
+}
+
 static void test_zattrs(void)
 {
     char p[4300];
@@ -316,6 +352,10 @@ static void test_zattrs(void)
     copy_store("zgroup3", p, sizeof p);
     put_key(p, ".zgroup", "{\"zarr_format\": 3}");
     expect_open_error(p, H5F_ACC_RDONLY, "zarr_format", ".zgroup of another format");
+    /* a sub-group's .zgroup cut short, or of another format: the root lists the group, but
+     * other readers need its .zgroup, so the connector reads it too */
+    subgroup_case("subzgroup", "{", "invalid JSON");
+    subgroup_case("subzgroup3", "{\"zarr_format\": 3}", "zarr_format");
 }
 
 static void test_bad_names(void)

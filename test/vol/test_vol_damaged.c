@@ -3,7 +3,8 @@
  *    (the archive is written through the connector, then bytes of it are patched);
  *  - directory stores holding symbolic links, to files outside the store or inside it,
  *    in place of chunks, metadata objects or whole arrays;
- *  - a .zarray whose chunk shape has more elements than HDF5 can describe.
+ *  - a .zarray whose chunk shape has more elements than HDF5 can describe;
+ *  - a chunk cut short that makes a write fail, which must not lose earlier writes.
  * Each must fail with an NCZarr error naming the key, never return the wrong bytes or
  * bytes of a file outside the store, and leave the rest of the store readable. */
 #include "vol_test_util.h"
@@ -383,6 +384,71 @@ static void test_chunk_shape(void)
     expect_bad(p, "bad/.zarray", "chunks", NULL, "chunk of 2^32 elements");
 }
 
+/* ---------------------------------------------------------------- a failed write */
+
+/* A write that fails on a damaged chunk keeps what earlier writes were told was written:
+ * chunk 0 of "bad" is written in part (held in the chunk cache, not yet stored), then a
+ * write over all of chunk 0 and part of chunk 1, whose stored bytes are cut short, fails
+ * reading chunk 1; chunk 0 must then read, and after the close store, the first write's
+ * values, not those the store held before it. */
+static void test_failed_write(void)
+{
+    char store[4300], key[4400];
+    copy_path(good_dir, "failed_write", ".zarr", store, sizeof store);
+    snprintf(key, sizeof key, "%s/bad/1", store);
+    CHECK(truncate(key, 5) == 0, "%s: truncate", key);
+    hid_t f = H5Fopen(store, H5F_ACC_RDWR, H5P_DEFAULT), d = H5Dopen2(f, "bad", H5P_DEFAULT);
+    CHECK(f >= 0 && d >= 0, "failed write: open");
+    hsize_t n = 6, start = 0, two = 2, five = 5;
+    hid_t fs = H5Screate_simple(1, &n, NULL), ms2 = H5Screate_simple(1, &two, NULL),
+          ms5 = H5Screate_simple(1, &five, NULL);
+    const int first[2] = {100, 101}, second[5] = {200, 201, 202, 203, 204};
+    H5Sselect_hyperslab(fs, H5S_SELECT_SET, &start, NULL, &two, NULL);
+    CHECK(H5Dwrite(d, H5T_NATIVE_INT, ms2, fs, H5P_DEFAULT, first) >= 0, "failed write: the first write");
+    H5Sselect_hyperslab(fs, H5S_SELECT_SET, &start, NULL, &five, NULL);
+    errtext_t et = {{0}, 0};
+    herr_t r;
+    H5E_BEGIN_TRY
+    {
+        r = H5Dwrite(d, H5T_NATIVE_INT, ms5, fs, H5P_DEFAULT, second);
+    }
+    H5E_END_TRY
+    take_errors(&et);
+    CHECK(r < 0 && nczarr_error_has(&et, "bad/1"),
+          "failed write: the second write must fail naming bad/1:\n%s", et.text);
+    int buf[3] = {0};
+    H5Sselect_hyperslab(fs, H5S_SELECT_SET, &start, NULL, (hsize_t[]){3}, NULL);
+    hid_t ms3 = H5Screate_simple(1, (hsize_t[]){3}, NULL);
+    CHECK(H5Dread(d, H5T_NATIVE_INT, ms3, fs, H5P_DEFAULT, buf) >= 0 && buf[0] == 100 && buf[1] == 101 &&
+              buf[2] == bad_vals[2],
+          "failed write: chunk 0 must hold the first write's values (read %d %d %d)", buf[0], buf[1], buf[2]);
+    H5Sclose(ms3);
+    H5Sclose(ms2);
+    H5Sclose(ms5);
+    H5Sclose(fs);
+    H5Dclose(d);
+    CHECK(H5Fclose(f) >= 0, "failed write: close");
+    f = H5Fopen(store, H5F_ACC_RDONLY, H5P_DEFAULT);
+    d = H5Dopen2(f, "bad", H5P_DEFAULT);
+    int all[6] = {0};
+    H5E_BEGIN_TRY
+    {
+        H5Dread(d, H5T_NATIVE_INT, H5S_ALL, H5S_ALL, H5P_DEFAULT, all);
+    }
+    H5E_END_TRY
+    hid_t fs0 = H5Dget_space(d);
+    hsize_t three = 3;
+    H5Sselect_hyperslab(fs0, H5S_SELECT_SET, &start, NULL, &three, NULL);
+    hid_t m3 = H5Screate_simple(1, &three, NULL);
+    CHECK(H5Dread(d, H5T_NATIVE_INT, m3, fs0, H5P_DEFAULT, buf) >= 0 && buf[0] == 100 && buf[1] == 101,
+          "failed write: after the close, chunk 0 must hold the first write's values (read %d %d %d)", buf[0],
+          buf[1], buf[2]);
+    H5Sclose(m3);
+    H5Sclose(fs0);
+    H5Dclose(d);
+    H5Fclose(f);
+}
+
 int main(void)
 {
     scratch_dir(dir, sizeof dir, "damaged");
@@ -393,6 +459,7 @@ int main(void)
     test_zip();
     test_links();
     test_chunk_shape();
+    test_failed_write();
     scratch_done(dir, "damaged");
     TEST_MAIN_END();
 }

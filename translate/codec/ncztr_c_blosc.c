@@ -106,6 +106,19 @@ static int encode(const void *state, const ncztr_cctx *cx, const void *in, size_
     return 0;
 }
 
+/* The most bytes a frame of cbytes can decode to, by the compressor its header names (flags
+ * bits 5-7): LZ77 codecs emit at most 255 bytes a byte of input (lz4, blosclz; snappy less),
+ * zlib 1032, zstd 32768 (a block of 128 KiB as one repeated byte in 4); a frame stored
+ * uncompressed (flags bit 1) holds exactly its bytes after the 16-byte header. */
+static uint64_t frame_max(const unsigned char *h, size_t cbytes)
+{
+    if (h[2] & 0x02)
+        return cbytes - BLOSC_MIN_HEADER_LENGTH;
+    unsigned code = h[2] >> 5;
+    uint64_t ratio = code <= 2 ? 256 : code == 3 ? 1040 : 32768;
+    return (uint64_t)cbytes * ratio;
+}
+
 static int decode(const void *state, const ncztr_cctx *cx, const void *in, size_t inlen, void *out,
                   size_t cap, ncztr_dres *r, ncztr_cerr *e)
 {
@@ -114,8 +127,13 @@ static int decode(const void *state, const ncztr_cctx *cx, const void *in, size_
     size_t n = 0;
     if (blosc_cbuffer_validate(in, inlen, &n) < 0)
         return NCZTR_CODEC_FAIL(e, "blosc: a damaged or truncated frame (%zu bytes)", inlen);
+    /* the size the header states is checked before any room is made for it: a chunk whose
+     * size is not known (variable-length elements) is given what the frame asks for */
+    if (n > frame_max(in, inlen))
+        return NCZTR_CODEC_FAIL(
+            e, "blosc: a frame of %zu bytes states %zu bytes of data, more than it can hold", inlen, n);
     if (n > cap)
-        return NCZTR_CODEC_FAIL(e, "blosc: the data decompresses to %zu bytes, more than the %zu expected", n,
+        return NCZTR_CODEC_ROOM(e, "blosc: the data decompresses to %zu bytes, more than the %zu expected", n,
                                 cap);
     if (n && blosc_decompress_ctx(in, out, cap, 1) != (int)n)
         return NCZTR_CODEC_FAIL(e, "blosc: a damaged frame (%zu bytes)", inlen);

@@ -63,7 +63,7 @@ static int decode(const void *state, const ncztr_cctx *cx, const void *in, size_
     unsigned n = (unsigned)cap;
     int r = BZ2_bzBuffToBuffDecompress(out, &n, (char *)(uintptr_t)in, (unsigned)inlen, 0, 0);
     if (r == BZ_OUTBUFF_FULL)
-        return NCZTR_CODEC_FAIL(e, "bz2: the data decompresses to more than the %zu bytes expected", cap);
+        return NCZTR_CODEC_ROOM(e, "bz2: the data decompresses to more than the %zu bytes expected", cap);
     if (r == BZ_UNEXPECTED_EOF)
         return NCZTR_CODEC_FAIL(e, "bz2: the compressed stream is truncated (%zu bytes)", inlen);
     if (r != BZ_OK)

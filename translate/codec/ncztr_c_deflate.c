@@ -129,7 +129,7 @@ static int decode(const void *state, const ncztr_cctx *cx, const void *in, size_
         res->outlen = n;
         return 0;
     case LIBDEFLATE_INSUFFICIENT_SPACE:
-        return NCZTR_CODEC_FAIL(e, "%s: the data inflates to more than the %zu bytes expected", name, cap);
+        return NCZTR_CODEC_ROOM(e, "%s: the data inflates to more than the %zu bytes expected", name, cap);
     default:
         return NCZTR_CODEC_FAIL(e, "%s: the compressed stream (%zu bytes) is damaged or truncated", name,
                                 inlen);

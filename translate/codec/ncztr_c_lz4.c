@@ -64,8 +64,14 @@ static int decode(const void *state, const ncztr_cctx *cx, const void *in, size_
     if (inlen < 4)
         return NCZTR_CODEC_FAIL(e, "lz4: %zu bytes cannot hold the 4-byte size header", inlen);
     size_t n = (size_t)p[0] | (size_t)p[1] << 8 | (size_t)p[2] << 16 | (size_t)p[3] << 24;
+    /* checked before any room is made for it (a chunk of variable-length elements gets what
+     * the header asks for): an LZ4 block emits at most 255 bytes a byte */
+    if (n > (uint64_t)(inlen - 4) * 255 + 16)
+        return NCZTR_CODEC_FAIL(
+            e, "lz4: the header states %zu uncompressed bytes, more than %zu compressed bytes hold", n,
+            inlen - 4);
     if (n > cap)
-        return NCZTR_CODEC_FAIL(e, "lz4: the header states %zu uncompressed bytes, expected at most %zu", n,
+        return NCZTR_CODEC_ROOM(e, "lz4: the header states %zu uncompressed bytes, expected at most %zu", n,
                                 cap);
     res->where = NCZTR_D_OUT;
     res->outlen = n;

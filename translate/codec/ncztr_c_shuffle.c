@@ -83,7 +83,7 @@ static int decode(const void *state, const ncztr_cctx *cx, const void *in, size_
 {
     (void)cx;
     if (inlen > cap)
-        return NCZTR_CODEC_FAIL(e, "shuffle: %zu bytes, more than the %zu expected", inlen, cap);
+        return NCZTR_CODEC_ROOM(e, "shuffle: %zu bytes, more than the %zu expected", inlen, cap);
     ncztr_unshuffle(((const shuffle_state *)state)->esz, in, inlen, out);
     r->where = NCZTR_D_OUT;
     r->outlen = inlen;

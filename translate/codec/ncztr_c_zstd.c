@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <zstd.h>
+#include <zstd_errors.h>
 
 typedef struct zstd_state {
     int level;
@@ -122,6 +123,9 @@ static int decode(const void *state, const ncztr_cctx *cx, const void *in, size_
         return NCZTR_CODEC_FAIL(e, "zstd: out of memory");
     size_t r = ZSTD_decompressDCtx(d, out, cap, in, inlen);
     ncztr_ctxpool_give(&s->dc, d);
+    if (ZSTD_isError(r) && ZSTD_getErrorCode(r) == ZSTD_error_dstSize_tooSmall)
+        return NCZTR_CODEC_ROOM(e, "zstd: %s (a stored chunk of %zu bytes, at most %zu expected out)",
+                                ZSTD_getErrorName(r), inlen, cap);
     if (ZSTD_isError(r))
         return NCZTR_CODEC_FAIL(e, "zstd: %s (a stored chunk of %zu bytes, at most %zu expected out)",
                                 ZSTD_getErrorName(r), inlen, cap);

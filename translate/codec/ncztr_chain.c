@@ -227,8 +227,8 @@ int ncztr_stage_decode_grow(const ncztr_stage *s, const void *src, size_t n, siz
     size_t cap = n < max / 4 ? (n * 4 > 65536 ? n * 4 : 65536) : max;
     for (;;) {
         int r = decode_once(s, src, n, NULL, cap, dstp, res, e);
-        if (r == 0 || cap >= max)
-            return r;
+        if (r != NCZTR_CODEC_ROOM_SHORT || cap >= max)
+            return r < 0 ? -1 : r;
         cap = cap < max / 4 ? cap * 4 : max;
     }
 }
@@ -273,8 +273,10 @@ int ncztr_chain_decode(const ncztr_chain *c, const void *in, size_t inlen, void 
         unsigned char *dst = NULL;
         ncztr_dres res = {NCZTR_D_OUT, 0, NULL};
         r = decode_step(c, s, src, n, last && !in_out ? out : NULL, outlen, cap, &dst, &res, e);
-        if (r < 0)
+        if (r < 0) {
+            r = -1; /* short of room or not, a failure to the caller */
             break;
+        }
         if (res.where == NCZTR_D_INPUT) {
             n = res.outlen; /* src stays */
             continue;

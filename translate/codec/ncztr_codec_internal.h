@@ -18,6 +18,11 @@
 #define NCZTR_MAX_CD 16
 
 #define NCZTR_CODEC_FAIL(e, ...) (snprintf((e)->msg, sizeof(e)->msg, __VA_ARGS__), -1)
+/* A decoder's failure for want of room only: the data are sound so far and would decode
+ * into more bytes (ncztr_stage_decode_grow tries more room for this failure alone; to the
+ * chain's callers it is a failure like any other). */
+#define NCZTR_CODEC_ROOM_SHORT   (-2)
+#define NCZTR_CODEC_ROOM(e, ...) (snprintf((e)->msg, sizeof(e)->msg, __VA_ARGS__), NCZTR_CODEC_ROOM_SHORT)
 
 /* Contexts kept for reuse by a codec's threads (ncztr_ctxpool.c): about one per worker. */
 #define NCZTR_CTXPOOL_KEEP 16
@@ -101,7 +106,8 @@ struct ncztr_codec_class {
     size_t (*encode_bound)(const void *state, size_t inlen);
     int (*encode_into)(const void *state, const ncztr_cctx *cx, const void *in, size_t inlen, void *out,
                        size_t cap, size_t *outlen, ncztr_cerr *e);
-    /* Decodes inlen bytes: into out (at most cap bytes) or as r says. Returns 0 or -1. */
+    /* Decodes inlen bytes: into out (at most cap bytes) or as r says. Returns 0, -1, or
+     * NCZTR_CODEC_ROOM_SHORT when cap bytes are too few for what the data decode to. */
     int (*decode)(const void *state, const ncztr_cctx *cx, const void *in, size_t inlen, void *out,
                   size_t cap, ncztr_dres *r, ncztr_cerr *e);
     /* Codecs that nest (sharding), optional: decodes the inner chunks one by one into sink
@@ -148,8 +154,9 @@ void ncztr_stage_clear(ncztr_stage *s);
 
 /* Decodes one stage whose output size is not known in advance (a chunk of variable-length
  * elements, a filter plugin's call): room for four times the input (64 KiB at least), four
- * times more while it fails, up to max bytes; a damaged input fails each time, a few times
- * over. The result: *dstp (malloc'ed) when res->where is NCZTR_D_OUT, else as res says. */
+ * times more while the stage says the room is too small (NCZTR_CODEC_ROOM_SHORT), up to max
+ * bytes; any other failure is final (a damaged input must not have up to max bytes
+ * allocated for it). The result: *dstp (malloc'ed) when res->where is NCZTR_D_OUT, else as res says. */
 int ncztr_stage_decode_grow(const ncztr_stage *s, const void *src, size_t n, size_t max, unsigned char **dstp,
                             ncztr_dres *res, ncztr_cerr *e);
 

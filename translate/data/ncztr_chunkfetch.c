@@ -142,7 +142,7 @@ static void get_raw(ncztr_ioctx *x, ncztr_cjob *jobs, const size_t *which, size_
             nslow += (r.slow[i] = dest_slow(&gets[i]));
     unsigned ns = nczc_workers_slots(x->workers);
     if (nslow && (r.placed = malloc(n * sizeof *r.placed)) &&
-        (r.slots = ncztr_scratch_get(x->o->file, NCZTR_SCR_SLOTS, (size_t)ns * r.stride))) {
+        (r.slots = ncztr_scratch_get(x->o->file, NCZTR_SCR_SLOTS, ns, r.stride))) {
         memcpy(r.placed, gets, n * sizeof *gets);
         nczm_get_into_each(map, n, gets, relay_before, relay_after, &r); /* statuses examined after */
     } else {
@@ -179,7 +179,7 @@ static herr_t fetch_raw(ncztr_ioctx *x, ncztr_cjob *jobs, const size_t *which, s
     struct iovec *iovs = niov ? malloc(niov * sizeof *iovs) : NULL;
     nczm_getinto *gets = calloc(n, sizeof *gets);
     if (!gets || (niov && !iovs) ||
-        (nstream && !(scr = ncztr_scratch_get(x->o->file, NCZTR_SCR_FETCH, nstream * stride)))) {
+        (nstream && !(scr = ncztr_scratch_get(x->o->file, NCZTR_SCR_FETCH, nstream, stride)))) {
         free(runs);
         free(iovs);
         free(gets);
@@ -246,7 +246,7 @@ static herr_t fetch_encoded(ncztr_ioctx *x, nczm_getinto *gets, size_t n)
 {
     nczm_map *map = x->o->file->map;
     size_t room = enc_room(&x->g);
-    unsigned char *scr = ncztr_scratch_get(x->o->file, NCZTR_SCR_FETCH, n * room);
+    unsigned char *scr = ncztr_scratch_get(x->o->file, NCZTR_SCR_FETCH, n, room);
     if (!scr)
         return NCZ_PUSH(NCZ_E_NOMEM, "dataset \"%s\": out of memory fetching chunks", x->g.path);
     for (size_t i = 0; i < n; i++) {
@@ -333,7 +333,7 @@ static herr_t fetch_fused(ncztr_ioctx *x, ncztr_cjob *jobs, const size_t *which,
     const char *path = x->g.path;
     unsigned ns = nczc_workers_slots(x->workers);
     fused f = {st, gets, items, NULL, enc_room(&x->g), calloc(n, 1)};
-    if (!f.bad || !(f.enc = ncztr_scratch_get(x->o->file, NCZTR_SCR_FETCH, (size_t)ns * f.room))) {
+    if (!f.bad || !(f.enc = ncztr_scratch_get(x->o->file, NCZTR_SCR_FETCH, ns, f.room))) {
         free(f.bad);
         return NCZ_PUSH(NCZ_E_NOMEM, "dataset \"%s\": out of memory fetching chunks", path);
     }
@@ -435,7 +435,7 @@ herr_t ncztr_fetch_chunks(ncztr_ioctx *x, ncztr_cjob *jobs, size_t njobs)
     }
     if (nstream) {
         unsigned ns = nczc_workers_slots(st.workers);
-        unsigned char *sb = ncztr_scratch_get(x->o->file, NCZTR_SCR_SLOTS, (size_t)ns * x->g.chunk_bytes);
+        unsigned char *sb = ncztr_scratch_get(x->o->file, NCZTR_SCR_SLOTS, ns, x->g.chunk_bytes);
         if (!sb || !(slots = calloc(ns, sizeof *slots)))
             NCZ_GOTO(FAIL, NCZ_E_NOMEM, "dataset \"%s\": out of memory decoding chunks", path);
         for (unsigned k = 0; k < ns; k++)

@@ -155,6 +155,16 @@ static herr_t write_batch(ncztr_ioctx *x, ncztr_cjob *jobs, size_t n, ncztr_putl
             jb->partial = true; /* whole inner chunks of a shard: encoded now, kept pending */
             continue;
         }
+        if (jb->whole && e && e->dirty) {
+            /* Overwritten whole, but the cache holds values of earlier writes that were
+             * never stored: the new values go into that entry, after every step of the
+             * batch that can fail, so that a batch failing before them (a damaged chunk
+             * to read, a store error) loses nothing an earlier write had done. */
+            jb->ent = e;
+            jb->data = e->data;
+            ncztr_cc_touch(c, e);
+            continue;
+        }
         if (jb->whole) /* overwritten whole: what was pending is stale */
             ncztr_pending_drop(c, jb->coord);
         if (jb->whole) {

@@ -442,10 +442,11 @@ herr_t ncztr_shard_read_partial(ncztr_ioctx *x, ncztr_cjob *jobs, size_t n);
 
 /* ---- a file's scratch buffers (ncztr_scratch.c) ---- */
 enum { NCZTR_SCR_FETCH, NCZTR_SCR_SLOTS, NCZTR_SCR_N };
-/* Buffer which of at least bytes, kept by the file (contents not kept between gets);
- * NULL when out of memory (nothing pushed). It starts NCZTR_SCRATCH_SKEW bytes into a page:
+/* Buffer which of at least n * each bytes (n slots of each bytes, or 1 of all), kept by the
+ * file (contents not kept between gets); NULL when out of memory or when the product does
+ * not fit in a size_t (nothing pushed). It starts NCZTR_SCRATCH_SKEW bytes into a page:
  * where stored bytes are read, see ncztr_scratch.c for why. */
-unsigned char *ncztr_scratch_get(ncztr_file *f, int which, size_t bytes);
+unsigned char *ncztr_scratch_get(ncztr_file *f, int which, size_t n, size_t each);
 /* Bytes per slot of n bytes in a scratch buffer cut into slots that each keep its skew. */
 size_t ncztr_scratch_stride(size_t n);
 #define NCZTR_PAGE ((size_t)4096)

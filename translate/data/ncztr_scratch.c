@@ -13,6 +13,7 @@
  * lies 1 to 31 bytes past the source's offset in a page (ncztr_scratch_slow). Objects are
  * read from page-aligned offsets, and glibc puts a large block 16 bytes past a page start:
  * exactly that distance, in every process whose first large blocks come from mmap. */
+#include "ncztr_checked.h"
 #include "ncztr_chunkio_internal.h"
 
 #include <stdint.h>
@@ -38,7 +39,8 @@ static void *base_of(unsigned char *buf)
 
 size_t ncztr_scratch_stride(size_t n)
 {
-    return (n + NCZTR_PAGE - 1) / NCZTR_PAGE * NCZTR_PAGE;
+    /* saturates, so that a product with it (ncztr_scratch_get) fails rather than wraps */
+    return n > SIZE_MAX - NCZTR_PAGE ? SIZE_MAX : (n + NCZTR_PAGE - 1) / NCZTR_PAGE * NCZTR_PAGE;
 }
 
 static unsigned char *skewed_alloc(size_t bytes)
@@ -70,8 +72,11 @@ static void scratch_free(struct ncztr_scratch *s)
     free(s);
 }
 
-unsigned char *ncztr_scratch_get(ncztr_file *f, int which, size_t bytes)
+unsigned char *ncztr_scratch_get(ncztr_file *f, int which, size_t n, size_t each)
 {
+    size_t bytes;
+    if (!ncztr_mul_size(n, each, &bytes))
+        return NULL; /* a size from the store times the threads: reported as out of memory */
     if (!f->scratch) {
         if (!(f->scratch = calloc(1, sizeof *f->scratch)))
             return NULL;

@@ -161,15 +161,24 @@ herr_t ncztr_shard_read_partial(ncztr_ioctx *x, ncztr_cjob *jobs, size_t njobs)
         uint64_t lo = 1, hi = 0;
         size_t k = ncztr_box_inner_list(x, jobs[which[i]].coord, x->inner, nums);
         add_items(items + nitems, nums, k, which[i], pairs + i * ninner * 2, &lo, &hi);
+        /* An inner chunk stored with no bytes decodes to nothing; left in, it would give its
+         * shard no byte range while the ranges below are handed out per shard with any
+         * stored inner chunk, shifting every later shard's bytes. */
+        for (size_t t = nitems; t < nitems + k; t++)
+            if (items[t].stored && items[t].inlen == 0)
+                NCZ_GOTO(FAIL, NCZ_E_FORMAT,
+                         "dataset \"%s\": shard \"%s\": its index gives inner chunk %zu a length of 0 bytes",
+                         path, jobs[which[i]].key, items[t].inner);
         first[i] = nitems;
         nitems += k;
+        span[i] = NONE; /* no byte range: nothing stored that the block touches */
         if (lo < hi) {
             span[i] = lo;
             rg[nr++] = (nczm_range){.key = jobs[which[i]].key, .start = lo, .count = (size_t)(hi - lo)};
             total += (size_t)(hi - lo) + NCZTR_PAGE; /* its place keeps the scratch's skew */
         }
     }
-    unsigned char *data = total ? ncztr_scratch_get(x->o->file, NCZTR_SCR_FETCH, total) : NULL;
+    unsigned char *data = total ? ncztr_scratch_get(x->o->file, NCZTR_SCR_FETCH, 1, total) : NULL;
     if (total && !data)
         NCZ_GOTO(FAIL, NCZ_E_NOMEM, "dataset \"%s\": out of memory reading shards", path);
     for (size_t r = 0, off = 0; r < nr; r++) {
@@ -180,10 +189,7 @@ herr_t ncztr_shard_read_partial(ncztr_ioctx *x, ncztr_cjob *jobs, size_t njobs)
     nczm_read_ranges(map, nr, rg);
     for (size_t i = 0, r = 0; i < m; i++) {
         size_t end = i + 1 < m ? first[i + 1] : nitems;
-        bool any = false;
-        for (size_t t = first[i]; t < end; t++)
-            any = any || items[t].stored;
-        if (!any)
+        if (span[i] == NONE)
             continue;
         if (rg[r].status != NCZM_OK)
             NCZ_GOTO(FAIL, NCZ_E_STORE, "dataset \"%s\": cannot read the inner chunks of shard \"%s\": %s",
@@ -194,7 +200,7 @@ herr_t ncztr_shard_read_partial(ncztr_ioctx *x, ncztr_cjob *jobs, size_t njobs)
         r++;
     }
     /* 3. decoded on the worker pool, each inner chunk straight to the user */
-    unsigned char *slots = ncztr_scratch_get(x->o->file, NCZTR_SCR_SLOTS, (size_t)ns * ibytes);
+    unsigned char *slots = ncztr_scratch_get(x->o->file, NCZTR_SCR_SLOTS, ns, ibytes);
     if (!slots || ncztr_slot_errs_init(&se, ns) < 0)
         NCZ_GOTO(FAIL, NCZ_E_NOMEM, "dataset \"%s\": out of memory decoding shards", path);
     part_arg pa = {x, chain, jobs, items, slots, ibytes, &se};

@@ -361,7 +361,7 @@ herr_t ncztr_shard_write_partial(ncztr_ioctx *x, ncztr_cjob *jobs, size_t njobs,
     unsigned ns = nczc_workers_slots(x->workers);
     w_item *items = calloc(nitems ? nitems : 1, sizeof *items);
     ncztr_slot_errs se = {0};
-    unsigned char *slots = ncztr_scratch_get(x->o->file, NCZTR_SCR_SLOTS, (size_t)ns * ibytes);
+    unsigned char *slots = ncztr_scratch_get(x->o->file, NCZTR_SCR_SLOTS, ns, ibytes);
     if (!nums || !items || !slots || ncztr_slot_errs_init(&se, ns) < 0)
         NCZ_GOTO(FAIL, NCZ_E_NOMEM, "dataset \"%s\": out of memory writing shards", path);
     nitems = 0;

@@ -4,6 +4,7 @@
  * "Infinity", "-Infinity", hex bit patterns), the codec list (kept as given: the codec
  * layer builds the chain) and the checks the specification asks for: storage transformers
  * and unknown extensions that must be understood are refused, naming them. */
+#include "ncztr_checked.h"
 #include "ncztr_format.h"
 
 #include <inttypes.h>
@@ -303,7 +304,7 @@ herr_t ncztr_zarr3_array_from_json(const char *key, json_t *root, ncztr_zarray *
         if (!json_is_integer(e) || json_integer_value(e) < 1)
             NCZ_GOTO(FAIL, NCZ_E_FORMAT, "%s: \"chunk_shape\" must list %d positive integers", key, za.rank);
         za.chunks[k] = (uint64_t)json_integer_value(e);
-        if (__builtin_mul_overflow(bytes, za.chunks[k], &bytes) || bytes > (UINT64_C(1) << 62))
+        if (!ncztr_mul_u64(bytes, za.chunks[k], &bytes) || bytes > (UINT64_C(1) << 62))
             NCZ_GOTO(FAIL, NCZ_E_UNSUPPORTED, "%s: a chunk is larger than 2^62 bytes", key);
     }
 
@@ -460,7 +461,15 @@ json_t *ncztr_zarr3_node_json(const char *key, const ncztr_zarray *za, json_t *a
         }
         char sep[2] = {za->dimsep == '.' ? '.' : '/', '\0'};
         fill = v3_fill(za);
-        ok = ok && shape && chunks && fill && json_object_set_new(j, "shape", shape) == 0 &&
+        /* a part that could not be made: the others are released, not left behind */
+        if (!ok || !shape || !chunks || !fill) {
+            json_decref(shape);
+            json_decref(chunks);
+            json_decref(dt);
+            json_decref(fill);
+            ok = false;
+        }
+        ok = ok && json_object_set_new(j, "shape", shape) == 0 &&
              json_object_set_new(j, "data_type", dt) == 0 &&
              json_object_set_new(j, "chunk_grid",
                                  json_pack("{s:s, s:{s:o}}", "name", "regular", "configuration",
@@ -481,7 +490,10 @@ json_t *ncztr_zarr3_node_json(const char *key, const ncztr_zarray *za, json_t *a
             ok = json_object_set(j, "dimension_names", dn) == 0;
         }
     }
-    ok = ok && json_object_set_new(j, "attributes", attrs) == 0;
+    if (ok)
+        ok = json_object_set_new(j, "attributes", attrs) == 0;
+    else
+        json_decref(attrs); /* stolen, also when this fails */
     json_decref(dn);
     if (!ok) {
         json_decref(j);

@@ -1,4 +1,5 @@
 /* .zarray parse/validate and emit (Zarr v2 array metadata). */
+#include "ncztr_checked.h"
 #include "ncztr_zarray.h"
 
 #include <ctype.h>
@@ -213,7 +214,7 @@ herr_t ncztr_zarray_from_json(const char *key, json_t *root, ncztr_zarray *out)
         uint64_t bytes = za.dtype.size, elems = 1;
         int zero = 0;
         for (int i = 0; i < rank; i++) {
-            if (__builtin_mul_overflow(bytes, za.chunks[i], &bytes) || bytes > MAX_CHUNK_BYTES)
+            if (!ncztr_mul_u64(bytes, za.chunks[i], &bytes) || bytes > MAX_CHUNK_BYTES)
                 NCZ_GOTO(FAIL, NCZ_E_UNSUPPORTED,
                          "%s: a chunk of \"chunks\" x dtype \"%s\" is larger than 2^62 bytes", key,
                          za.dtype.zarr);
@@ -221,7 +222,7 @@ herr_t ncztr_zarray_from_json(const char *key, json_t *root, ncztr_zarray *out)
                 zero = 1;
         }
         for (int i = 0; i < rank && !zero; i++)
-            if (__builtin_mul_overflow(elems, za.shape[i], &elems))
+            if (!ncztr_mul_u64(elems, za.shape[i], &elems))
                 NCZ_GOTO(FAIL, NCZ_E_UNSUPPORTED, "%s: \"shape\" has more than 2^64 elements", key);
     }
 

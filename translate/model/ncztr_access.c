@@ -94,11 +94,6 @@ const char *ncztr_attr_load_error(const ncztr_attr *a)
     return a->load_error;
 }
 
-const char *ncztr_attr_load_warning(const ncztr_attr *a)
-{
-    return a->load_warning;
-}
-
 hid_t ncztr_attr_type(const ncztr_attr *a)
 {
     return a->val.type;

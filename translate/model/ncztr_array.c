@@ -1,5 +1,6 @@
 /* Arrays: creation from HDF5 type/space/dcpl, setup of loaded arrays, and the HDF5 view
  * of an array (dataspace, type, creation plist, extent changes, storage size). */
+#include "ncztr_checked.h"
 #include "ncztr_array_internal.h"
 #include "ncztr_format.h"
 #include "ncztr_h5compat.h"
@@ -201,7 +202,7 @@ static herr_t build_typed(ncztr_file *f, const char *name, hid_t type, hid_t spa
         for (int k = 0; k < rank; k++) {
             za->shape[k] = dims[k];
             a->maxdims[k] = maxd[k];
-            if (elems && __builtin_mul_overflow(elems, (uint64_t)dims[k], &elems))
+            if (elems && !ncztr_mul_u64(elems, (uint64_t)dims[k], &elems))
                 NCZ_GOTO(FAIL, NCZ_E_NOTREPR,
                          "dataset \"%s\": more than 2^64 elements, which a store could not open again", name);
         }
@@ -763,6 +764,21 @@ herr_t ncztr_obj_load(const ncztr_obj *o)
      * off changes nothing the caller can see but the cost of this call: a const node may be
      * completed. */
     return o->file->hooks.load_stub((ncztr_obj *)o);
+}
+
+herr_t ncztr_tree_load_readable(ncztr_obj *o)
+{
+    if (o->kind != NCZTR_GROUP)
+        return ncztr_obj_load(o);
+    size_t mark = ncz_err_mark();
+    if (ncztr_group_ready(o) < 0) {
+        free(ncz_err_take_messages(mark)); /* kept by the group for its own uses */
+        return SUCCEED;
+    }
+    for (size_t i = 0; i < o->nchildren; i++)
+        if (ncztr_tree_load_readable(o->children[i]) < 0)
+            return FAIL;
+    return SUCCEED;
 }
 
 herr_t ncztr_tree_load(ncztr_obj *o)

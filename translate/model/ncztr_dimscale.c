@@ -429,8 +429,9 @@ herr_t ncztr_obj_load_attrs(const ncztr_obj *o)
         m->synth_pending = false;
         return SUCCEED;
     }
-    /* netCDF's dimension ids and a scale's REFERENCE_LIST count over the whole tree */
-    if (o->file->npending > 0 && ncztr_tree_load(o->file->root) < 0)
+    /* netCDF's dimension ids and a scale's REFERENCE_LIST count over the whole tree: what
+     * can be read of it (a damaged group elsewhere leaves this array's attributes readable) */
+    if (o->file->npending > 0 && ncztr_tree_load_readable(o->file->root) < 0)
         return FAIL;
     m->synth_pending = false;
     return synth_array(m);

@@ -102,9 +102,13 @@ bool ncztr_obj_is_datatype(const ncztr_obj *o);
  * open. FAIL only when out of memory. For a group of a read-only store whose .zattrs and
  * members were put off (ncztr_obj.pending), reads them: every use of its members,
  * attributes or dimensions goes through it, and a group that cannot be read fails here,
- * naming its key, at every use. ncztr_tree_load: every group and array at or below o. */
+ * naming its key, at every use. ncztr_tree_load: every group and array at or below o.
+ * ncztr_tree_load_readable: the same, passing over the groups that cannot be read (each
+ * keeps its error for its own uses), for what counts over the whole tree; FAIL only when
+ * out of memory. */
 herr_t ncztr_obj_load(const ncztr_obj *o);
 herr_t ncztr_tree_load(ncztr_obj *o);
+herr_t ncztr_tree_load_readable(ncztr_obj *o);
 /* Number of attributes of a node. */
 size_t ncztr_obj_nattrs(const ncztr_obj *o);
 /* Why an array cannot be used (its metadata did not load), or NULL. */
@@ -256,10 +260,9 @@ bool ncztr_attr_is_deleted(const ncztr_attr *a);
 /* The character encoding of its name (its acpl's, H5Pset_char_encoding). */
 H5T_cset_t ncztr_attr_name_cset(const ncztr_attr *a);
 void ncztr_attr_set_name_cset(ncztr_attr *a, H5T_cset_t cset);
-/* Why it cannot be read, or NULL; what was read in place of its stored type, or NULL (see
- * ncztr_attr_decode). */
+/* Why it cannot be read (its value does not fit its stored type: ncztr_attr_decode), or
+ * NULL. */
 const char *ncztr_attr_load_error(const ncztr_attr *a);
-const char *ncztr_attr_load_warning(const ncztr_attr *a);
 /* Its value's type and dataspace (the attribute's own, not copies) and element count. */
 hid_t ncztr_attr_type(const ncztr_attr *a);
 hid_t ncztr_attr_space(const ncztr_attr *a);

@@ -19,10 +19,8 @@ struct ncztr_attr {
     /* Read from a store in which its value does not fit its "_nczarr_attr.types" entry
      * (ncztr_attr_decode). load_error: it cannot be read; opening it reports this, val is
      * empty, and raw keeps what the store had for it ({"value", "type", "ashape", "atype"},
-     * each optional) to be written back unchanged. load_warning: it was read as its JSON
-     * value's own type; opening it puts this on the error stack. */
+     * each optional) to be written back unchanged. */
     char *load_error;
-    char *load_warning;
     json_t *raw;
     /* Loaded with references (as paths, in raw) that become object ids once the tree and
      * its ids are complete (ncztr_loadattrs.c); val's type and dataspace are set. */

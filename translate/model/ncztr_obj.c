@@ -41,7 +41,6 @@ static void attr_free(ncztr_attr *a)
 {
     ncztr_attrval_clear(&a->val);
     free(a->load_error);
-    free(a->load_warning);
     json_decref(a->raw);
     free(a->name);
     free(a);

@@ -285,8 +285,10 @@ static herr_t load_batch(loader *L, ncztr_obj *g, const char *key, const child_l
             continue; /* read on first use (ncztr_obj_load) */
         char *ck = nczm_key_join(key, nm);
         NCZ_CHECK_ALLOC(ck, FAIL);
-        /* a group its NCZarr parent lists is known to be one: its .zgroup says only that */
-        herr_t kr = ncztr_node_keys(L->fmt, ck, !want_array && !want_group, !want_group, &keys[3 * k]);
+        /* A group its NCZarr parent lists is known to be one, but its .zgroup is read all
+         * the same (in the same batch): other readers need it, so a damaged one is an
+         * error here too, not a store that only this connector opens. */
+        herr_t kr = ncztr_node_keys(L->fmt, ck, !want_array, !want_group, &keys[3 * k]);
         free(ck);
         if (kr < 0)
             NCZ_GOTO_QUIET(FAIL);
@@ -329,6 +331,10 @@ static herr_t load_batch(loader *L, ncztr_obj *g, const char *key, const child_l
             if (zg_err || zat_err) {
                 free(ck);
                 NCZ_GOTO(FAIL, NCZ_E_FORMAT, "group \"%s\": %s", nm, zg_err ? zg_err : zat_err);
+            }
+            if (zg && L->fmt == NCZTR_ZARR2 && ncztr_v2_group_check(keys[3 * k], zg) < 0) {
+                free(ck);
+                NCZ_GOTO_QUIET(FAIL);
             }
             c = ncztr_obj_new(L->f, NCZTR_GROUP, ln);
             if (!c || ncztr_obj_attach(g, c) < 0) {
@@ -720,7 +726,7 @@ static herr_t load_pending(ncztr_obj *g)
             batch[m++] = p->children[i];
     for (size_t k = 0; k < m; k++) {
         NCZ_CHECK_ALLOC(ck[k] = ncztr_obj_key(batch[k]), FAIL);
-        if (ncztr_node_keys(L.fmt, ck[k], false, false, &keys[3 * k]) < 0)
+        if (ncztr_node_keys(L.fmt, ck[k], true, false, &keys[3 * k]) < 0)
             NCZ_GOTO_QUIET(FAIL);
     }
     size_t mark = ncz_err_mark();
@@ -752,6 +758,8 @@ static herr_t load_pending(ncztr_obj *g)
         mark = ncz_err_mark();
         f->reading_pending++;
         herr_t r = err ? NCZ_PUSH(NCZ_E_FORMAT, "group \"%s\": %s", ck[k], err)
+                   : js[3 * k] && L.fmt == NCZTR_ZARR2 && ncztr_v2_group_check(keys[3 * k], js[3 * k]) < 0
+                       ? FAIL
                        : load_group(&L, c, js[3 * k + 2], ck[k], false);
         if (r == SUCCEED)
             r = ncztr_dimscales_group_loaded(c);

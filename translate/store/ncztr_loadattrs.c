@@ -345,7 +345,7 @@ herr_t ncztr_load_attrs(ncztr_obj *o, json_t *zattrs, const char *key)
                 got = ncztr_cattr_from_json(name, val, t, json_is_array(sh) && json_array_size(sh) == 0,
                                             &a->val);
             } else if (t >= 0 && H5Tget_class(t) == H5T_STRING) {
-                got = ncztr_attr_decode(name, val, type, &a->val, &a->load_warning);
+                got = ncztr_attr_decode(name, val, type, &a->val);
                 if (got >= 0 && (got = H5Tis_variable_str(t) == 0 ? to_fixed_strings(&a->val, t, name)
                                                                   : same_cset(&a->val, t, name)) < 0)
                     ncztr_attrval_clear(&a->val);
@@ -366,7 +366,7 @@ herr_t ncztr_load_attrs(ncztr_obj *o, json_t *zattrs, const char *key)
             ncztr_attr_unref(a); /* never appended: its only reference */
             NCZ_GOTO(FAIL, NCZ_E_NOMEM, "out of memory");
         }
-        if (got < 0 && (refs || ncztr_attr_decode(name, val, type, &a->val, &a->load_warning) < 0)) {
+        if (got < 0 && (refs || ncztr_attr_decode(name, val, type, &a->val) < 0)) {
             /* One unreadable attribute must not make the object unreadable: it is kept with
              * its message (opening it fails with it) and written back as it was. */
             a->load_error = ncz_err_take_messages(mark);

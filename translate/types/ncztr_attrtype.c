@@ -4,7 +4,6 @@
  * stores exist: the type must never silently turn into another one. */
 #include "ncztr_types.h"
 
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -63,20 +62,7 @@ static const json_t *misfit(const ncztr_dtype *dt, const json_t *value)
     return NULL;
 }
 
-static char *format_msg(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static char *format_msg(const char *fmt, ...)
-{
-    va_list ap;
-    char *s = NULL;
-    va_start(ap, fmt);
-    if (vasprintf(&s, fmt, ap) < 0)
-        s = NULL;
-    va_end(ap);
-    return s;
-}
-
-herr_t ncztr_attr_decode(const char *name, json_t *value, const json_t *type, ncztr_attrval *out,
-                         char **warning)
+herr_t ncztr_attr_decode(const char *name, json_t *value, const json_t *type, ncztr_attrval *out)
 {
     herr_t ret = SUCCEED;
     char what[300];
@@ -86,9 +72,8 @@ herr_t ncztr_attr_decode(const char *name, json_t *value, const json_t *type, nc
     if (!name)
         name = "";
     snprintf(what, sizeof what, "attribute \"%s\"", name);
-    if (!value || !out || !warning)
+    if (!value || !out)
         NCZ_GOTO(FAIL, NCZ_E_ARGS, "%s: invalid arguments", what);
-    *warning = NULL;
     *out = (ncztr_attrval){H5I_INVALID_HID, H5I_INVALID_HID, 0, NULL, 0};
     if (!type)
         return ncztr_attr_from_json(name, value, NULL, out);
@@ -108,24 +93,14 @@ herr_t ncztr_attr_decode(const char *name, json_t *value, const json_t *type, nc
         if (ncztr_dtype_parse(dtype, twhat, &dt) < 0)
             NCZ_GOTO_QUIET(FAIL);
     }
-    /* A warning: a value of another kind than the dtype is what a Zarr tool that edited it
-     * leaves behind; the value is intact and is read as Zarr tools show it (as if untyped). */
-    if ((bad = misfit(&dt, value)) != NULL) {
-        char *w = format_msg("%s: \"_nczarr_attr.types\" gives dtype \"%s\" but the value %s%s; read "
-                             "as the type of its JSON value instead",
-                             what, dtype, bad == value ? "is " : "holds ", kind_of(bad));
-        if (!w)
-            NCZ_GOTO(FAIL, NCZ_E_NOMEM, "out of memory decoding %s", what);
-        if (ncztr_attr_from_json(name, value, NULL, out) < 0) {
-            free(w);
-            NCZ_GOTO_QUIET(FAIL);
-        }
-        *warning = w;
-        return SUCCEED;
-    }
-    /* Errors again: a number of the right kind that the dtype cannot hold (out of range,
-     * a fraction for an integer) means a damaged value under a plausible type; showing it
-     * in another type would be the silent change this check exists to prevent. */
+    /* An error too: a value of another kind than its dtype (a Zarr tool that edited the
+     * value and left "types" as it was, or damage). Reading it as the type of its JSON would
+     * hand the program another type than the one it was written with, and nothing it
+     * checks would tell it so; so would a number of the right kind that the dtype cannot
+     * hold (out of range, a fraction for an integer), below. */
+    if ((bad = misfit(&dt, value)) != NULL)
+        NCZ_GOTO(FAIL, NCZ_E_FORMAT, "%s: \"_nczarr_attr.types\" gives dtype \"%s\" but the value %s%s", what,
+                 dtype, bad == value ? "is " : "holds ", kind_of(bad));
     ret = ncztr_attr_from_json(name, value, dtype, out);
 done:
     return ret;

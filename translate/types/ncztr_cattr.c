@@ -7,6 +7,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* The most bytes of an attribute's value of such a type in memory: an attribute is one JSON
+ * value of .zattrs, read whole, unlike a dataset's chunks. */
+#define MAX_ATTR_BYTES ((size_t)64 << 20)
+
 /* Numbers by NCZarr's rules (enums, bitfields, opaque, 16-bit floats): a single one is bare. */
 static bool numeric_like(hid_t type)
 {
@@ -110,6 +114,12 @@ herr_t ncztr_cattr_from_json(const char *name, json_t *value, hid_t type, bool s
     hsize_t dim = n;
     if ((v.space = list ? H5Screate_simple(1, &dim, NULL) : H5Screate(H5S_SCALAR)) < 0)
         NCZ_GOTO(FAIL, NCZ_E_HDF5, "%s: cannot make a dataspace", what);
+    /* the elements' size comes from the kept type, their number from the JSON: a few bytes
+     * of JSON must not make gigabytes of value */
+    if (esz > MAX_ATTR_BYTES || n > MAX_ATTR_BYTES / (esz ? esz : 1))
+        NCZ_GOTO(FAIL, NCZ_E_FORMAT,
+                 "%s: %zu values of %zu bytes are more than the %zu bytes an attribute may hold", what, n,
+                 esz, MAX_ATTR_BYTES);
     if (!esz || !(v.data = calloc(n ? n : 1, esz)))
         NCZ_GOTO(FAIL, NCZ_E_NOMEM, "out of memory decoding %s", what);
     v.nelem = n;

@@ -1,5 +1,6 @@
 /* HDF5 enum, compound and array types: Zarr v2 structured dtypes <-> HDF5 types, exact
  * HDF5 types kept as Base64 of H5Tencode, and attribute values of those types as JSON. */
+#include "ncztr_checked.h"
 #include "ncztr_ctype_internal.h"
 
 #include <stdio.h>
@@ -407,7 +408,7 @@ static hid_t parse_field(const json_t *f, const char *what, int depth, const cha
                      "%s: invalid structured dtype: shape of field \"%s\" must hold positive integers", what,
                      *name);
         d[k] = (hsize_t)json_integer_value(e);
-        if (__builtin_mul_overflow(total, (size_t)d[k], &total) || total > MAX_RECORD)
+        if (!ncztr_mul_size(total, (size_t)d[k], &total) || total > MAX_RECORD)
             NCZ_GOTO(H5I_INVALID_HID, NCZ_E_UNSUPPORTED, "%s: field \"%s\" is larger than %zu bytes", what,
                      *name, MAX_RECORD);
     }

@@ -9,6 +9,9 @@
 #define NCZTR_CT_MAX_DEPTH  8                 /* nesting of compounds, arrays, sequences */
 #define NCZTR_CT_MAX_FIELDS 4096              /* fields of one compound */
 #define NCZTR_CT_MAX_RECORD ((size_t)1 << 28) /* bytes of one record */
+/* bytes of one variable-length sequence made from JSON, whose elements' size comes from a
+ * kept type: a few bytes of JSON must not make gigabytes */
+#define NCZTR_CT_MAX_SEQ ((size_t)1 << 26)
 
 /* Keeps the error stack across HDF5 calls made while cleaning up (they clear it). */
 static inline void ncztr_ct_close(hid_t t)

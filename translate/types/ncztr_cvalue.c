@@ -39,6 +39,20 @@ static herr_t raw_from_json(const json_t *j, unsigned char *p, size_t n, const c
 
 static json_t *elem_to_json(hid_t t, const unsigned char *p, const char *what, int depth);
 
+/* Whether the elements of base are plain numbers, and their dtype: the elements of an array
+ * or sequence of numbers (a list of 140000 of them in one value) are then converted with the
+ * dtype found once, not with HDF5 calls that find it again for each element. */
+static bool plain_numbers(hid_t base, ncztr_dtype *dt)
+{
+    H5T_class_t c = H5Tget_class(base);
+    if ((c != H5T_INTEGER && c != H5T_FLOAT) || ncztr_type_is_raw(base) || is_half(base))
+        return false;
+    hid_t es = ncz_err_save(); /* a failure here is the element's own conversion's to report */
+    bool ok = ncztr_dtype_from_hdf5(base, 0, "", dt) >= 0;
+    ncz_err_restore(es);
+    return ok;
+}
+
 static json_t *array_to_json(hid_t base, size_t bsz, const hsize_t *d, int nd, const unsigned char **p,
                              const char *what, int depth)
 {
@@ -47,12 +61,14 @@ static json_t *array_to_json(hid_t base, size_t bsz, const hsize_t *d, int nd, c
         NCZ_PUSH(NCZ_E_NOMEM, "out of memory");
         return NULL;
     }
+    ncztr_dtype dt;
+    bool num = nd == 1 && d[0] > 1 && plain_numbers(base, &dt);
     for (hsize_t i = 0; i < d[0]; i++) {
         json_t *e;
         if (nd > 1) {
             e = array_to_json(base, bsz, d + 1, nd - 1, p, what, depth);
         } else {
-            e = elem_to_json(base, *p, what, depth + 1);
+            e = num ? ncztr_json_from_elem(&dt, *p, what) : elem_to_json(base, *p, what, depth + 1);
             *p += bsz;
         }
         if (!e || json_array_append_new(l, e) != 0) {
@@ -181,13 +197,16 @@ static herr_t array_from_json(hid_t base, size_t bsz, const hsize_t *d, int nd, 
     if (!json_is_array(j) || json_array_size(j) != d[0])
         return NCZ_PUSH(NCZ_E_FORMAT, "%s: expected a list of %llu values for an array type", what,
                         (unsigned long long)d[0]);
+    ncztr_dtype dt;
+    bool num = nd == 1 && d[0] > 1 && plain_numbers(base, &dt);
     for (hsize_t i = 0; i < d[0]; i++) {
         const json_t *e = json_array_get(j, i);
         if (nd > 1) {
             if (array_from_json(base, bsz, d + 1, nd - 1, e, p, what, depth) < 0)
                 return FAIL;
         } else {
-            if (elem_from_json(base, e, *p, what, depth + 1) < 0)
+            if ((num ? ncztr_json_to_elem(&dt, e, what, *p) : elem_from_json(base, e, *p, what, depth + 1)) <
+                0)
                 return FAIL;
             *p += bsz;
         }
@@ -213,6 +232,10 @@ static herr_t elem_from_json(hid_t t, const json_t *j, unsigned char *p, const c
             NCZ_GOTO(FAIL, NCZ_E_HDF5, "%s: cannot read a variable-length type", what);
         size_t bsz = H5Tget_size(sup);
         hsize_t d = json_array_size(j);
+        if (d && (bsz > NCZTR_CT_MAX_SEQ || d > NCZTR_CT_MAX_SEQ / (bsz ? bsz : 1)))
+            NCZ_GOTO(FAIL, NCZ_E_FORMAT,
+                     "%s: a variable-length sequence of %llu elements of %zu bytes is more than %zu bytes",
+                     what, (unsigned long long)d, bsz, NCZTR_CT_MAX_SEQ);
         if (d) {
             unsigned char *q = v.p = calloc(d, bsz ? bsz : 1);
             NCZ_CHECK_ALLOC(v.p, FAIL);

@@ -109,19 +109,18 @@ herr_t ncztr_attr_to_json(const char *name, const ncztr_attrval *val, json_t **v
  * elements, objects or nested arrays is an error. *out is left empty on failure. */
 herr_t ncztr_attr_from_json(const char *name, json_t *value, const char *dtype, ncztr_attrval *out);
 /* Decodes a .zattrs value with its entry in "_nczarr_attr.types" (NULL: none), checking
- * the entry against the value first. Per case:
- *  - error: an entry that is no dtype at all (not a string, an unknown dtype, a size out
- *    of range): nothing says what the writer meant;
- *  - warning: a value of another kind than its dtype (text under a numeric dtype; numbers,
+ * the entry against the value first. Errors:
+ *  - an entry that is no dtype at all (not a string, an unknown dtype, a size out of
+ *    range): nothing says what the writer meant;
+ *  - a value of another kind than its dtype (text under a numeric dtype; numbers,
  *    booleans, null, objects or lists under a string dtype; null, objects or nested lists
- *    under a numeric dtype): read as if untyped, the way Zarr tools show it, and *warning
- *    gets a malloc'ed message naming the attribute, for whoever opens it;
- *  - error: a number the numeric dtype cannot hold (out of range, a fraction for an
- *    integer dtype).
+ *    under a numeric dtype): a Zarr tool edited it, or it is damaged;
+ *  - a number the numeric dtype cannot hold (out of range, a fraction for an integer
+ *    dtype).
  * ">S1" (netCDF-C's char text, JSON values included) and "|J0" take any value. Errors
- * push a message naming the attribute; *out is then empty and *warning NULL. */
-herr_t ncztr_attr_decode(const char *name, json_t *value, const json_t *type, ncztr_attrval *out,
-                         char **warning);
+ * push a message naming the attribute, the dtype and what the value is; *out is then
+ * empty. */
+herr_t ncztr_attr_decode(const char *name, json_t *value, const json_t *type, ncztr_attrval *out);
 void ncztr_attrval_clear(ncztr_attrval *val);
 /* An empty value (no type, no space, no data). */
 void ncztr_attrval_init(ncztr_attrval *v);

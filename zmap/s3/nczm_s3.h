@@ -241,7 +241,7 @@ typedef struct s3_sb {
 void s3_sb_add(s3_sb *b, const char *s); /* as is */
 /* percent-encoded: all but A-Za-z0-9-._~, and '/' when keep_slash, uppercase hex */
 void s3_sb_enc(s3_sb *b, const char *s, int keep_slash);
-void s3_sb_xml(s3_sb *b, const char *s); /* the five XML specials escaped */
+void s3_sb_xml(s3_sb *b, const char *s); /* the five XML specials and CR escaped */
 char *s3_sb_take(s3_sb *b);              /* the string (malloc'ed, "" if empty), or NULL after a failure */
 /* The message form of a URL: no query. Writes into out. */
 void s3_url_display(const char *url, char *out, size_t outlen);

@@ -56,6 +56,8 @@ void s3_sb_enc(s3_sb *b, const char *s, int keep_slash)
     }
 }
 
+/* A carriage return is written as a character reference: an XML reader turns a literal
+ * one (and CR LF) into a line feed, and the server would read another key. */
 void s3_sb_xml(s3_sb *b, const char *s)
 {
     for (; *s; s++) {
@@ -64,6 +66,7 @@ void s3_sb_xml(s3_sb *b, const char *s)
                         : *s == '>'  ? "&gt;"
                         : *s == '"'  ? "&quot;"
                         : *s == '\'' ? "&apos;"
+                        : *s == '\r' ? "&#13;"
                                      : NULL;
         if (e)
             s3_sb_add(b, e);
