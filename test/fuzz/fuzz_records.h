@@ -40,7 +40,8 @@ static int fuzz_key_ok(const char *k, size_t n)
     size_t part = 0;
     for (size_t i = 0; i <= n; i++) {
         if (i == n || k[i] == '/') {
-            if (part == 0 || (part == 1 && k[i - 1] == '.') || (part == 2 && k[i - 1] == '.' && k[i - 2] == '.'))
+            if (part == 0 || (part == 1 && k[i - 1] == '.') ||
+                (part == 2 && k[i - 1] == '.' && k[i - 2] == '.'))
                 return 0;
             part = 0;
             continue;

@@ -2,7 +2,7 @@
  * "@@<key>\n" followed by the object's bytes up to the next "\n@@" (fuzz_records.h); the
  * records become the objects of a directory store on tmpfs, which HDF5 then opens through
  * the connector of this build, walks (every link, object and attribute) and reads: every
- * dataset's first block and last element, every attribute whole. Zarr v2, v3 and
+ * dataset's first block, first chunk and last element, every attribute whole. Zarr v2, v3 and
  * consolidated metadata (.zmetadata) come from the keys the input names; text before the
  * first record holding "rw" opens the store for writing as well and adds a group and an
  * attribute, so that the metadata is saved again. The harness bounds what it asks for
@@ -116,6 +116,21 @@ static void read_dataset(hid_t d)
     }
     if (H5Sselect_hyperslab(s, H5S_SELECT_SET, start, NULL, count, NULL) >= 0)
         read_selection(d, 0, t, s, (hssize_t)total);
+    /* The first chunk as the dataset's creation plist gives it: in a sharded array an inner
+     * chunk, read by byte range from its shard (a partial shard read). */
+    hid_t dcpl = H5Dget_create_plist(d);
+    hsize_t cdims[H5S_MAX_RANK];
+    if (dcpl >= 0 && H5Pget_layout(dcpl) == H5D_CHUNKED && H5Pget_chunk(dcpl, rank, cdims) == rank) {
+        hsize_t n = 1;
+        for (int i = 0; i < rank; i++) {
+            count[i] = cdims[i] < dims[i] ? cdims[i] : dims[i];
+            n = count[i] && n > READ_MAX_ELEMENTS / count[i] ? READ_MAX_ELEMENTS + 1 : n * count[i];
+        }
+        if (n <= READ_MAX_ELEMENTS && H5Sselect_hyperslab(s, H5S_SELECT_SET, start, NULL, count, NULL) >= 0)
+            read_selection(d, 0, t, s, (hssize_t)n);
+    }
+    if (dcpl >= 0)
+        H5Pclose(dcpl);
     /* The last element: another chunk (or shard) where there are several. */
     for (int i = 0; i < rank; i++) {
         start[i] = dims[i] - 1;

@@ -10,6 +10,7 @@
  * and credentials files are the input's last part when it has one, else absent) and the
  * URLs of some keys, as its requests would: nothing is sent. */
 #include "H5VL_nczarr.h"
+#include "ncztr_store.h"
 #include "nczm_s3.h"
 
 #include <stdint.h>
@@ -150,20 +151,12 @@ static void try_name(const char *name, const H5VL_nczarr_info_t *info)
     sink += (size_t)nczm_url_single_writer(&url);
     char mt[128];
     nczm_marks_text(&url, mt, sizeof mt);
-    /* the info's store options, as translate/ applies them to the name */
-    for (const char *p = info ? info->storeopts : ""; *p;) {
-        const char *e = strchr(p, '\n');
-        size_t len = e ? (size_t)(e - p) : strlen(p);
-        char word[sizeof info->storeopts];
-        snprintf(word, sizeof word, "%.*s", (int)len, p);
-        p += len + (e ? 1 : 0);
-        char *v = strchr(word, '=');
-        if (!v || !strncmp(word, "s3root=", 7))
-            continue;
-        *v++ = '\0';
-        if (nczm_url_set(&url, word, v, err) != NCZM_OK)
-            break;
-    }
+    nczm_url_clear(&url);
+    /* the name as translate/ makes it a store: the info's store options applied */
+    ncztr_opts o = {.zip_names = info && info->zip_names};
+    snprintf(o.storeopts, sizeof o.storeopts, "%s", info ? info->storeopts : "");
+    if (ncztr_store_name(name, &o, &url) < 0)
+        return;
     if (url.kind == NCZM_KIND_S3)
         s3_addresses(&url);
     nczm_url_clear(&url);

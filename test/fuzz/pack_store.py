@@ -1,6 +1,7 @@
 """Packs a store directory into fuzz_store's input (fuzz_records.h): a record "@@<key>\n"
-followed by the object's bytes for every file of the store, metadata first. Objects larger
-than --max-object bytes are cut to that size (a truncated chunk is an input too).
+followed by the object's bytes for every file of the store, metadata first. Chunks larger
+than --max-object bytes are cut to that size (a truncated chunk is an input too); metadata
+objects (.zmetadata, zarr.json, ...) are kept whole up to 256 KiB.
 
     pack_store.py STORE OUT [--max-object N] [--options WORDS]
 """
@@ -25,8 +26,9 @@ def main():
     keys.sort(key=lambda k: (os.path.basename(k) not in META, k))
     out = bytearray(a.options.encode())
     for k in keys:
+        meta = os.path.basename(k) in META
         with open(os.path.join(a.store, k), "rb") as f:
-            data = f.read(a.max_object)
+            data = f.read(max(a.max_object, 256 << 10) if meta else a.max_object)
         if out:
             out += b"\n"
         out += b"@@" + k.encode() + b"\n" + data

@@ -7,7 +7,8 @@
  * each kind twice, with a scalar dataspace ("one_<kind>_scalar") and a 1-D one of one element
  * ("one_<kind>_1d", as netCDF-4 writes every single value): int, double, an enum, a bool
  * enum, a variable-length UTF-8 and an ASCII string, a 6-byte NUL-terminated UTF-8 string
- * holding 5 characters (PyTables' CLASS), a space-padded string, a compound.
+ * holding 5 characters (PyTables' CLASS), a space-padded string, a 7-byte NUL-padded string
+ * with a NUL inside its text (h5py's and PyTables' bytes), a compound.
  * With --add, opens an existing file or store and adds the int32 attribute "added" = 42
  * to each object named, so that their metadata gets rewritten.
  * Usage: interop_attr_fidelity FILE | interop_attr_fidelity --add FILE OBJECT... */
@@ -57,7 +58,7 @@ static void one_values(hid_t loc)
     hid_t sp[2] = {H5Screate(H5S_SCALAR), H5Screate_simple(1, &one, NULL)};
     const char *shape[2] = {"scalar", "1d"};
     hid_t vutf8 = H5Tcopy(H5T_C_S1), vascii = H5Tcopy(H5T_C_S1), f6 = H5Tcopy(H5T_C_S1),
-          sp8 = H5Tcopy(H5T_C_S1);
+          sp8 = H5Tcopy(H5T_C_S1), nul7 = H5Tcopy(H5T_C_S1);
     CHECK(H5Tset_size(vutf8, H5T_VARIABLE));
     CHECK(H5Tset_cset(vutf8, H5T_CSET_UTF8));
     CHECK(H5Tset_size(vascii, H5T_VARIABLE));
@@ -65,6 +66,8 @@ static void one_values(hid_t loc)
     CHECK(H5Tset_cset(f6, H5T_CSET_UTF8));
     CHECK(H5Tset_size(sp8, 8));
     CHECK(H5Tset_strpad(sp8, H5T_STR_SPACEPAD));
+    CHECK(H5Tset_size(nul7, 7));
+    CHECK(H5Tset_strpad(nul7, H5T_STR_NULLPAD));
     hid_t en = H5Tenum_create(H5T_NATIVE_SHORT);
     short e0 = 0, e1 = 1;
     CHECK(H5Tenum_insert(en, "FALSE", &e0));
@@ -85,11 +88,11 @@ static void one_values(hid_t loc)
         hid_t type;
         const void *buf;
     } kinds[] = {
-        {"int", H5T_NATIVE_INT, &iv}, {"double", H5T_NATIVE_DOUBLE, &dv},
-        {"enum", color, &blue},       {"bool", en, &e1},
-        {"vutf8", vutf8, &text},      {"vascii", vascii, &ascii},
-        {"fixed6", f6, "TABLE\0"},    {"spacepad", sp8, "ab      "},
-        {"compound", rec, ab},
+        {"int", H5T_NATIVE_INT, &iv},   {"double", H5T_NATIVE_DOUBLE, &dv},
+        {"enum", color, &blue},         {"bool", en, &e1},
+        {"vutf8", vutf8, &text},        {"vascii", vascii, &ascii},
+        {"fixed6", f6, "TABLE\0"},      {"spacepad", sp8, "ab      "},
+        {"nulpad", nul7, "x \0 y\0\0"}, {"compound", rec, ab},
     };
     for (size_t k = 0; k < sizeof kinds / sizeof kinds[0]; k++)
         for (int s = 0; s < 2; s++) {
@@ -100,6 +103,7 @@ static void one_values(hid_t loc)
     H5Tclose(rec);
     H5Tclose(color);
     H5Tclose(en);
+    H5Tclose(nul7);
     H5Tclose(sp8);
     H5Tclose(f6);
     H5Tclose(vascii);

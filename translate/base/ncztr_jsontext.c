@@ -181,8 +181,9 @@ json_t *ncztr_json_parse_object(const char *key, const char *text, size_t len)
         key = "(JSON)";
     if (!text)
         NCZ_GOTO(NULL, NCZ_E_ARGS, "%s: no JSON text", key);
-    /* Without JSON_DECODE_ANY jansson accepts only an object or array at the top. */
-    if (!(j = ncztr_json_parse_text(text, len, 0, &err))) {
+    /* Without JSON_DECODE_ANY jansson accepts only an object or array at the top. A "\u0000"
+     * in a string value is a NUL byte of a fixed-size string attribute (ncztr_attrjson.c). */
+    if (!(j = ncztr_json_parse_text(text, len, JSON_ALLOW_NUL, &err))) {
         if (len == 0)
             NCZ_GOTO(NULL, NCZ_E_FORMAT, "%s: empty file, expected a JSON object", key);
         NCZ_GOTO(NULL, NCZ_E_FORMAT, "%s: invalid JSON at line %d column %d: %s", key, err.line, err.column,

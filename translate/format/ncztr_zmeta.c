@@ -115,7 +115,7 @@ static char *key_of(char *s, const char *e, bool esc, bool *owned, bool *oom)
         return s + 1;
     }
     json_error_t err;
-    json_t *j = json_loadb(s, (size_t)(e - s), JSON_DECODE_ANY, &err);
+    json_t *j = json_loadb(s, (size_t)(e - s), JSON_DECODE_ANY | JSON_ALLOW_NUL, &err);
     char *k = json_is_string(j) ? strdup(json_string_value(j)) : NULL;
     if (json_is_string(j) && !k)
         *oom = true;
@@ -216,7 +216,7 @@ static bool scan_top(ncztr_zmeta *z, char *text, size_t len, bool *oom)
         bool is_meta = !esc && (size_t)(ke - p) == 10 && memcmp(p, "\"metadata\"", 10) == 0;
         if (esc) { /* "meta\u0064ata" is "metadata" too */
             json_error_t err;
-            json_t *j = json_loadb(p, (size_t)(ke - p), JSON_DECODE_ANY, &err);
+            json_t *j = json_loadb(p, (size_t)(ke - p), JSON_DECODE_ANY | JSON_ALLOW_NUL, &err);
             is_meta = json_is_string(j) && strcmp(json_string_value(j), "metadata") == 0;
             json_decref(j);
         }
@@ -298,7 +298,7 @@ ncztr_zmeta_st ncztr_zmeta_get(const ncztr_zmeta *z, const char *key, json_t **o
     const zentry *e = &z->e[at - 1];
     if (e->val[0] != '{') {
         json_error_t err;
-        *out = json_loadb(e->val, e->vlen, JSON_DECODE_ANY, &err);
+        *out = json_loadb(e->val, e->vlen, JSON_DECODE_ANY | JSON_ALLOW_NUL, &err);
         return NCZTR_ZMETA_NOTOBJ;
     }
     size_t mark = ncz_err_mark();

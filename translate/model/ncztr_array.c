@@ -543,6 +543,8 @@ herr_t ncztr_array_setup_loaded(ncztr_obj *o, json_t *nca, json_t *zattrs, const
      * and says so (dimension scales made from wrong references would be wrong). */
     ncztr_dim *dims[NCZTR_MAX_RANK] = {NULL};
     for (int k = 0; k < za->rank && a->dimrefs; k++) {
+        if (!a->dimrefs[k])
+            continue; /* anonymous (dims_from_xarray: a name taken with another size) */
         ncztr_dim *d = dims[k] = ncztr_find_dim(o->file, a->dimrefs[k], NULL);
         char why[1024];
         if (!nca)

@@ -74,7 +74,7 @@ static char *zip_name(const char *name, const ncztr_opts *opts)
     return u;
 }
 
-static herr_t parse_name(const char *name, const ncztr_opts *opts, nczm_url *url)
+herr_t ncztr_store_name(const char *name, const ncztr_opts *opts, nczm_url *url)
 {
     char emsg[NCZM_ERRLEN];
     char *mapped = s3root_name(name, opts);
@@ -119,7 +119,7 @@ static herr_t file_new(const char *name, const ncztr_opts *opts, ncztr_file **ou
     ncztr_file *f = calloc(1, sizeof *f);
     if (!f)
         return NCZ_PUSH(NCZ_E_NOMEM, "out of memory opening \"%s\"", name);
-    if (parse_name(name, opts, &f->url) < 0) {
+    if (ncztr_store_name(name, opts, &f->url) < 0) {
         free(f);
         return FAIL;
     }
@@ -323,7 +323,7 @@ herr_t ncztr_file_close2(ncztr_file *f, bool save)
 bool ncztr_is_store(const char *name, const ncztr_opts *opts)
 {
     nczm_url url;
-    if (!name || parse_name(name, opts, &url) < 0) {
+    if (!name || ncztr_store_name(name, opts, &url) < 0) {
         H5Eclear2(H5E_DEFAULT);
         return false;
     }
@@ -336,7 +336,7 @@ herr_t ncztr_delete_store(const char *name, const ncztr_opts *opts)
 {
     nczm_url url;
     char emsg[NCZM_ERRLEN];
-    if (parse_name(name, opts, &url) < 0)
+    if (ncztr_store_name(name, opts, &url) < 0)
         return FAIL;
     nczm_status st = nczm_destroy(&url, emsg);
     nczm_url_clear(&url);

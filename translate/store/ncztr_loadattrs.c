@@ -95,7 +95,11 @@ static herr_t to_fixed_strings(ncztr_attrval *v, hid_t t, const char *name)
     }
     for (size_t i = 0; i < v->nelem; i++) {
         const char *src = vl ? ((char *const *)v->data)[i] : (const char *)v->data + i * srcsz;
-        size_t n = !src ? 0 : vl ? strlen(src) : strnlen(src, srcsz);
+        /* a fixed-size source (text decoded from JSON) keeps a NUL inside it (fixed_len in
+         * ncztr_attrjson.c): only its trailing NULs are padding */
+        size_t n = !src ? 0 : vl ? strlen(src) : srcsz;
+        while (src && !vl && n > 0 && src[n - 1] == '\0')
+            n--;
         n = n < sz ? n : sz;
         memcpy(d + i * sz, src ? src : "", n);
         memset(d + i * sz + n, pad == H5T_STR_SPACEPAD ? ' ' : 0, sz - n);

@@ -26,6 +26,11 @@ herr_t ncztr_file_close2(ncztr_file *f, bool save);
 /* The store's path now belongs to another store (created over it): f never writes again,
  * its writes refused as those of a read-only store. */
 void ncztr_file_detach(ncztr_file *f);
+/* The store a name (a path or a URL) and the options give: the name parsed (an s3root
+ * prefix and the option zip applied) and the store kinds' options (storeopts) set, with
+ * what the formats mark a store with. FAIL (pushed) for a name or an option that will not
+ * do; *url is then empty. */
+herr_t ncztr_store_name(const char *name, const ncztr_opts *opts, nczm_url *url);
 /* Quiet check: is `name` an existing store of ours? */
 bool ncztr_is_store(const char *name, const ncztr_opts *opts);
 /* Options of the store kinds an info string may carry as "name=value" (ncztr_opts.storeopts):

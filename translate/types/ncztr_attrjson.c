@@ -15,14 +15,18 @@
 
 #define TEXT_DTYPE ">S1"
 
-/* Length of a fixed-size string element as text: up to the first NUL for NULLTERM/NULLPAD,
- * trailing blanks dropped for SPACEPAD (how HDF5 pads those). */
+/* Length of a fixed-size string element as text: its padding dropped, trailing NULs for
+ * NULLTERM/NULLPAD, trailing blanks for SPACEPAD (how HDF5 pads those). A NUL inside the
+ * text stays (a "\u0000" in the JSON): HDF5 keeps every byte of a fixed-size string, and
+ * a program that put one there reads it back. */
 static size_t fixed_len(const char *s, size_t size, H5T_str_t pad)
 {
-    size_t n = strnlen(s, size);
-    if (pad == H5T_STR_SPACEPAD)
-        while (n > 0 && s[n - 1] == ' ')
-            n--;
+    size_t n = size;
+    char padc = pad == H5T_STR_SPACEPAD ? ' ' : '\0';
+    while (n > 0 && s[n - 1] == padc)
+        n--;
+    if (pad == H5T_STR_SPACEPAD) /* a space-padded string ends at a NUL too */
+        n = strnlen(s, n);
     return n;
 }
 
