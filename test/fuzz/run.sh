@@ -60,9 +60,9 @@ for t in "${targets[@]}"; do
     fi
   fi
   logs=("$log.replay"); [ "$secs" -gt 0 ] && logs+=("$log")
-  runs=$(cat "${logs[@]}" | awk '/stat::number_of_executed_units/ {s += $2} END {print s + 0}')
+  execs=$(cat "${logs[@]}" | awk '/stat::number_of_executed_units/ {s += $2} END {print s + 0}')
   # libFuzzer's last status line: "#N<TAB>DONE   cov: E ft: F corp: C/SIZE ..."
   last=$(cat "${logs[@]}" | awk '/^#[0-9]+[[:space:]]+(DONE|INITED)/ {l = $0} END {print l}')
-  echo "fuzz $t: ok, $runs executions, $(echo "$last" | sed -E 's/^#[0-9]+[[:space:]]+[A-Z]+ +//; s/ +/ /g')"
+  echo "fuzz $t: ok, $execs executions, $(echo "$last" | sed -E 's/^#[0-9]+[[:space:]]+[A-Z]+ +//; s/ +/ /g')"
 done
 exit $failed
