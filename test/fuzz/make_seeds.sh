@@ -65,9 +65,9 @@ for g in "$here"/seeds_*; do
   t=$(basename "$g"); t=${t#seeds_}; t=${t%.*}
   mkdir -p "$raw/$t"
   case "$t" in
-    codecs | attrjson | dtype) python3 "$g" "$tmp" "$raw/$t" ;;
+    codecs | attrjson | dtype) /usr/bin/python3 "$g" "$tmp" "$raw/$t" ;;
     zip) bash "$g" "$raw/$t" "$build" ;;
-    *) python3 "$g" "$raw/$t" ;;
+    *) /usr/bin/python3 "$g" "$raw/$t" ;;
   esac
 done
 for d in "$raw"/*/; do

@@ -142,7 +142,29 @@ def main():
             with open(os.path.join(out, name), "wb") as f:
                 f.write(data)
             n += 1
+    n += extra_seeds(out)
     print(f"seeds_codecs: {n} inputs in {out}")
+
+
+def extra_seeds(out):
+    """Codecs that no store of the tests writes (numcodecs' lz4 for one): encoded here by
+    numcodecs, Debian's python3-numcodecs, from a small ramp of int32."""
+    try:
+        import numcodecs
+        import numpy as np
+    except ImportError:
+        return 0
+    raw = np.arange(64, dtype="<i4").tobytes()
+    n = 0
+    for conf in ({"id": "lz4", "acceleration": 1}, {"id": "lz4", "acceleration": 9}):
+        body = bytes(numcodecs.get_codec(conf).encode(raw))
+        line = json.dumps({"filters": None, "compressor": conf, "esz": 4, "shape": [64]},
+                          separators=(",", ":")).encode()
+        data = line + b"\n" + body
+        with open(os.path.join(out, hashlib.sha1(data).hexdigest()), "wb") as f:
+            f.write(data)
+        n += 1
+    return n
 
 
 if __name__ == "__main__":
