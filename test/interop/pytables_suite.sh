@@ -18,10 +18,10 @@ here=$(cd "$(dirname "$0")" && pwd)
 native_min=${NCZARR_PYTABLES_NATIVE_PASSED:-2637}
 min=${NCZARR_PYTABLES_MIN_PASSED:-2440}
 min_zip=${NCZARR_PYTABLES_MIN_ZIP:-4000}
-modules="test_basics test_attributes test_array test_create test_carray test_vlarray test_types
+modules=${NCZARR_PYTABLES_MODULES:-"test_basics test_attributes test_array test_create test_carray test_vlarray test_types
   test_enum test_nestedtypes test_links test_tree test_do_undo test_hdf5compat test_backcompat
   test_timetype test_lists test_direct_chunk test_numpy test_tablesMD test_expression
-  test_index_backcompat"
+  test_index_backcompat"}
 pre=$NCZARR_BUILD/vol_connector/preload/libnczarr_preload.so
 runner=$here/pytables_suite.py
 py=$NCZARR_ZARR3_PYTHON
