@@ -24,7 +24,10 @@ while [ $# -gt 0 ]; do
     *) targets+=("$1"); shift ;;
   esac
 done
+# absolute: each fuzzing run starts in the output folder
+build=$(cd "$build" && pwd)
 out=${out:-$build/fuzz-out}
+mkdir -p "$out" && out=$(cd "$out" && pwd)
 if [ ${#targets[@]} -eq 0 ]; then
   for f in "$here"/fuzz_*.c; do t=$(basename "$f" .c); targets+=("${t#fuzz_}"); done
 fi
