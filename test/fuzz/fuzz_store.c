@@ -31,6 +31,12 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
              (long)getpid());
     if (H5open() < 0)
         abort();
+    /* HDF5 falls back to its native connector when a plugin does not load: every input
+     * would then fail to open, and the target would fuzz nothing without a word */
+    if (H5VLis_connector_registered_by_name("nczarr") <= 0) {
+        fprintf(stderr, "fuzz_store: the nczarr connector did not load from %s\n", NCZARR_FUZZ_PLUGIN_DIR);
+        abort();
+    }
     H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
     return 0;
 }
