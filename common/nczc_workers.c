@@ -31,7 +31,6 @@ static unsigned nthreads; /* under mu */
 static int quit;          /* under mu */
 static int busy;          /* under mu: a call owns the pool */
 static job *cur;          /* under mu */
-static _Thread_local int in_pool_thread;
 
 static void run_items(job *j, unsigned slot)
 {
@@ -50,7 +49,6 @@ static void run_items(job *j, unsigned slot)
 static void *worker_main(void *unused)
 {
     (void)unused;
-    in_pool_thread = 1;
     pthread_mutex_lock(&mu);
     for (;;) {
         while (!quit && !(cur && cur->open && cur->joined < cur->want))
@@ -116,7 +114,12 @@ size_t nczc_parallel_for(size_t n, unsigned cap, nczc_work_fn fn, void *arg)
     if ((size_t)slots > n)
         slots = (unsigned)n;
     int shared = 0;
-    if (slots > 1 && !in_pool_thread) {
+    /* A call made from inside an item (on a worker or on the caller) finds the pool busy
+     * with the job that runs it and works alone. No thread-local flag says "on a worker":
+     * this file is in a dlopen()ed library, where such a variable is dynamic TLS, and the
+     * leak checker of clang 16's runtime misreads glibc's dynamic TLS blocks and crashes
+     * (test/fuzz, fuzz_store, under libFuzzer's leak detection). */
+    if (slots > 1) {
         pthread_mutex_lock(&mu);
         if (!busy) {
             busy = shared = 1;

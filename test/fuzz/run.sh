@@ -57,6 +57,12 @@ for t in "${targets[@]}"; do
     par=(); [ "$jobs" -gt 1 ] && par=(-jobs="$jobs" -workers="$jobs")
     if ! (cd "$out/logs" && "$exe" "${opts[@]}" -max_total_time="$secs" -runs="$runs" "${par[@]}" "$new" "$corpus" \
         >"$log" 2>&1); then
+      if grep -q "LeakSanitizer has encountered a fatal error" "$log"; then
+        # the leak checker itself crashed (its unit is empty): not an input's fault, but a
+        # run that could not check for leaks is not a pass either
+        echo "fuzz $t: LEAK CHECKER FAILED (log: $log)"
+        grep -m1 -B2 -A3 "LeakSanitizer has encountered" "$log"; failed=1; continue
+      fi
       echo "fuzz $t: FINDING (log: $log; reproducer: $(ls "$out/findings/$t-"* 2>/dev/null | head -n 1))"
       grep -m1 -A30 "ERROR:\|==ERROR\|runtime error\|deadly signal\|timeout after\|out-of-memory" "$log" || tail -n 40 "$log"
       failed=1; continue
