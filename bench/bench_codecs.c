@@ -30,7 +30,10 @@
 #include "bench_codecs_report.h"
 
 static const char *case_names[NCASES] = {"raw", "deflate", "blosc", "zstd"};
-static const char *peer_names[NPEERS] = {"nczarr", "native", "netcdf", "zarr3"};
+static const char *peer_names[NPEERS] = {"nczarr", "native", "netcdf", "zarr3", "tensorstore", "zarrs"};
+/* bench_zarr3.py --impl of each Python peer */
+static const char *python_impl[NPEERS] = {
+    [PEER_ZARR3] = "zarr", [PEER_TS] = "tensorstore", [PEER_ZARRS] = "zarrs"};
 
 /* The source slabs: a smooth field (two waves) plus uniform noise of 1e-3, about the
  * measurement noise of real data, so that the low mantissa bits do not compress. */
@@ -142,7 +145,7 @@ static void spawn(const bench_cfg *cfg, const char *log, bench_peer peer, bench_
             dprintf(fd[1], "failed cannot set the environment\n");
             _exit(1);
         }
-        if (peer == PEER_ZARR3) {
+        if (BENCH_PYTHON_PEER(peer)) {
             char store[4300], rows[32], cols[32], cr[32], cc[32], sr[32], ns[32], zl[32], zf[8], sh[16];
             bench_store_path(cfg, peer, store, sizeof store);
             snprintf(rows, sizeof rows, "%zu", cfg->rows);
@@ -182,6 +185,8 @@ static void spawn(const bench_cfg *cfg, const char *log, bench_peer peer, bench_
                             zf,
                             "--shards",
                             sh,
+                            "--impl",
+                            (char *)python_impl[peer],
                             cfg->s3_options ? "--storage-options" : NULL,
                             (char *)cfg->s3_options,
                             NULL};
@@ -371,7 +376,8 @@ static void usage(void)
 {
     fprintf(stderr,
             "usage: bench_codecs [--dir DIR] [--mib N] [--runs K] [--cases raw,deflate,blosc,zstd]\n"
-            "         [--peers nczarr,native,netcdf,zarr3] [--workers 1,2,4,8,16] [--zstd-level L]\n"
+            "         [--peers nczarr,native,netcdf,zarr3,tensorstore,zarrs] [--workers 1,2,4,8,16]\n"
+            "         [--zstd-level L]\n"
             "         [--python PATH] [--connector-dir DIR] [--filter-dir DIR] [--timeout S]\n"
             "         [--zarr-format 2|3] [--shards N] [--s3 URL --s3-storage-options JSON]\n"
             "         [--cols N] [--chunk RxC] [--call-rows N] [--floor yes|no] [--server-pids \"P ...\"]\n"
@@ -389,7 +395,10 @@ static void usage(void)
             "                 this process). The kernel's copy into a buffer 1 to 31 bytes past its\n"
             "                 source's offset in a page runs slowly on some CPUs (AMD Zen)\n"
             "  --workers      also run the connector's compressed cases with workers=N for each N\n"
-            "  --python       zarr-python 3's interpreter (default $BENCH_PYTHON or\n"
+            "  --peers        who runs (default all): the connector, native HDF5, netCDF-C, and\n"
+            "                 through bench_zarr3.py zarr-python 3, tensorstore and zarr-python 3\n"
+            "                 with zarrs' codec pipeline\n"
+            "  --python       the Python peers' interpreter (default $BENCH_PYTHON or\n"
             "                 ~/.cache/vol-nczarr/venv/bin/python)\n"
             "  --connector-dir  HDF5_PLUGIN_PATH for the connector (default $HDF5_PLUGIN_PATH, else\n"
             "                 the build's connector directory)\n"
@@ -418,7 +427,7 @@ int main(int argc, char **argv)
     static bench_cfg cfg;
     const char *dir_arg = access("/dev/shm", W_OK) == 0 ? "/dev/shm" : ".";
     double mib = 1024;
-    int runs = 5, timeout_s = 600, on_case[NCASES] = {1, 1, 1, 1}, on_peer[NPEERS] = {1, 1, 1, 1};
+    int runs = 5, timeout_s = 600, on_case[NCASES] = {1, 1, 1, 1}, on_peer[NPEERS] = {1, 1, 1, 1, 1, 1};
     int workers[32], nworkers = 0;
     size_t cols = 8192, crows = 256, ccols = 1024, call_rows = 512;
     static char python[4096], script[4096];
@@ -544,8 +553,9 @@ int main(int argc, char **argv)
     report_init(&rep, &cfg, case_names, peer_names);
     if (!bench_have_netcdf())
         report_skip_peer(&rep, PEER_NETCDF, "bench_codecs was built without netCDF-C");
-    if (access(cfg.python, X_OK) != 0)
-        report_skip_peer(&rep, PEER_ZARR3, "no Python at --python / BENCH_PYTHON");
+    for (int p = 0; p < NPEERS; p++)
+        if (BENCH_PYTHON_PEER(p) && access(cfg.python, X_OK) != 0)
+            report_skip_peer(&rep, (bench_peer)p, "no Python at --python / BENCH_PYTHON");
     if (cfg.zarr_format == 3) {
         report_skip_peer(&rep, PEER_NATIVE, "--zarr-format 3: native HDF5 writes no Zarr");
         report_skip_peer(&rep, PEER_NETCDF, "--zarr-format 3: netCDF-C 4.10.1 writes no Zarr v3");
@@ -553,6 +563,8 @@ int main(int argc, char **argv)
     if (cfg.s3[0]) {
         report_skip_peer(&rep, PEER_NATIVE, "--s3: native HDF5 writes no S3");
         report_skip_peer(&rep, PEER_NETCDF, "--s3: only the connector and zarr-python 3 run");
+        report_skip_peer(&rep, PEER_TS, "--s3: only the connector and zarr-python 3 run");
+        report_skip_peer(&rep, PEER_ZARRS, "--s3: only the connector and zarr-python 3 run");
     }
     struct statfs sfs;
     int tmpfs = statfs(cfg.dir, &sfs) == 0 && sfs.f_type == 0x01021994;

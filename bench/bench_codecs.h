@@ -8,7 +8,9 @@
 #include <stddef.h>
 
 typedef enum { CASE_RAW, CASE_DEFLATE, CASE_BLOSC, CASE_ZSTD, NCASES } bench_case;
-typedef enum { PEER_NCZARR, PEER_NATIVE, PEER_NETCDF, PEER_ZARR3, NPEERS } bench_peer;
+/* The Python peers (bench_zarr3.py --impl) come last, from PEER_ZARR3 on */
+typedef enum { PEER_NCZARR, PEER_NATIVE, PEER_NETCDF, PEER_ZARR3, PEER_TS, PEER_ZARRS, NPEERS } bench_peer;
+#define BENCH_PYTHON_PEER(p) ((p) >= PEER_ZARR3)
 
 typedef struct {
     char dir[4200];         /* where stores are written (absolute) */
@@ -20,7 +22,7 @@ typedef struct {
     int zstd_level;         /* zstd's level, every peer */
     const char *filter_dir; /* HDF5 filter plugins (blosc, zstd): netCDF-C's lib/plugin */
     const char *conn_dir;   /* where HDF5 finds the connector */
-    const char *python;     /* zarr-python 3's interpreter */
+    const char *python;     /* the Python peers' interpreter (zarr-python 3, zarrs, tensorstore) */
     const char *script;     /* bench_zarr3.py */
     int zarr_format;        /* 2 (default) or 3: what the connector and zarr-python 3 write */
     int shards;             /* Zarr v3: shards of shards x shards chunks (0: none) */

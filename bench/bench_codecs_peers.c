@@ -31,7 +31,7 @@ int bench_have_netcdf(void)
 }
 
 static const char *names[NPEERS] = {"bench_nczarr.zarr", "bench_native.h5", "bench_netcdf.zarr",
-                                    "bench_zarr3.zarr"};
+                                    "bench_zarr3.zarr",  "bench_ts.zarr",   "bench_zarrs.zarr"};
 
 void bench_store_path(const bench_cfg *cfg, bench_peer peer, char *buf, size_t size)
 {
@@ -39,7 +39,7 @@ void bench_store_path(const bench_cfg *cfg, bench_peer peer, char *buf, size_t s
         snprintf(buf, size, "%s/%s", cfg->dir, names[peer]);
         return;
     }
-    if (peer == PEER_ZARR3)
+    if (BENCH_PYTHON_PEER(peer))
         bench_s3_path(cfg, peer, buf, size);
     else
         snprintf(buf, size, "%s/%s#mode=nczarr,s3", cfg->s3, names[peer]);

@@ -138,7 +138,9 @@ void report_header(report *rep, int runs, int tmpfs, const int *workers, int nwo
     }
     printf("MiB/s: of the array's raw size; stored: MiB in the store; x<peer>: this row's MiB/s over that "
            "peer's "
-           "(w write, r read); RSS: the process's peak, MiB\n");
+           "(w write, r read); xbest: over the fastest other peer of the case (the floor's: other than "
+           "the connector), best: who that is in writes/reads (ts: tensorstore); RSS: the process's peak, "
+           "MiB\n");
     if (cfg->floor)
         printf("floor: on every core, the least a writer using write(2) must do to store the array in the "
                "connector's layout (each chunk's rows gathered and compressed, each chunk object written "
@@ -147,16 +149,19 @@ void report_header(report *rep, int runs, int tmpfs, const int *workers, int nwo
                "using read(2) must do with the connector's store (each chunk object read whole with pread, "
                "its chunks decoded and their rows copied into a slab); its xz3 are the most any such "
                "writer and reader get over zarr-python 3\n");
+    printf("CPU: the peer's own CPU seconds in one write / read (the whole process, user and system; "
+           "over the seconds of the row's MiB/s, how many cores it kept busy)\n");
     if (cfg->nserver)
-        printf("cli CPU: the peer's own CPU seconds in one write / read (the whole process); srv CPU: the S3 "
+        printf("srv CPU: the S3 "
                "server's CPU seconds meanwhile (its %d processes); max xz3: "
                "zarr-python 3's seconds over this peer's server CPU seconds per core (%ld cores), the most "
                "a client costing no CPU would get over zarr-python 3 with this peer's requests\n",
                cfg->nserver, sysconf(_SC_NPROCESSORS_ONLN));
-    printf("\n%-8s %-7s %11s %11s %8s %6s %6s %6s %6s %6s %6s %11s", "case", "peer", "write MiB/s",
-           "read MiB/s", "stored", "w xnat", "r xnat", "w xnc", "r xnc", "w xz3", "r xz3", "RSS w/r");
+    printf("\n%-8s %-11s %11s %11s %8s %6s %6s %6s %6s %6s %6s %7s %7s %-11s %11s %11s", "case", "peer",
+           "write MiB/s", "read MiB/s", "stored", "w xnat", "r xnat", "w xnc", "r xnc", "w xz3", "r xz3",
+           "w xbest", "r xbest", "best w/r", "RSS w/r", "CPU w/r");
     if (cfg->nserver)
-        printf(" %11s %11s %11s", "cli CPU w/r", "srv CPU w/r", "max xz3 w/r");
+        printf(" %11s %11s", "srv CPU w/r", "max xz3 w/r");
     printf("\n");
     fflush(stdout);
 }
@@ -197,24 +202,65 @@ static void print_rss(const figure *f)
     printf(" %11s", cell);
 }
 
-/* The peer's and the S3 server's median CPU seconds in this figure's write and read, and
- * the ratio to zarr-python 3 that the server's seconds spread over every core allow. */
+/* The peer's own median CPU seconds in this figure's write and read. */
+static void print_cpu(const figure *f)
+{
+    char cli[32];
+    snprintf(cli, sizeof cli, "-");
+    if (f->n && !f->failed && !f->skip)
+        snprintf(cli, sizeof cli, "%.2f/%.2f", median(f->w_cpu, f->n), median(f->r_cpu, f->n));
+    printf(" %11s", cli);
+}
+
+/* The S3 server's median CPU seconds in this figure's write and read, and the ratio to
+ * zarr-python 3 that the server's seconds spread over every core allow. */
 static void print_server(const figure *f, const figure *z3)
 {
-    char cli[32], srv[32], best[32];
-    snprintf(cli, sizeof cli, "-");
+    char srv[32], best[32];
     snprintf(srv, sizeof srv, "-");
     snprintf(best, sizeof best, "-");
     if (f->n && !f->failed && !f->skip) {
         double ws = median(f->w_srv, f->n), rs = median(f->r_srv, f->n);
         double cores = (double)sysconf(_SC_NPROCESSORS_ONLN);
-        snprintf(cli, sizeof cli, "%.2f/%.2f", median(f->w_cpu, f->n), median(f->r_cpu, f->n));
         snprintf(srv, sizeof srv, "%.2f/%.2f", ws, rs);
         if (z3->n && !z3->failed && !z3->skip && ws > 0 && rs > 0 && cores > 0)
             snprintf(best, sizeof best, "%.2f/%.2f", median(z3->w_s, z3->n) / (ws / cores),
                      median(z3->r_s, z3->n) / (rs / cores));
     }
-    printf(" %11s %11s %11s", cli, srv, best);
+    printf(" %11s %11s", srv, best);
+}
+
+/* The fastest peer of a row in writes (phase 0) or reads, other than skip; -1 if none ran. */
+static int best_peer(const report *rep, const figure *row, int phase, int skip)
+{
+    int best = -1;
+    for (int q = 0; q < NPEERS; q++)
+        if (q != skip && rate(rep, &row[q], phase) > 0 &&
+            (best < 0 || rate(rep, &row[q], phase) > rate(rep, &row[best], phase)))
+            best = q;
+    return best;
+}
+
+static const char *short_name(const report *rep, int peer)
+{
+    return peer < 0 ? "-" : peer == PEER_TS ? "ts" : rep->peers[peer];
+}
+
+/* f's ratios over the fastest peer of its row other than skip, and who that is */
+static void print_best(const report *rep, const figure *f, const figure *row, int skip)
+{
+    int bw = best_peer(rep, row, 0, skip), br = best_peer(rep, row, 1, skip);
+    char r[2][16], who[32];
+    for (int ph = 0; ph < 2; ph++) {
+        int b = ph ? br : bw;
+        double mine = rate(rep, f, ph), theirs = b < 0 ? 0 : rate(rep, &row[b], ph);
+        if (mine > 0 && theirs > 0)
+            snprintf(r[ph], sizeof r[ph], "%.2f", mine / theirs);
+        else
+            snprintf(r[ph], sizeof r[ph], "-");
+    }
+    snprintf(who, sizeof who, "%s/%s", short_name(rep, bw), short_name(rep, br));
+    printf(" %7s %7s %-11s", r[0], r[1], who);
 }
 
 void report_case(report *rep, bench_case c, const int *on_peer)
@@ -225,7 +271,7 @@ void report_case(report *rep, bench_case c, const int *on_peer)
         if (!on_peer[p])
             continue;
         const figure *f = &row[p];
-        printf("%-8s %-7s", first ? rep->cases[c] : "", rep->peers[p]);
+        printf("%-8s %-11s", first ? rep->cases[c] : "", rep->peers[p]);
         first = 0;
         print_cell(rep, f, 0, p, rep->cases[c], 11);
         print_cell(rep, f, 1, p, rep->cases[c], 11);
@@ -233,29 +279,32 @@ void report_case(report *rep, bench_case c, const int *on_peer)
             printf(" %8.1f", median(f->stored, f->n));
         else
             printf(" %8s", "-");
-        for (int q = PEER_NATIVE; q < NPEERS; q++) {
+        for (int q = PEER_NATIVE; q <= PEER_ZARR3; q++) {
             print_ratio(rate(rep, f, 0), rate(rep, &row[q], 0));
             print_ratio(rate(rep, f, 1), rate(rep, &row[q], 1));
         }
+        print_best(rep, f, row, p);
         print_rss(f);
+        print_cpu(f);
         if (rep->cfg->nserver)
             print_server(f, &row[PEER_ZARR3]);
         printf("\n");
     }
     const figure *fl = &rep->floor[c];
     if (rep->cfg->floor && (fl->n || fl->failed)) {
-        printf("%-8s %-7s", "", "floor");
+        printf("%-8s %-11s", "", "floor");
         if (rate(rep, fl, 0) > 0 || fl->failed)
             print_cell(rep, fl, 0, PEER_NCZARR, "floor", 11);
         else
             printf(" %11s", "-");
         print_cell(rep, fl, 1, PEER_NCZARR, "floor", 11);
         printf(" %8s", "-");
-        for (int q = PEER_NATIVE; q < NPEERS; q++) {
+        for (int q = PEER_NATIVE; q <= PEER_ZARR3; q++) {
             print_ratio(rate(rep, fl, 0), rate(rep, &row[q], 0));
             print_ratio(rate(rep, fl, 1), rate(rep, &row[q], 1));
         }
-        printf(" %11s\n", "-");
+        print_best(rep, fl, row, PEER_NCZARR);
+        printf(" %11s %11s\n", "-", "-");
     }
     fflush(stdout);
 }

@@ -1,17 +1,20 @@
 #!/usr/bin/env bash
-# Zarr v3 through the connector against zarr-python 3: one table. For each store directory
+# Zarr v3 through the connector against zarr-python 3, tensorstore and zarrs (zarr-python 3
+# with zarrs' codec pipeline; bench_zarr3.py says how each is used): one table. For each store directory
 # (tmpfs and a disk directory), then a bucket of a Ceph RGW of its own on loopback
 # (scripts/s3-server.sh, stopped on exit; --s3 no leaves it out), and each layout
 # (unsharded; shards of 4 x 4 chunks), runs bench_codecs --zarr-format 3 (float32 rows x
 # 8192 in chunks of 256 x 1024, written and read back 512 rows per call; raw and zstd level
 # 1; the connector with "nczarr v3 [shards=4]", zarr-python 3 with the same chunk and shard
 # shapes; each figure the median of --runs runs, the peers taking turns) and prints the rows
-# of all runs together, with the ratios to zarr-python 3 measured in the same run. In a
+# of all runs together, with the ratios to zarr-python 3 and to the fastest other peer of the
+# row (xbest; "best" names it, writes/reads) measured in the same run. In a
 # directory, the "floor" row is the least any reader using read(2) must do with the
-# connector's store (bench_codecs --floor). On S3 both peers speak plain http to the
+# connector's store (bench_codecs --floor); its xbest is over the fastest peer but the
+# connector. On S3 (the connector and zarr-python 3 only) both peers speak plain http to the
 # gateway; the columns after RSS are the requests of one write and one read, from the
-# gateway's request log (PUT/GET/other), the CPU seconds of the peer's process and of the
-# server's processes in one write and one read, and the most a client costing no CPU could get over zarr-python 3
+# gateway's request log (PUT/GET/other), the CPU seconds of the server's processes in one
+# write and one read, and the most a client costing no CPU could get over zarr-python 3
 # with the same requests (zarr-python 3's seconds over the server's CPU seconds per core).
 # Not a test: nothing is asserted.
 set -euo pipefail
@@ -56,8 +59,9 @@ trap 'exit 143' TERM
 out=$tmp/out
 echo "# $cmdline"
 echo "# $(date -u +%Y-%m-%dT%H:%MZ), $(nproc) cores; float32 ${mib} MiB, chunks 256 x 1024 (1 MiB), 512 rows per call; median of $runs runs"
-printf '%-10s %-7s %-6s %-7s %12s %11s %8s %6s %6s %9s %s\n' store shards case peer "write MiB/s" "read MiB/s" stored "w xz3" "r xz3" "RSS w/r" \
-  "$([ "$s3" = yes ] && echo "S3 PUT/GET/other  cli CPU w/r  srv CPU w/r  max xz3 w/r")"
+printf '%-10s %-7s %-6s %-11s %12s %11s %8s %6s %6s %7s %7s %-13s %9s %11s %s\n' store shards case peer "write MiB/s" "read MiB/s" stored \
+  "w xz3" "r xz3" "w xbest" "r xbest" "best w/r" "RSS w/r" "CPU w/r" \
+  "$([ "$s3" = yes ] && echo "S3 PUT/GET/other  srv CPU w/r  max xz3 w/r")"
 # rows STORE SHARDS [REQS]: the table rows of bench_codecs' output in $out (REQS: a file of
 # "peer case put get other" lines, the requests of one write and one read)
 rows() {
@@ -66,9 +70,9 @@ rows() {
     /^case +peer/ { table = 1; next }
     table && NF >= 10 {
       if ($1 == "raw" || $1 == "zstd") { c = $1; $1 = "" ; $0 = $0 }
-      if ($1 != "nczarr" && $1 != "zarr3" && $1 != "floor") { table = 0; next }
-      srv = NF >= 14 ? sprintf("  %11s  %11s  %11s", $12, $13, $14) : ""
-      printf "%-10s %-7s %-6s %-7s %12s %11s %8s %6s %6s %9s %s%s\n", store, sh, c, $1, $2, $3, $4, $9, $10, $11, r[$1 " " c], srv
+      if ($1 != "nczarr" && $1 != "zarr3" && $1 != "tensorstore" && $1 != "zarrs" && $1 != "floor") { table = 0; next }
+      srv = NF >= 17 ? sprintf("  %11s  %11s", $16, $17) : ""
+      printf "%-10s %-7s %-6s %-11s %12s %11s %8s %6s %6s %7s %7s %-13s %9s %11s %s%s\n", store, sh, c, $1, $2, $3, $4, $9, $10, $11, $12, $13, $14, $15, r[$1 " " c], srv
     }' "$out"
 }
 layout() { [ "$1" -eq 0 ] && echo none || echo "${1}x$1"; }
@@ -82,7 +86,7 @@ run_bench() {
 for d in $dirs; do
   fs=$(stat -f -c %T "$d")
   for shards in 0 4; do
-    args=(--dir "$d" --mib "$mib" --runs "$runs" --zarr-format 3 --cases raw,zstd --peers nczarr,zarr3 --floor yes)
+    args=(--dir "$d" --mib "$mib" --runs "$runs" --zarr-format 3 --cases raw,zstd --peers nczarr,zarr3,tensorstore,zarrs --floor yes)
     [ "$shards" -eq 0 ] || args+=(--shards "$shards")
     run_bench "${args[@]}"
     rows "$d ($fs)" "$(layout "$shards")"

@@ -70,12 +70,9 @@ typedef struct enc_job {
     ncztr_enc_item *items;
 } enc_job;
 
-static int enc_one(void *arg, size_t i, unsigned slot)
+int ncztr_stage_encode_one(const ncztr_stage *s, ncztr_enc_item *it)
 {
-    (void)slot;
-    const enc_job *j = arg;
-    const ncztr_cgeom *g = j->s->g;
-    ncztr_enc_item *it = &j->items[i];
+    const ncztr_cgeom *g = s->g;
     const unsigned char *src = it->raw;
     it->enc = NULL;
     it->enclen = 0;
@@ -83,7 +80,14 @@ static int enc_one(void *arg, size_t i, unsigned slot)
         ncztr_transpose(g, it->raw, it->trans, true);
         src = it->trans;
     }
-    return j->s->encode(j->s->chain, src, g->chunk_bytes, &it->enc, &it->enclen, &it->err) < 0;
+    return s->encode(s->chain, src, g->chunk_bytes, &it->enc, &it->enclen, &it->err) < 0;
+}
+
+static int enc_one(void *arg, size_t i, unsigned slot)
+{
+    (void)slot;
+    const enc_job *j = arg;
+    return ncztr_stage_encode_one(j->s, &j->items[i]);
 }
 
 size_t ncztr_stage_encode(const ncztr_stage *s, size_t n, ncztr_enc_item *items)

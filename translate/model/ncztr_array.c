@@ -250,7 +250,7 @@ static herr_t build_typed(ncztr_file *f, const char *name, hid_t type, hid_t spa
               : vtext                                                 ? H5Tcopy(type)
               : a->vlen_string                                        ? ncztr_vlen_string_type(H5T_CSET_ASCII)
               : half || special || (H5Tget_class(type) == H5T_STRING) ? H5Tcopy(type)
-                                                                      : ncztr_dtype_to_hdf5(&za->dtype);
+                                                                      : ncztr_shared_type(f, &za->dtype);
     if (a->type < 0)
         NCZ_GOTO(FAIL, NCZ_E_HDF5, "dataset \"%s\": cannot copy its type", name);
     if ((stype = ncztr_array_elem_type(a)) < 0)
@@ -272,7 +272,7 @@ static herr_t build_typed(ncztr_file *f, const char *name, hid_t type, hid_t spa
                0) {
         NCZ_GOTO_QUIET(FAIL);
     }
-    if ((a->dcpl = H5Pcopy(dcpl)) < 0)
+    if ((a->dcpl = dcpl == H5P_DATASET_CREATE_DEFAULT ? ncztr_shared_default_dcpl(f) : H5Pcopy(dcpl)) < 0)
         NCZ_GOTO(FAIL, NCZ_E_HDF5, "dataset \"%s\": cannot copy its type or creation plist", name);
     /* Filters become codecs; their expanded parameters (shuffle's element size, ...) go
      * back into the array's own dcpl, which H5Dget_create_plist returns. */
@@ -456,21 +456,6 @@ static herr_t dims_from_xarray(ncztr_obj *o, json_t *zattrs)
     return SUCCEED;
 }
 
-/* The HDF5 type of a plain dtype, shared by the file's arrays of that dtype: a new
- * reference to it. */
-static hid_t shared_type(ncztr_file *f, const ncztr_dtype *dt)
-{
-    for (size_t i = 0; i < f->ntypes; i++)
-        if (strcmp(f->types[i].dtype, dt->zarr) == 0)
-            return H5Iinc_ref(f->types[i].type) < 0 ? H5I_INVALID_HID : f->types[i].type;
-    hid_t t = ncztr_dtype_to_hdf5(dt);
-    if (t < 0 || f->ntypes == sizeof f->types / sizeof f->types[0] || H5Iinc_ref(t) < 0)
-        return t;
-    snprintf(f->types[f->ntypes].dtype, sizeof f->types[0].dtype, "%s", dt->zarr);
-    f->types[f->ntypes++].type = t;
-    return t;
-}
-
 herr_t ncztr_array_setup_loaded(ncztr_obj *o, json_t *nca, json_t *zattrs, const char *key, const char *zkey)
 {
     herr_t ret = SUCCEED;
@@ -616,7 +601,7 @@ herr_t ncztr_array_setup_loaded(ncztr_obj *o, json_t *nca, json_t *zattrs, const
     } else {
         a->type = a->vlen_string ? ncztr_vlen_string_type(H5T_CSET_ASCII)
                   : half         ? H5Tcopy(json_string_value(hd)[0] == '>' ? H5T_IEEE_F16BE : H5T_IEEE_F16LE)
-                                 : shared_type(o->file, &za->dtype);
+                                 : ncztr_shared_type(o->file, &za->dtype);
     }
     if (a->type < 0)
         NCZ_GOTO(FAIL, NCZ_E_HDF5, "%s: cannot build the HDF5 type", key);

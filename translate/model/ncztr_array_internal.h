@@ -11,6 +11,12 @@
  * messages. */
 herr_t ncztr_array_setup_loaded(ncztr_obj *o, json_t *nczarr_array, json_t *zattrs, const char *key,
                                 const char *zkey);
+/* The HDF5 type of a plain dtype, shared by the file's arrays of that dtype: a new
+ * reference to it (ncztr_shared.c). */
+hid_t ncztr_shared_type(ncztr_file *f, const ncztr_dtype *dt);
+/* HDF5's default dataset creation plist, shared by the file's datasets created with it: a
+ * new reference to it. */
+hid_t ncztr_shared_default_dcpl(ncztr_file *f);
 /* The HDF5 type of one stored element (fixed strings for vlen-string arrays). */
 hid_t ncztr_array_storage_type(const ncztr_obj *o);
 /* The same without a message: the type the chunk bytes are read as (a fixed string

@@ -172,6 +172,9 @@ struct ncztr_file {
         hid_t type;
     } types[16];
     size_t ntypes;
+    /* HDF5's default dataset creation plist, shared in the same way by the datasets created
+     * with it (H5I_INVALID_HID until the first) */
+    hid_t default_dcpl;
     /* Hooks the layers above the model fill in (translate/CMakeLists.txt: calls go down
      * only). load_stub: reads the .zarray/.zattrs of an array the loader (translate/store)
      * put off; set by the loader when it makes such stubs, so ncztr_obj_load can complete

@@ -123,6 +123,7 @@ static herr_t file_new(const char *name, const ncztr_opts *opts, ncztr_file **ou
         free(f);
         return FAIL;
     }
+    f->default_dcpl = H5I_INVALID_HID;
     if (opts)
         f->opts = *opts;
     /* The URL's mode list can ask for pure Zarr or no xarray too, as netCDF-C's does. */
@@ -157,6 +158,8 @@ static void file_free(ncztr_file *f)
     for (size_t i = 0; i < f->ntypes; i++)
         if (H5Iis_valid(f->types[i].type) > 0) /* see ncztr_array_free */
             H5Tclose(f->types[i].type);
+    if (f->default_dcpl >= 0 && H5Iis_valid(f->default_dcpl) > 0)
+        H5Pclose(f->default_dcpl);
     nczm_url_clear(&f->url);
     ncztr_par_free(f);
     ncztr_zmeta_free(f->old_cons);

@@ -156,12 +156,58 @@ typedef struct dir_cache {
     const char *key; /* the key whose parent dfd is (borrowed) */
     size_t plen;     /* length of that parent prefix, without the '/' */
     int dfd;
+    /* the parent's parent, shared by the consecutive keys of sibling objects
+     * ("g/var1/.zarray", "g/var2/.zarray"): a new sibling directory is then made and opened
+     * with two calls instead of a walk from the root */
+    char *gkey; /* that prefix (owned), without the '/' */
+    size_t glen;
+    int gfd;
 } dir_cache;
+
+#define DIR_CACHE_INIT                                                                                       \
+    {                                                                                                        \
+        NULL, 0, -1, NULL, 0, -1                                                                             \
+    }
 
 static size_t parent_len(const char *key)
 {
     const char *s = strrchr(key, '/');
     return s ? (size_t)(s - key) : 0;
+}
+
+/* The directory the first len bytes of key name, opened (made where missing with mkdirs)
+ * below the grandparent c caches, or -1 when that cache does not serve this key: the
+ * caller then walks from the root, which also tells every failure precisely. */
+static int open_via_grandparent(const file_map *fm, dir_cache *c, const char *key, size_t len, int mkdirs)
+{
+    const char *slash = memrchr(key, '/', len);
+    size_t gl = slash ? (size_t)(slash - key) : 0;
+    const char *name = slash ? slash + 1 : key;
+    size_t nl = len - (size_t)(name - key);
+    char seg[256];
+    if (nl == 0 || nl >= sizeof seg)
+        return -1;
+    if (!(c->gfd >= 0 && c->glen == gl && strncmp(c->gkey, key, gl) == 0)) {
+        /* the grandparent: as a key whose last segment is the parent's name */
+        char *gk = strndup(key, len);
+        const char *leaf;
+        int g = gk ? nczm_file_open_parent(fm, gk, mkdirs, &leaf) : -1;
+        if (g < 0) {
+            free(gk);
+            return -1;
+        }
+        nczm_file_put_dir(fm, c->gfd);
+        free(c->gkey);
+        c->gkey = gk;
+        c->glen = gl;
+        c->gfd = g;
+    }
+    memcpy(seg, name, nl);
+    seg[nl] = '\0';
+    /* a new object's directory is usually missing: made first, then opened */
+    if (mkdirs && mkdirat(c->gfd, seg, 0777) != 0 && errno != EEXIST)
+        return -1;
+    return openat(c->gfd, seg, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 }
 
 /* The open parent directory of key (-1 with errno set), *leaf its last segment. */
@@ -173,7 +219,11 @@ static int cached_parent(const file_map *fm, dir_cache *c, const char *key, int 
         return c->dfd;
     }
     nczm_file_put_dir(fm, c->dfd);
-    c->dfd = nczm_file_open_parent(fm, key, mkdirs, leaf);
+    c->dfd = pl ? open_via_grandparent(fm, c, key, pl, mkdirs) : -1;
+    if (c->dfd >= 0)
+        *leaf = key + pl + 1;
+    else
+        c->dfd = nczm_file_open_parent(fm, key, mkdirs, leaf);
     c->key = key;
     c->plen = pl;
     return c->dfd;
@@ -183,6 +233,10 @@ static void cache_drop(const file_map *fm, dir_cache *c)
 {
     nczm_file_put_dir(fm, c->dfd);
     c->dfd = -1;
+    nczm_file_put_dir(fm, c->gfd);
+    c->gfd = -1;
+    free(c->gkey);
+    c->gkey = NULL;
 }
 
 /* Pass one of a commit over reqs[lo, hi): each object to a temporary beside its key (on disk
@@ -191,7 +245,7 @@ static void commit_write(nczm_map *map, nczm_put *reqs, size_t lo, size_t hi, in
                          nczm_first_err *fe)
 {
     const file_map *fm = FM(map);
-    dir_cache dc = {NULL, 0, -1};
+    dir_cache dc = DIR_CACHE_INIT;
     for (size_t i = lo; i < hi; i++) {
         if (reqs[i].status != NCZM_OK)
             continue;
@@ -218,7 +272,7 @@ static void commit_rename(nczm_map *map, nczm_put *reqs, size_t lo, size_t hi, n
                           char **tmps, dev_t *sdev, ino_t *sino, size_t *nseen, nczm_first_err *fe)
 {
     const file_map *fm = FM(map);
-    dir_cache dc = {NULL, 0, -1};
+    dir_cache dc = DIR_CACHE_INIT;
     for (size_t i = lo; i < hi; i++) {
         if (!tmps[i])
             continue;
