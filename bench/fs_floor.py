@@ -2,7 +2,9 @@
 """The file system's floor under a store of one file per chunk, beside bench_raw.sh's
 figures: in the same directory, N new files of S bytes each (written to a temporary and
 renamed into place, as the connector writes a chunk) against one new file of N x S bytes
-(as native HDF5 writes its data), each run in a fresh subdirectory, the two taking turns,
+(as native HDF5 writes its data) and N new files of S bytes written in place, with no
+temporary (as zarrs writes a chunk: a reader may then see a chunk half written), each run
+in a fresh subdirectory, the three taking turns,
 each run's files deleted before the next run (as bench_codecs deletes its stores), the
 median of the runs printed. No HDF5 or Zarr: only open, write, rename and close. Where the
 N files take longer than the one file takes to write, no chunk-per-file store can write
@@ -28,6 +30,15 @@ def many(d, n, buf):
     return time.perf_counter() - t
 
 
+def direct(d, n, buf):
+    t = time.perf_counter()
+    for i in range(n):
+        fd = os.open(f"{d}/c{i}", os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o666)
+        os.write(fd, buf)
+        os.close(fd)
+    return time.perf_counter() - t
+
+
 def one(d, n, buf):
     t = time.perf_counter()
     fd = os.open(f"{d}/data", os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
@@ -46,20 +57,23 @@ def main():
     a = ap.parse_args()
     buf = b"\1" * int(a.mib * (1 << 20))
     top = tempfile.mkdtemp(prefix="fs_floor.", dir=a.dir)
-    times = {"many": [], "one": []}
+    fns = {"many": many, "direct": direct, "one": one}
+    times = {k: [] for k in fns}
+    order = list(fns)
     try:
         for r in range(a.runs):
-            for side in (("many", "one") if r % 2 == 0 else ("one", "many")):
+            for side in order[r % 3 :] + order[: r % 3]:  # who goes first rotates
                 d = f"{top}/{side}"
                 os.mkdir(d)
-                times[side].append((many if side == "many" else one)(d, a.files, buf))
+                times[side].append(fns[side](d, a.files, buf))
                 shutil.rmtree(d)
     finally:
         shutil.rmtree(top, ignore_errors=True)
-    m, o = statistics.median(times["many"]), statistics.median(times["one"])
+    m, o, di = (statistics.median(times[k]) for k in ("many", "one", "direct"))
     total = a.files * len(buf) / (1 << 20)
     print(f"fs floor in {a.dir}: {a.files} files of {a.mib:g} MiB {m:.3f} s ({total / m:.0f} MiB/s), "
           f"one file of {total:g} MiB {o:.3f} s ({total / o:.0f} MiB/s): many/one {o / m:.2f}x; "
+          f"the files written in place {di:.3f} s ({total / di:.0f} MiB/s): many/in place {di / m:.2f}x; "
           f"median of {a.runs}")
 
 

@@ -279,12 +279,6 @@ int nczm_map_fetches_each(const nczm_map *map)
     return map && map->drv->concurrent && map->drv->get_into;
 }
 
-int nczm_map_puts_each(const nczm_map *map)
-{
-    /* a store with a batch of its own (S3's requests in flight) keeps it */
-    return map && map->drv->concurrent && !map->drv->put_many && !map->readonly;
-}
-
 int nczm_map_ranges_cheap(const nczm_map *map)
 {
     return map && map->drv->ranges_cheap;

@@ -252,19 +252,6 @@ int nczm_map_fetches_each(const nczm_map *map);
 nczm_status nczm_get_into_each(nczm_map *map, size_t n, nczm_getinto *reqs, nczm_each_fn before,
                                nczm_each_fn after, void *ud);
 
-/* nczm_put_many with the caller's work done on the thread that then stores each object,
- * while its bytes are in that core's cache (a chunk encoded, then written): before(ud, i,
- * slot) sets request i's buf and len (or its iov), or sets its status to anything but
- * NCZM_OK to leave it unwritten, which is not a store failure (no message); the hook must
- * be thread-safe and call nothing of the map. NCZM_UNSUPPORTED, with nothing done, for a
- * store that does not store objects on the worker pool (nczm_map_puts_each: the caller
- * then works, then calls nczm_put_many). Each request's status says what became of it (a
- * skipped one keeps what its hook set); the result is NCZM_BADKEY for a bad key (the
- * map's message names it), else NCZM_OK, and the map's message is that of the first
- * request the store failed. */
-int nczm_map_puts_each(const nczm_map *map);
-nczm_status nczm_put_each(nczm_map *map, size_t n, nczm_put *reqs, nczm_each_fn before, void *ud);
-
 /* Byte ranges of objects, many at once (a shard's index, then the bytes of the inner
  * chunks a read needs). Each request reads exactly count bytes into buf: at start, or with
  * tail set the object's last count bytes; objlen is the object's length. NCZM_SHORT when

@@ -77,7 +77,7 @@ static nczm_status loop_put(nczm_map *map, size_t n, nczm_put *reqs)
 
 /* ---- the same loops on the worker pool, for stores whose calls may run concurrently ---- */
 
-typedef enum { P_GET, P_PUT, P_GET_INTO, P_RANGE, P_EACH, P_PUT_EACH } pkind;
+typedef enum { P_GET, P_PUT, P_GET_INTO, P_RANGE, P_EACH } pkind;
 
 /* Each thread works on a byte copy of the map (its own errmsg) and remembers its lowest
  * failed request with that request's message: the lowest over all threads is the batch's
@@ -93,7 +93,7 @@ typedef struct pbatch {
     void *reqs;
     unsigned char *copies; /* nslots maps of drv->map_size bytes */
     pslot *slot;
-    nczm_each_fn before, after; /* P_EACH; before only: P_PUT_EACH */
+    nczm_each_fn before, after; /* P_EACH */
     void *ud;
 } pbatch;
 
@@ -109,12 +109,10 @@ static int par_item(void *arg, size_t i, unsigned s)
             return 0;
         st = r->status = m->drv->read_all(m, r->key, &r->buf, &r->len);
         failed = st != NCZM_OK && st != NCZM_NOTFOUND;
-    } else if (b->kind == P_PUT || b->kind == P_PUT_EACH) {
+    } else if (b->kind == P_PUT) {
         nczm_put *r = &((nczm_put *)b->reqs)[i];
         if (r->status != NCZM_OK)
             return 0;
-        if (b->kind == P_PUT_EACH && (b->before(b->ud, i, s), r->status != NCZM_OK))
-            return 0; /* left unwritten by the caller's work */
         st = r->status = put_one(m, r);
         failed = st != NCZM_OK;
     } else if (b->kind == P_GET_INTO || b->kind == P_EACH) {
@@ -163,11 +161,9 @@ static int worth_sharing(pkind kind, size_t n, const void *reqs)
 static int par_run_each(nczm_map *map, pkind kind, size_t n, void *reqs, nczm_each_fn before,
                         nczm_each_fn after, void *ud)
 {
-    /* P_EACH and P_PUT_EACH run work of the caller's with each request: always worth the
-     * threads */
-    int each = kind == P_EACH || kind == P_PUT_EACH;
+    /* P_EACH runs work of the caller's after each fetch: always worth the threads */
     if (!map->drv->concurrent || n < 2 || ((kind == P_GET_INTO || kind == P_EACH) && !map->drv->get_into) ||
-        (kind == P_RANGE && !map->drv->read_range) || (!each && !worth_sharing(kind, n, reqs)))
+        (kind == P_RANGE && !map->drv->read_range) || (kind != P_EACH && !worth_sharing(kind, n, reqs)))
         return 0;
     unsigned ns = nczc_workers_slots(map->workers);
     if (ns < 2)
@@ -524,39 +520,4 @@ nczm_status nczm_get_into_each(nczm_map *map, size_t n, nczm_getinto *reqs, nczm
     }
     reqv v = REQV(reqs, nczm_getinto);
     return read_result(map, &v, n, first_bad, NCZM_OK);
-}
-
-nczm_status nczm_put_each(nczm_map *map, size_t n, nczm_put *reqs, nczm_each_fn before, void *ud)
-{
-    NCZM_CHECK_MAP(map);
-    if (!nczm_map_puts_each(map))
-        return NCZM_UNSUPPORTED; /* nothing done: the caller works, then puts */
-    if (n == 0)
-        return NCZM_OK;
-    if (!reqs || !before)
-        return nczm_seterr(map, NCZM_INVAL, "%s: put_each: no requests", map->location);
-    size_t first_bad = n;
-    for (size_t i = 0; i < n; i++) {
-        reqs[i].status = nczm_key_problem(reqs[i].key) ? NCZM_BADKEY : NCZM_OK;
-        if (reqs[i].status != NCZM_OK && first_bad == n)
-            first_bad = i;
-    }
-    if (!par_run_each(map, P_PUT_EACH, n, reqs, before, NULL, ud)) {
-        nczm_first_err fe = {.have = 0};
-        for (size_t i = 0; i < n; i++) {
-            if (reqs[i].status != NCZM_OK)
-                continue;
-            before(ud, i, 0);
-            if (reqs[i].status != NCZM_OK)
-                continue;
-            reqs[i].status = put_one(map, &reqs[i]);
-            nczm_first_err_note(&fe, map, reqs[i].status != NCZM_OK);
-        }
-        nczm_first_err_restore(&fe, map);
-    }
-    if (first_bad < n) {
-        nczm_check_key(map, "write", reqs[first_bad].key);
-        return NCZM_BADKEY;
-    }
-    return NCZM_OK;
 }

@@ -325,52 +325,6 @@ static void check_batches(nczm_map *m)
     CHECK(nczm_get_many(m, 0, NULL) == NCZM_OK && nczm_put_many(m, 0, NULL) == NCZM_OK, "empty batches");
 }
 
-/* nczm_put_each: the hook runs once per good request and sets its bytes, or its status to
- * leave it unwritten; a bad key is refused and named; or NCZM_UNSUPPORTED, nothing done. */
-static int content_is(nczm_map *m, const char *key, const char *text);
-
-typedef struct put_probe {
-    nczm_put *p;
-    int calls[4];
-} put_probe;
-
-static void put_before(void *ud, size_t i, unsigned slot)
-{
-    static const char *const body[4] = {"one", "two", "", "four"};
-    put_probe *pp = ud;
-    (void)slot;
-    pp->calls[i]++;
-    if (i == 2) { /* the caller's own failure (a chunk it could not encode) */
-        pp->p[i].status = NCZM_INVAL;
-        return;
-    }
-    pp->p[i].buf = body[i];
-    pp->p[i].len = strlen(body[i]);
-}
-
-static void check_put_each(nczm_map *m)
-{
-    nczm_put p[4] = {{.key = "each/one"}, {.key = "each/two"}, {.key = "each/skipped"}, {.key = "each/../x"}};
-    put_probe pp = {.p = p};
-    nczm_status st = nczm_put_each(m, 4, p, put_before, &pp);
-    if (st == NCZM_UNSUPPORTED) {
-        CHECK(!nczm_map_puts_each(m) && pp.calls[0] + pp.calls[1] + pp.calls[2] == 0,
-              "put_each unsupported: nothing done");
-        return;
-    }
-    CHECK(nczm_map_puts_each(m), "put_each runs where puts_each says so");
-    CHECK(st == NCZM_BADKEY && strstr(nczm_errmsg(m), "each/../x"), "put_each names the bad key: %d %s", st,
-          nczm_errmsg(m));
-    CHECK(pp.calls[0] == 1 && pp.calls[1] == 1 && pp.calls[2] == 1 && pp.calls[3] == 0,
-          "put_each hooks %d %d %d %d", pp.calls[0], pp.calls[1], pp.calls[2], pp.calls[3]);
-    CHECK(p[0].status == NCZM_OK && p[1].status == NCZM_OK && p[2].status == NCZM_INVAL &&
-              p[3].status == NCZM_BADKEY,
-          "put_each statuses %d %d %d %d", p[0].status, p[1].status, p[2].status, p[3].status);
-    CHECK(search_is(m, "each", (const char *[]){"one", "two", NULL}), "put_each wrote the good ones only");
-    CHECK(content_is(m, "each/two", "two"), "put_each content");
-    CHECK(nczm_delete_tree(m, "each") == NCZM_OK, "delete_tree each");
-}
-
 static void check_deletes(nczm_map *m)
 {
     CHECK(nczm_write(m, "t/u/v", "v", 1) == NCZM_OK && nczm_write(m, "t/w", "w", 1) == NCZM_OK, "write t");
@@ -481,7 +435,6 @@ static void check_store_life(nczm_map *m)
     check_contents(m, "abcde");
     check_searches(m);
     check_batches(m);
-    check_put_each(m);
     check_deletes(m);
     check_renames(m);
     check_bad_keys(m);

@@ -318,7 +318,7 @@ static int copy_one(void *arg, size_t i, unsigned slot)
     (void)slot;
     const copy_arg *a = arg;
     ncztr_cjob *jb = &a->jobs[i];
-    if (jb->data && !jb->direct && !jb->copied && !jb->later) {
+    if (jb->data && !jb->direct && !jb->copied) {
         ncztr_box_copy(a->x, jb->coord, jb->data, a->to_user);
         jb->copied = true;
     }

@@ -42,7 +42,7 @@ static void job_release(ncztr_ioctx *x, ncztr_cjob *j)
     j->own = false;
     j->ent = NULL;
     j->direct = NULL;
-    j->stream = j->copied = j->full = j->partial = j->later = false;
+    j->stream = j->copied = j->full = j->partial = false;
     free(j->iov);
     j->iov = NULL;
     j->niov = 0;
@@ -122,22 +122,12 @@ static herr_t read_batch(ncztr_ioctx *x, ncztr_cjob *jobs, size_t n, ncztr_putli
     return ncztr_pl_run(x->o, &x->g, pl);
 }
 
-/* ncztr_pl_add_fill's fill: a chunk overwritten whole gathers its rows from the user's
- * buffer on the thread that then encodes and stores it. */
-static void fill_from_user(const void *ctx, void *job, unsigned char *raw)
-{
-    const ncztr_cjob *jb = job;
-    ncztr_box_copy(ctx, jb->coord, raw, false);
-}
-
 static herr_t write_batch(ncztr_ioctx *x, ncztr_cjob *jobs, size_t n, ncztr_putlist *pl)
 {
     const char *path = x->g.path;
     ncztr_chunkcache *c = x->a->cache;
     ncztr_chain *chain = x->box && !x->g.transpose ? ncztr_array_chain(x->o) : NULL;
     bool vec = chain && ncztr_chain_is_null(chain) && nczm_map_vectored(x->o->file->map);
-    /* chunks written whole are gathered where they are encoded and stored */
-    bool later = x->box && ncztr_pl_fuses(x->o, &x->g);
     for (size_t j = 0; j < n; j++) {
         ncztr_cjob *jb = &jobs[j];
         size_t vol = 0;
@@ -203,7 +193,6 @@ static herr_t write_batch(ncztr_ioctx *x, ncztr_cjob *jobs, size_t n, ncztr_putl
             if (!(jb->data = ncztr_pool_take(x->pool, x->g.chunk_bytes)))
                 return NCZ_PUSH(NCZ_E_NOMEM, "dataset \"%s\": out of memory for chunk \"%s\"", path, jb->key);
             jb->own = true;
-            jb->later = later;
             if (edge) /* the overhang is stored too */
                 ncztr_fill_elems(&x->a->za, jb->data, x->g.chunk_elems);
         } else if (e) {
@@ -254,8 +243,7 @@ static herr_t write_batch(ncztr_ioctx *x, ncztr_cjob *jobs, size_t n, ncztr_putl
         }
         bool own = jb->own;
         jb->own = false;
-        herr_t r = jb->later ? ncztr_pl_add_fill(&x->g, pl, jb->key, jb->data, own, fill_from_user, x, jb)
-                             : ncztr_pl_add(x->o, &x->g, pl, jb->key, jb->data, own, NULL);
+        herr_t r = ncztr_pl_add(x->o, &x->g, pl, jb->key, jb->data, own, NULL);
         jb->key = NULL;
         jb->data = NULL;
         if (r < 0)

@@ -146,11 +146,6 @@ typedef struct ncztr_pitem {
     bool *pooled;
     size_t nparts;
     ncztr_bufpool *ppool;
-    /* raw still to fill (the user's rows gathered into it) on the thread that encodes and
-     * stores it: fill(fill_ctx, fill_job, raw), set where ncztr_pl_fuses */
-    void (*fill)(const void *ctx, void *job, unsigned char *raw);
-    const void *fill_ctx;
-    void *fill_job;
 } ncztr_pitem;
 
 typedef struct ncztr_putlist {
@@ -161,15 +156,6 @@ typedef struct ncztr_putlist {
 /* Queues a chunk (Fortran transposition and codecs applied here): takes ownership of key,
  * and of raw when own_raw, whatever the outcome. ent: a cache entry to mark clean once
  * stored, or NULL. */
-/* Whether the list's chunks of this array are encoded and stored on one thread each (the
- * store stores objects on the worker pool, and there is encoding to do): raw buffers may
- * then be filled there too (ncztr_pl_add_fill). */
-bool ncztr_pl_fuses(const ncztr_obj *o, const ncztr_cgeom *g);
-/* ncztr_pl_add of a raw buffer that fill(ctx, job, raw) fills on the thread that encodes and
- * stores it (only where ncztr_pl_fuses): the list must be run while ctx and job live. */
-herr_t ncztr_pl_add_fill(const ncztr_cgeom *g, ncztr_putlist *pl, char *key, unsigned char *raw, bool own_raw,
-                         void (*fill)(const void *ctx, void *job, unsigned char *raw), const void *ctx,
-                         void *job);
 herr_t ncztr_pl_add(const ncztr_obj *o, const ncztr_cgeom *g, ncztr_putlist *pl, char *key,
                     unsigned char *raw, bool own_raw, ncztr_cc_entry *ent);
 /* Queues a raw chunk stored as it is, given as its runs in the user's buffer (iov, owned
@@ -310,8 +296,7 @@ typedef struct ncztr_cjob {
     /* Read, box mode: every in-bounds element is read and the chunk is not cached: it is
      * fetched and decoded into scratch and copied on at once (never kept). */
     bool stream;
-    bool copied;  /* read: its elements are in the user's buffer already; write: in data */
-    bool later;   /* write: data is filled when it is encoded (ncztr_pl_add_fill) */
+    bool copied;  /* read: its elements are in the user's buffer already */
     bool full;    /* box mode: covered NCZTR_BOX_FULL (the whole chunk is in the block) */
     bool partial; /* read in part: its index, then the inner chunks the block needs */
     /* write, box mode, raw chunks: the chunk's runs in the user's buffer, stored by the

@@ -65,15 +65,6 @@ herr_t ncztr_pl_add(const ncztr_obj *o, const ncztr_cgeom *g, ncztr_putlist *pl,
     return pl_push(g, pl, &it);
 }
 
-herr_t ncztr_pl_add_fill(const ncztr_cgeom *g, ncztr_putlist *pl, char *key, unsigned char *raw, bool own_raw,
-                         void (*fill)(const void *ctx, void *job, unsigned char *raw), const void *ctx,
-                         void *job)
-{
-    ncztr_pitem it = {
-        .key = key, .raw = raw, .own_raw = own_raw, .fill = fill, .fill_ctx = ctx, .fill_job = job};
-    return pl_push(g, pl, &it);
-}
-
 herr_t ncztr_pl_add_iov(const ncztr_cgeom *g, ncztr_putlist *pl, char *key, struct iovec *iov, int iovcnt)
 {
     ncztr_pitem it = {.key = key, .iov = iov, .iovcnt = iovcnt};
@@ -142,108 +133,6 @@ static herr_t pl_encode(const ncztr_obj *o, const ncztr_cgeom *g, ncztr_putlist 
     return ret;
 }
 
-/* ---- encoded and stored on the same thread ---- */
-
-bool ncztr_pl_fuses(const ncztr_obj *o, const ncztr_cgeom *g)
-{
-    ncztr_chain *chain = ncztr_array_chain(o);
-    return chain && (g->transpose || !ncztr_chain_is_null(chain)) && nczm_map_puts_each(o->file->map);
-}
-
-typedef struct fused {
-    const ncztr_stage *s;
-    ncztr_pitem *v;        /* the list's items, one per request */
-    ncztr_enc_item *items; /* per request; raw NULL: stored as queued (pieces) */
-    nczm_put *reqs;
-    unsigned char *failed; /* per request: could not be encoded */
-} fused;
-
-/* nczm_put_each's hook: the chunk encoded just before its thread stores it, while its
- * bytes are in that core's cache; a chunk that cannot be encoded is left unwritten. */
-static void encode_then_put(void *ud, size_t i, unsigned slot)
-{
-    (void)slot;
-    fused *f = ud;
-    ncztr_enc_item *it = &f->items[i];
-    if (!it->raw)
-        return;
-    if (f->v[i].fill)
-        f->v[i].fill(f->v[i].fill_ctx, f->v[i].fill_job, f->v[i].raw);
-    if (ncztr_stage_encode_one(f->s, it) != 0) {
-        f->failed[i] = 1;
-        f->reqs[i].status = NCZM_INVAL;
-        return;
-    }
-    f->reqs[i].buf = it->enc;
-    f->reqs[i].len = it->enclen;
-}
-
-/* ncztr_pl_run where the store stores objects on the worker pool: each chunk encoded and
- * stored by one thread, with no wait between the two steps for the batch's other chunks
- * (and no second pass over the encoded bytes from memory). Empties the list. */
-static herr_t pl_run_fused(const ncztr_obj *o, const ncztr_cgeom *g, ncztr_putlist *pl)
-{
-    herr_t ret = SUCCEED;
-    ncztr_stage s;
-    size_t n = pl->n;
-    ncztr_enc_item *items = NULL;
-    nczm_put *reqs = NULL;
-    unsigned char *failed = NULL;
-    if (ncztr_stage_init(o, g, &s) < 0)
-        NCZ_GOTO_QUIET(FAIL);
-    items = calloc(n, sizeof *items);
-    reqs = calloc(n, sizeof *reqs);
-    failed = calloc(n, 1);
-    if (!items || !reqs || !failed)
-        NCZ_GOTO(FAIL, NCZ_E_NOMEM, "out of memory storing the chunks of \"%s\"", g->path);
-    for (size_t i = 0; i < n; i++) {
-        ncztr_pitem *p = &pl->v[i];
-        reqs[i].key = p->key;
-        if (p->iov) { /* raw pieces, gathered by the store */
-            reqs[i].iov = p->iov;
-            reqs[i].iovcnt = p->iovcnt;
-            reqs[i].len = p->parts ? p->len : g->chunk_bytes;
-            continue;
-        }
-        items[i].raw = p->raw;
-        if (g->transpose && !(items[i].trans = p->trans = ncztr_pool_take(pl->pool, g->chunk_bytes)))
-            NCZ_GOTO(FAIL, NCZ_E_NOMEM, "out of memory writing chunk \"%s\"", p->key);
-    }
-    fused f = {&s, pl->v, items, reqs, failed};
-    if (nczm_put_each(o->file->map, n, reqs, encode_then_put, &f) == NCZM_BADKEY)
-        ret = NCZ_PUSH(NCZ_E_STORE, "dataset \"%s\": cannot write its chunks: %s", g->path,
-                       nczm_errmsg(o->file->map));
-    size_t bad_enc = n, bad_put = n;
-    for (size_t i = 0; i < n; i++) {
-        if (items[i].raw) { /* what the encoder made is freed with the item */
-            pl->v[i].enc = items[i].enc;
-            pl->v[i].enclen = items[i].enclen;
-        }
-        if (failed[i]) {
-            if (bad_enc == n)
-                bad_enc = i;
-        } else if (reqs[i].status == NCZM_OK) {
-            if (pl->v[i].ent)
-                pl->v[i].ent->dirty = false;
-        } else if (bad_put == n) {
-            bad_put = i;
-        }
-    }
-    if (ret == SUCCEED && bad_enc < n)
-        ret = ncztr_codec_failed(o, "encode", pl->v[bad_enc].key, &items[bad_enc].err);
-    if (ret == SUCCEED && bad_put < n)
-        ret = NCZ_PUSH(NCZ_E_STORE, "dataset \"%s\": cannot write chunk \"%s\": %s", g->path,
-                       reqs[bad_put].key, nczm_errmsg(o->file->map));
-done:
-    free(items);
-    free(reqs);
-    free(failed);
-    for (size_t i = 0; i < pl->n; i++)
-        pitem_clear(&pl->v[i], pl->pool);
-    pl->n = pl->bytes = 0;
-    return ret;
-}
-
 /* Stores every queued chunk with one store call, marks flushed cache entries clean, and
  * empties the list. A chunk that cannot be encoded is not stored; the others still are. */
 herr_t ncztr_pl_run(const ncztr_obj *o, const ncztr_cgeom *g, ncztr_putlist *pl)
@@ -253,8 +142,6 @@ herr_t ncztr_pl_run(const ncztr_obj *o, const ncztr_cgeom *g, ncztr_putlist *pl)
     size_t *idx = NULL, m = 0;
     if (pl->n == 0)
         return SUCCEED;
-    if (ncztr_pl_fuses(o, g))
-        return pl_run_fused(o, g, pl);
     ret = pl_encode(o, g, pl);
     reqs = calloc(pl->n, sizeof *reqs);
     idx = calloc(pl->n, sizeof *idx);

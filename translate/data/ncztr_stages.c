@@ -70,9 +70,12 @@ typedef struct enc_job {
     ncztr_enc_item *items;
 } enc_job;
 
-int ncztr_stage_encode_one(const ncztr_stage *s, ncztr_enc_item *it)
+static int enc_one(void *arg, size_t i, unsigned slot)
 {
-    const ncztr_cgeom *g = s->g;
+    (void)slot;
+    const enc_job *j = arg;
+    const ncztr_cgeom *g = j->s->g;
+    ncztr_enc_item *it = &j->items[i];
     const unsigned char *src = it->raw;
     it->enc = NULL;
     it->enclen = 0;
@@ -80,14 +83,7 @@ int ncztr_stage_encode_one(const ncztr_stage *s, ncztr_enc_item *it)
         ncztr_transpose(g, it->raw, it->trans, true);
         src = it->trans;
     }
-    return s->encode(s->chain, src, g->chunk_bytes, &it->enc, &it->enclen, &it->err) < 0;
-}
-
-static int enc_one(void *arg, size_t i, unsigned slot)
-{
-    (void)slot;
-    const enc_job *j = arg;
-    return ncztr_stage_encode_one(j->s, &j->items[i]);
+    return j->s->encode(j->s->chain, src, g->chunk_bytes, &it->enc, &it->enclen, &it->err) < 0;
 }
 
 size_t ncztr_stage_encode(const ncztr_stage *s, size_t n, ncztr_enc_item *items)

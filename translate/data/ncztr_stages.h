@@ -66,8 +66,5 @@ typedef struct ncztr_enc_item {
 /* Encodes every item (enc NULL where it failed); returns the index of the first failure,
  * n when none. Pushes nothing. */
 size_t ncztr_stage_encode(const ncztr_stage *s, size_t n, ncztr_enc_item *items);
-/* Encodes one item on the calling thread: 0, or 1 when it failed (enc NULL, its err says
- * why). Pushes nothing. */
-int ncztr_stage_encode_one(const ncztr_stage *s, ncztr_enc_item *it);
 
 #endif
