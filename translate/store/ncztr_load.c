@@ -572,6 +572,11 @@ herr_t ncztr_load_tree(ncztr_file *f)
         char *ne[NCZTR_NSLOTS] = {errs[NCZTR_ROOT_V3], NULL, NULL};
         js[NCZTR_ROOT_V3] = NULL;
         errs[NCZTR_ROOT_V3] = NULL;
+        /* a v2 .zattrs beside zarr.json is not this store's: the slot is v3's now */
+        json_decref(js[NCZTR_ROOT_ZATTRS]);
+        js[NCZTR_ROOT_ZATTRS] = NULL;
+        free(errs[NCZTR_ROOT_ZATTRS]);
+        errs[NCZTR_ROOT_ZATTRS] = NULL;
         herr_t rr = ncztr_node_roles(L.fmt, "", nj, ne);
         js[NCZTR_ROOT_ZGROUP] = nj[NCZTR_SLOT_GROUP];
         js[NCZTR_ROOT_ZARRAY] = nj[NCZTR_SLOT_ARRAY];
