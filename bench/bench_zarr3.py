@@ -139,7 +139,8 @@ def run_tensorstore(a, src, nblocks):
         return time.perf_counter() - t0, None
     verify = 0.0
     t0 = time.perf_counter()
-    arr = ts.open({"driver": "zarr3" if a.zarr_format == 3 else "zarr", "kvstore": {"driver": "file", "path": a.store}}, open=True).result()
+    spec = ts_spec(a)  # its driver and store; the metadata is the stored one
+    arr = ts.open({"driver": spec["driver"], "kvstore": spec["kvstore"]}, open=True).result()
     futs = [arr[k * a.slab_rows : (k + 1) * a.slab_rows, :].read() for k in range(nblocks)]
     for k, f in enumerate(futs):
         block = f.result()
