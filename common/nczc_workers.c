@@ -2,41 +2,62 @@
  * to (slots - 1) threads and works on the items itself; items are handed out by an atomic
  * counter, so a slow item never holds up the others. Joining a job happens under the
  * mutex and the caller closes the job under it before waiting, so no thread can touch a
- * job (which lives on the caller's stack) after its call returned. */
+ * job (which lives on the caller's stack) after its call returned. A stream is such a job
+ * on the heap whose items become ready over time: a thread that takes an item not ready
+ * yet waits for it (or for the end of the stream), and the caller joins in at its end. */
 #include "nczc_workers.h"
 
 #include <pthread.h>
 #include <signal.h>
 #include <stdatomic.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <unistd.h>
 
 typedef struct job {
     nczc_work_fn fn;
     void *arg;
-    size_t n;
-    atomic_size_t next; /* the next item to hand out */
-    atomic_size_t fail; /* lowest failed item, n if none */
-    unsigned want;      /* threads that may join */
-    unsigned joined;    /* under mu */
-    unsigned running;   /* under mu: joined threads not finished yet */
-    int open;           /* under mu: joining allowed */
+    size_t n;            /* a stream's: SIZE_MAX until it is finished */
+    int stream;          /* items become ready over time (nczc_stream) */
+    atomic_size_t avail; /* a stream's items below this are ready */
+    int final;           /* under mu: a stream's n and avail are its last */
+    atomic_size_t next;  /* the next item to hand out */
+    atomic_size_t fail;  /* lowest failed item, n if none */
+    unsigned want;       /* threads that may join */
+    unsigned joined;     /* under mu */
+    unsigned running;    /* under mu: joined threads not finished yet */
+    int open;            /* under mu: joining allowed */
 } job;
 
 static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t wake = PTHREAD_COND_INITIALIZER; /* a job was posted, or quit */
 static pthread_cond_t idle = PTHREAD_COND_INITIALIZER; /* a job's last thread finished */
+static pthread_cond_t more = PTHREAD_COND_INITIALIZER; /* a stream's items became ready */
 static pthread_t threads[NCZC_WORKERS_MAX];
 static unsigned nthreads; /* under mu */
 static int quit;          /* under mu */
 static int busy;          /* under mu: a call owns the pool */
 static job *cur;          /* under mu */
 
+/* Whether a stream's item i (taken by this thread) is to be run: waits until it is ready,
+ * or until the stream has ended below it. */
+static int stream_wait(job *j, size_t i)
+{
+    if (i < atomic_load(&j->avail))
+        return 1;
+    pthread_mutex_lock(&mu);
+    while (!j->final && i >= atomic_load(&j->avail))
+        pthread_cond_wait(&more, &mu);
+    int run = i < atomic_load(&j->avail);
+    pthread_mutex_unlock(&mu);
+    return run;
+}
+
 static void run_items(job *j, unsigned slot)
 {
     for (;;) {
         size_t i = atomic_fetch_add(&j->next, 1);
-        if (i >= j->n)
+        if (j->stream ? !stream_wait(j, i) : i >= j->n)
             return;
         if (j->fn(j->arg, i, slot) == 0)
             continue;
@@ -108,6 +129,7 @@ size_t nczc_parallel_for(size_t n, unsigned cap, nczc_work_fn fn, void *arg)
     job j = {.fn = fn, .arg = arg, .n = n};
     atomic_init(&j.next, 0);
     atomic_init(&j.fail, n);
+    atomic_init(&j.avail, n);
     if (n == 0)
         return n;
     unsigned slots = nczc_workers_slots(cap);
@@ -142,6 +164,74 @@ size_t nczc_parallel_for(size_t n, unsigned cap, nczc_work_fn fn, void *arg)
         pthread_mutex_unlock(&mu);
     }
     return atomic_load(&j.fail);
+}
+
+struct nczc_stream {
+    job j;
+};
+
+nczc_stream *nczc_stream_start(unsigned cap, nczc_work_fn fn, void *arg)
+{
+    unsigned slots = nczc_workers_slots(cap);
+    if (slots < 2)
+        return NULL;
+    nczc_stream *s = calloc(1, sizeof *s);
+    if (!s)
+        return NULL;
+    s->j.fn = fn;
+    s->j.arg = arg;
+    s->j.n = SIZE_MAX;
+    s->j.stream = 1;
+    atomic_init(&s->j.next, 0);
+    atomic_init(&s->j.fail, SIZE_MAX);
+    atomic_init(&s->j.avail, 0);
+    pthread_mutex_lock(&mu);
+    if (!busy) {
+        grow(slots - 1);
+        s->j.want = nthreads < slots - 1 ? nthreads : slots - 1;
+    }
+    if (busy || s->j.want == 0) {
+        pthread_mutex_unlock(&mu);
+        free(s);
+        return NULL;
+    }
+    busy = 1;
+    s->j.open = 1;
+    cur = &s->j;
+    pthread_cond_broadcast(&wake);
+    pthread_mutex_unlock(&mu);
+    return s;
+}
+
+void nczc_stream_ready(nczc_stream *s, size_t n)
+{
+    pthread_mutex_lock(&mu);
+    if (n > atomic_load(&s->j.avail)) {
+        atomic_store(&s->j.avail, n);
+        pthread_cond_broadcast(&more);
+    }
+    pthread_mutex_unlock(&mu);
+}
+
+size_t nczc_stream_finish(nczc_stream *s, size_t n)
+{
+    job *j = &s->j;
+    pthread_mutex_lock(&mu);
+    atomic_store(&j->avail, n);
+    j->final = 1;
+    pthread_cond_broadcast(&more);
+    pthread_mutex_unlock(&mu);
+    run_items(j, 0);
+    pthread_mutex_lock(&mu);
+    j->open = 0;
+    while (j->running)
+        pthread_cond_wait(&idle, &mu);
+    cur = NULL;
+    busy = 0;
+    pthread_mutex_unlock(&mu);
+    size_t f = atomic_load(&j->fail);
+    free(s);
+    return f < n ? f : n;
 }
 
 void nczc_workers_shutdown(void)

@@ -38,6 +38,26 @@ unsigned nczc_workers_slots(unsigned cap);
  * even when some fail. Returns the lowest i whose fn failed, or n when none did. */
 size_t nczc_parallel_for(size_t n, unsigned cap, nczc_work_fn fn, void *arg);
 
+/* A job whose items are made ready one after another while pool threads already run the
+ * ready ones, and the caller goes on making the rest (writing a store's metadata objects
+ * while the later ones are still being built). The caller takes part only at the end. */
+typedef struct nczc_stream nczc_stream;
+
+/* Starts such a job of fn's items on at most nczc_workers_slots(cap) - 1 pool threads.
+ * NULL (nothing started) when no pool thread can take it: a cap of 1 or one processor, the
+ * pool busy (a call from inside an item), or no memory; the caller then runs the items
+ * itself, e.g. by nczc_parallel_for. While the stream is open every other call of this
+ * pool runs alone on its caller. */
+nczc_stream *nczc_stream_start(unsigned cap, nczc_work_fn fn, void *arg);
+
+/* Items [0, n) are ready (n never shrinks). */
+void nczc_stream_ready(nczc_stream *s, size_t n);
+
+/* The job has n items in all: the caller runs those no thread has taken, waits for the
+ * rest, and frees s. Returns the lowest failed item, or n when none did. Must be called
+ * once for every started stream. */
+size_t nczc_stream_finish(nczc_stream *s, size_t n);
+
 /* The default thread count: the number of online processors (at least 1). */
 unsigned nczc_workers_default(void);
 

@@ -72,7 +72,9 @@ H5VL_nczarr_obj_t *H5VL_nczarr_obj_new(H5I_type_t type, H5VL_nczarr_file_t *file
     return o;
 }
 
-static void store_release(H5VL_nczarr_store_t *st)
+/* Drops one open of st; the last closes it, writing it unless saved says its last open
+ * has just done so (a second save of a store of 100000 arrays walks them all again). */
+static void store_release(H5VL_nczarr_store_t *st, bool saved)
 {
     if (--st->rc > 0)
         return;
@@ -81,7 +83,7 @@ static void store_release(H5VL_nczarr_store_t *st)
             *p = st->next;
             break;
         }
-    if (ncztr_file_close2(st->tf, !g_exit_flushed) < 0) {
+    if (ncztr_file_close2(st->tf, !g_exit_flushed && !saved) < 0) {
         /* Everything is freed: HDF5 must not call close again, so this is reported here. */
         fprintf(stderr, "nczarr: closing \"%s\" failed:\n", st->name);
         H5Eprint2(H5E_DEFAULT, stderr);
@@ -128,12 +130,14 @@ herr_t H5VL_nczarr_file_release(H5VL_nczarr_file_t *f)
     /* A file still open when the library shuts down (an id or a reference never released:
      * HDF5's own H5DSattach_scale leaks references) was written at exit, while its types
      * were alive; what HDF5 closes after that is only freed. */
+    bool saved = false;
     if (g_exit_flushed)
         goto release;
     /* Write everything first when this is the store's last open: when that fails HDF5
      * keeps the id and calls close again (at the latest when the library shuts down), so
      * nothing may be freed yet. */
-    if (f->store->rc == 1 && !ncztr_file_is_readonly(f->tf) && ncztr_file_flush(f->tf) < 0) {
+    saved = f->store->rc == 1 && !ncztr_file_is_readonly(f->tf);
+    if (saved && ncztr_file_flush(f->tf) < 0) {
         f->rc = 1;
         if (f->file_ids == 0)
             f->file_ids = 1;
@@ -146,7 +150,7 @@ release:
         H5Pclose(f->fapl);
     H5VL_nczarr_store_t *st = f->store;
     free(f);
-    store_release(st);
+    store_release(st, saved);
     return SUCCEED;
 }
 
@@ -457,7 +461,7 @@ static H5VL_nczarr_file_t *store_wrap(ncztr_file *tf, const char *name, unsigned
     H5VL_nczarr_file_t *f = file_new(st, fapl);
     if (!f) {
         st->rc = 1;
-        store_release(st);
+        store_release(st, false);
     }
     return f;
 }

@@ -172,17 +172,75 @@ nczm_status nczm_read_all(nczm_map *map, const char *key, void **buf, size_t *le
     return map->drv->read_all(map, key, buf, len);
 }
 
+/* A write of key may go ahead: its key is sound and the map writable. */
+static nczm_status check_write(nczm_map *map, const char *key)
+{
+    nczm_status st = nczm_check_key(map, "write", key);
+    return st ? st : nczm_check_writable(map, "write", key);
+}
+
 nczm_status nczm_write(nczm_map *map, const char *key, const void *buf, size_t len)
 {
     NCZM_CHECK_MAP(map);
-    nczm_status st = nczm_check_key(map, "write", key);
-    if (!st)
-        st = nczm_check_writable(map, "write", key);
+    nczm_status st = check_write(map, key);
     if (st)
         return st;
     if (!buf && len)
         return nczm_seterr(map, NCZM_INVAL, "%s: write \"%s\": no buffer", map->location, key);
     return map->drv->write(map, key, buf ? buf : "", len);
+}
+
+struct nczm_obj {
+    nczm_map *map;
+    void *st; /* the driver's */
+};
+
+int nczm_map_builds(const nczm_map *map)
+{
+    return map && map->drv->obj_begin && !map->readonly;
+}
+
+nczm_status nczm_obj_begin(nczm_map *map, const char *key, nczm_obj **out)
+{
+    NCZM_CHECK_MAP(map);
+    *out = NULL;
+    nczm_status st = check_write(map, key);
+    if (st)
+        return st;
+    if (!map->drv->obj_begin)
+        return nczm_seterr(map, NCZM_UNSUPPORTED,
+                           "%s: write \"%s\": this store does not build objects in pieces", map->location,
+                           key);
+    nczm_obj *o = calloc(1, sizeof *o);
+    if (!o)
+        return nczm_seterr(map, NCZM_NOMEM, "%s: write \"%s\": out of memory", map->location, key);
+    o->map = map;
+    if ((st = map->drv->obj_begin(map, key, &o->st)) != NCZM_OK) {
+        free(o);
+        return st;
+    }
+    *out = o;
+    return NCZM_OK;
+}
+
+int nczm_obj_pwritev(nczm_obj *o, const struct iovec *iov, int iovcnt, size_t len, uint64_t off)
+{
+    return o->map->drv->obj_pwritev(o->st, iov, iovcnt, len, off);
+}
+
+nczm_status nczm_obj_commit(nczm_obj *o)
+{
+    nczm_status st = o->map->drv->obj_commit(o->st);
+    free(o);
+    return st;
+}
+
+void nczm_obj_abort(nczm_obj *o)
+{
+    if (!o)
+        return;
+    o->map->drv->obj_abort(o->st);
+    free(o);
 }
 
 nczm_status nczm_delete(nczm_map *map, const char *key)

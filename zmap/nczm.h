@@ -217,6 +217,37 @@ nczm_status nczm_put_many(nczm_map *map, size_t n, nczm_put *reqs);
  * together with everything written before them, where the store can promise that (the
  * directory store: temporaries, one syncfs, renames, one syncfs). */
 nczm_status nczm_commit_many(nczm_map *map, size_t n, nczm_put *reqs);
+/* An object written in pieces at offsets of the caller's choosing, from any thread (the
+ * pieces' ranges apart), then put in place whole by nczm_obj_commit, crash-safe as
+ * nczm_write (a reader sees the old object or the whole new one): a shard whose inner
+ * chunks arrive over several calls goes to its place in the new object as they come
+ * instead of waiting in memory. Only where nczm_map_builds (the directory store);
+ * elsewhere nczm_obj_begin fails with NCZM_UNSUPPORTED. */
+typedef struct nczm_obj nczm_obj;
+int nczm_map_builds(const nczm_map *map);
+nczm_status nczm_obj_begin(nczm_map *map, const char *key, nczm_obj **out);
+/* Writes the len bytes of iov[0, iovcnt) at off. Sets no message (other threads may be
+ * writing): 0 or an errno value, which nczm_obj_commit then reports. */
+int nczm_obj_pwritev(nczm_obj *o, const struct iovec *iov, int iovcnt, size_t len, uint64_t off);
+/* Puts the object in place and frees o; a failure (or one of a pwritev before) is the
+ * map's message, and nothing of the object stays. */
+nczm_status nczm_obj_commit(nczm_obj *o);
+/* Frees o; nothing of it stays. */
+void nczm_obj_abort(nczm_obj *o);
+
+/* nczm_commit_many of requests handed over as the caller makes them: a store may start on
+ * them at once (the directory store writes their temporaries on the worker pool while the
+ * caller builds the next), and none becomes visible before nczm_commit_end. reqs is the
+ * caller's array of at most cap requests (whole buffers, no scatter lists), never moved
+ * until the end; the caller uses neither the map nor the worker pool meanwhile (a call of
+ * the pool runs alone on its caller). NULL when out of memory: use nczm_commit_many. */
+typedef struct nczm_commit nczm_commit;
+nczm_commit *nczm_commit_begin(nczm_map *map, nczm_put *reqs, size_t cap);
+/* reqs[0, n) are final (n only grows). */
+void nczm_commit_ready(nczm_commit *c, size_t n);
+/* Ends the commit with reqs[0, n): committed as by nczm_commit_many when commit is
+ * nonzero (statuses and result the same), else nothing of it stays (NCZM_OK). Frees c. */
+nczm_status nczm_commit_end(nczm_commit *c, size_t n, int commit);
 
 /* Whole objects into the caller's buffers, for objects whose size the caller expects
  * (uncompressed chunks): reusing buffers spares an allocation, and the page faults of its

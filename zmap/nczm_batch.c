@@ -228,15 +228,11 @@ nczm_status nczm_get_many(nczm_map *map, size_t n, nczm_get *reqs)
     return bst;
 }
 
-static nczm_status put_batch(nczm_map *map, size_t n, nczm_put *reqs, int commit)
+/* Sets the status of each of reqs[lo, hi) that cannot be written; the first such, or hi. */
+static size_t check_puts(const nczm_map *map, nczm_put *reqs, size_t lo, size_t hi)
 {
-    NCZM_CHECK_MAP(map);
-    if (n == 0)
-        return NCZM_OK;
-    if (!reqs)
-        return nczm_seterr(map, NCZM_INVAL, "%s: put_many: no requests", map->location);
-    size_t first_bad = n;
-    for (size_t i = 0; i < n; i++) {
+    size_t first_bad = hi;
+    for (size_t i = lo; i < hi; i++) {
         if (nczm_key_problem(reqs[i].key))
             reqs[i].status = NCZM_BADKEY;
         else if (map->readonly)
@@ -245,9 +241,42 @@ static nczm_status put_batch(nczm_map *map, size_t n, nczm_put *reqs, int commit
             reqs[i].status = NCZM_INVAL;
         else
             reqs[i].status = NCZM_OK;
-        if (reqs[i].status != NCZM_OK && first_bad == n)
+        if (reqs[i].status != NCZM_OK && first_bad == hi)
             first_bad = i;
     }
+    return first_bad;
+}
+
+/* The result of a batch of puts: the first failed request's status (the first bad one of
+ * the checks gets its message here), else the driver's bst. */
+static nczm_status put_result(nczm_map *map, size_t n, const nczm_put *reqs, size_t first_bad,
+                              nczm_status bst)
+{
+    for (size_t i = 0; i < n; i++) {
+        nczm_status s = reqs[i].status;
+        if (s == NCZM_OK)
+            continue;
+        if (i == first_bad) {
+            if (s == NCZM_BADKEY)
+                nczm_check_key(map, "write", reqs[i].key);
+            else if (s == NCZM_PERM)
+                nczm_check_writable(map, "write", reqs[i].key);
+            else
+                nczm_seterr(map, s, "%s: write \"%s\": no buffer", map->location, reqs[i].key);
+        }
+        return s;
+    }
+    return bst;
+}
+
+static nczm_status put_batch(nczm_map *map, size_t n, nczm_put *reqs, int commit)
+{
+    NCZM_CHECK_MAP(map);
+    if (n == 0)
+        return NCZM_OK;
+    if (!reqs)
+        return nczm_seterr(map, NCZM_INVAL, "%s: put_many: no requests", map->location);
+    size_t first_bad = check_puts(map, reqs, 0, n);
     /* Gather lists for a driver that takes buffers only: gathered here. */
     int gather = !map->drv->vectored || commit;
     for (size_t i = 0; gather && i < n; i++) {
@@ -275,21 +304,73 @@ static nczm_status put_batch(nczm_map *map, size_t n, nczm_put *reqs, int commit
             reqs[i].buf = NULL;
         }
     }
-    for (size_t i = 0; i < n; i++) {
-        nczm_status s = reqs[i].status;
-        if (s == NCZM_OK)
-            continue;
-        if (i == first_bad) {
-            if (s == NCZM_BADKEY)
-                nczm_check_key(map, "write", reqs[i].key);
-            else if (s == NCZM_PERM)
-                nczm_check_writable(map, "write", reqs[i].key);
-            else
-                nczm_seterr(map, s, "%s: write \"%s\": no buffer", map->location, reqs[i].key);
+    return put_result(map, n, reqs, first_bad, bst);
+}
+
+struct nczm_commit {
+    nczm_map *map;
+    nczm_put *reqs;
+    size_t cap;
+    size_t checked;   /* reqs[0, checked) are checked and handed to the driver */
+    size_t first_bad; /* the first that failed its check, or SIZE_MAX */
+    void *drv;        /* the driver's state, or NULL */
+};
+
+nczm_commit *nczm_commit_begin(nczm_map *map, nczm_put *reqs, size_t cap)
+{
+    if (!map || !reqs)
+        return NULL;
+    nczm_commit *c = calloc(1, sizeof *c);
+    if (!c)
+        return NULL;
+    *c = (nczm_commit){.map = map, .reqs = reqs, .cap = cap, .first_bad = SIZE_MAX};
+    if (map->drv->commit_begin && !map->readonly)
+        c->drv = map->drv->commit_begin(map, reqs, cap);
+    return c;
+}
+
+/* Checks reqs[checked, n) (a scatter list is refused: the driver takes whole buffers). */
+static void commit_check(nczm_commit *c, size_t n)
+{
+    size_t fb = check_puts(c->map, c->reqs, c->checked, n);
+    for (size_t i = c->checked; i < n; i++)
+        if (c->reqs[i].iovcnt > 0 && c->reqs[i].status == NCZM_OK) {
+            c->reqs[i].status = NCZM_INVAL;
+            fb = i < fb ? i : fb;
         }
-        return s;
+    if (fb < n && c->first_bad == SIZE_MAX)
+        c->first_bad = fb;
+    c->checked = n;
+}
+
+void nczm_commit_ready(nczm_commit *c, size_t n)
+{
+    if (n > c->cap)
+        n = c->cap;
+    if (!c->drv || n <= c->checked)
+        return;
+    commit_check(c, n);
+    c->map->drv->commit_ready(c->drv, n);
+}
+
+nczm_status nczm_commit_end(nczm_commit *c, size_t n, int commit)
+{
+    nczm_map *map = c->map;
+    nczm_status st = NCZM_OK;
+    if (n > c->cap)
+        n = c->cap;
+    if (!c->drv) {
+        st = commit ? nczm_commit_many(map, n, c->reqs) : NCZM_OK;
+        free(c);
+        return st;
     }
-    return bst;
+    if (n > c->checked)
+        commit_check(c, n);
+    st = map->drv->commit_end(c->drv, n, commit);
+    if (commit)
+        st = put_result(map, n, c->reqs, c->first_bad, st);
+    free(c);
+    return commit ? st : NCZM_OK;
 }
 
 nczm_status nczm_put_many(nczm_map *map, size_t n, nczm_put *reqs)

@@ -102,7 +102,20 @@ typedef struct nczm_driver {
     /* Metadata writes (nczm_commit_many): same contract as put_many, plus durability where
      * the store can give it. NULL: put_many's path (a zip archive is rewritten whole and
      * renamed into place at close anyway). */
-    nczm_status (*commit_many)(nczm_map *map, size_t n, nczm_put *reqs);       /* optional */
+    nczm_status (*commit_many)(nczm_map *map, size_t n, nczm_put *reqs); /* optional */
+    /* Optional, all three or none (nczm_commit_begin...end; without them the dispatcher
+     * calls commit_many at the end): begin returns the driver's state (NULL: commit_many
+     * at the end after all); ready gets requests [0, n) checked and final; end commits
+     * [0, n) (or, commit 0, removes what it wrote) and frees the state. */
+    void *(*commit_begin)(nczm_map *map, nczm_put *reqs, size_t cap);
+    /* Optional, all four or none (nczm_obj_begin...): an object built in pieces; key is
+     * checked and the map writable. pwritev runs on any thread and sets no message. */
+    nczm_status (*obj_begin)(nczm_map *map, const char *key, void **st);
+    int (*obj_pwritev)(void *st, const struct iovec *iov, int iovcnt, size_t len, uint64_t off);
+    nczm_status (*obj_commit)(void *st);
+    void (*obj_abort)(void *st);
+    void (*commit_ready)(void *st, size_t n);
+    nczm_status (*commit_end)(void *st, size_t n, int commit);
     nczm_status (*get_into_many)(nczm_map *map, size_t n, nczm_getinto *reqs); /* optional */
     /* Optional: one request of get_into_many (size and read in one lookup), for the
      * dispatcher's loop. */

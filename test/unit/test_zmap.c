@@ -518,6 +518,152 @@ static void test_commit_many(void)
     CHECK(nczm_close(m) == NCZM_OK, "close");
 }
 
+/* The same through nczm_commit_begin/ready/end, the objects handed over a few at a time
+ * (the directory store writes their temporaries meanwhile): all land; a bad key fails
+ * alone and is named; a commit taken back leaves neither objects nor temporaries. */
+static void test_commit_stream(void)
+{
+    enum { N = 3000 };
+    char err[NCZM_ERRLEN];
+    nczm_map *m = NULL;
+    nczm_url u;
+    REQUIRE(nczm_url_parse(spath("commitstream.zarr"), &u, err) == NCZM_OK, "parse: %s", err);
+    test_url_marks(&u);
+    REQUIRE(nczm_open(&u, NCZM_CREATE | NCZM_TRUNC, &m, err) == NCZM_OK, "create: %s", err);
+    nczm_url_clear(&u);
+    static char keys[N][48];
+    static nczm_put p[N];
+    size_t steps[] = {1, 100, 256, N};
+    for (size_t t = 0; t < sizeof steps / sizeof *steps; t++) {
+        nczm_commit *c = nczm_commit_begin(m, p, N);
+        REQUIRE(c, "begin");
+        for (int i = 0; i < N; i++) {
+            snprintf(keys[i], sizeof keys[i], "s%zu/v%04d/%s", t, i / 2, i % 2 ? ".zattrs" : ".zarray");
+            p[i] = (nczm_put){.key = keys[i], .buf = keys[i], .len = strlen(keys[i])};
+            if ((size_t)(i + 1) % steps[t] == 0)
+                nczm_commit_ready(c, (size_t)i + 1);
+        }
+        CHECK(nczm_commit_end(c, N, 1) == NCZM_OK, "commit %d objects in steps of %zu: %s", N, steps[t],
+              nczm_errmsg(m));
+        int ok = 1;
+        for (int i = 0; i < N && ok; i += 89) {
+            void *buf = NULL;
+            size_t len = 0;
+            ok = nczm_read_all(m, keys[i], &buf, &len) == NCZM_OK && len == strlen(keys[i]) &&
+                 !memcmp(buf, keys[i], len);
+            free(buf);
+        }
+        CHECK(ok, "steps of %zu: the objects read back", steps[t]);
+    }
+    nczm_list l = {0};
+    CHECK(nczm_search(m, "s1/v0700", &l) == NCZM_OK && l.count == 2, "no temporary is left: %zu entries",
+          l.count);
+    nczm_list_clear(&l);
+    /* a bad key and a key below an object, handed over in different blocks */
+    CHECK(nczm_write(m, "s0/blocker", "x", 1) == NCZM_OK, "an object");
+    nczm_commit *c = nczm_commit_begin(m, p, N);
+    REQUIRE(c, "begin");
+    for (int i = 0; i < N; i++) {
+        snprintf(keys[i], sizeof keys[i], "b/v%04d/%s", i / 2, i % 2 ? ".zattrs" : ".zarray");
+        if (i == 700)
+            snprintf(keys[i], sizeof keys[i], "s0/blocker/early");
+        if (i == 2900)
+            snprintf(keys[i], sizeof keys[i], "b/../bad");
+        p[i] = (nczm_put){.key = keys[i], .buf = keys[i], .len = strlen(keys[i])};
+        if ((i + 1) % 256 == 0)
+            nczm_commit_ready(c, (size_t)i + 1);
+    }
+    CHECK(nczm_commit_end(c, N, 1) != NCZM_OK && p[700].status != NCZM_OK && p[2900].status != NCZM_OK &&
+              p[699].status == NCZM_OK && p[2899].status == NCZM_OK,
+          "a streamed commit with two bad keys fails for those two only");
+    CHECK(strstr(nczm_errmsg(m), "s0/blocker/early") != NULL, "the first failure is reported: %s",
+          nczm_errmsg(m));
+    /* taken back after many were written: nothing of it stays */
+    c = nczm_commit_begin(m, p, N);
+    REQUIRE(c, "begin");
+    for (int i = 0; i < N; i++) {
+        snprintf(keys[i], sizeof keys[i], "gone/v%04d/%s", i / 2, i % 2 ? ".zattrs" : ".zarray");
+        p[i] = (nczm_put){.key = keys[i], .buf = keys[i], .len = strlen(keys[i])};
+        if ((i + 1) % 256 == 0)
+            nczm_commit_ready(c, (size_t)i + 1);
+    }
+    CHECK(nczm_commit_end(c, N / 2, 0) == NCZM_OK, "taking a commit back");
+    size_t left = 0;
+    for (int i = 0; i < N; i += 50) {
+        char dir[48];
+        snprintf(dir, sizeof dir, "gone/v%04d", i / 2);
+        nczm_list d = {0};
+        if (nczm_search(m, dir, &d) == NCZM_OK)
+            left += d.count;
+        nczm_list_clear(&d);
+    }
+    CHECK(left == 0, "a commit taken back leaves nothing: %zu entries", left);
+    CHECK(nczm_close(m) == NCZM_OK, "close");
+}
+
+/* An object built in pieces (nczm_obj_begin): pieces at offsets in any order land where
+ * they were put, the object appears only at the commit, replaces one that was there, and
+ * leaves nothing when abandoned; bad keys, a key below an object and a read-only store are
+ * refused; a zip store does not build. */
+static void test_obj_build(void)
+{
+    char err[NCZM_ERRLEN];
+    nczm_map *m = NULL;
+    REQUIRE(open_path(spath("build.zarr"), NCZM_CREATE | NCZM_TRUNC, &m, err) == NCZM_OK, "create: %s", err);
+    CHECK(nczm_map_builds(m), "the directory store builds objects in pieces");
+    static unsigned char want[3 * 4096 + 100];
+    for (size_t i = 0; i < sizeof want; i++)
+        want[i] = (unsigned char)(i * 7 + 1);
+    nczm_obj *o = NULL;
+    REQUIRE(nczm_obj_begin(m, "a/c/0/0", &o) == NCZM_OK && o, "begin: %s", nczm_errmsg(m));
+    /* the tail first, then the middle from two pieces, then the head */
+    struct iovec tail = {want + 3 * 4096, 100},
+                 mid[2] = {{want + 4096, 1000}, {want + 5096, 3 * 4096 - 5096}};
+    struct iovec head = {want, 4096};
+    CHECK(nczm_obj_pwritev(o, &tail, 1, 100, 3 * 4096) == 0 &&
+              nczm_obj_pwritev(o, mid, 2, 2 * 4096, 4096) == 0 && nczm_obj_pwritev(o, &head, 1, 4096, 0) == 0,
+          "pieces written");
+    CHECK(nczm_exists(m, "a/c/0/0") == NCZM_NOTFOUND, "nothing to see before the commit");
+    CHECK(nczm_obj_commit(o) == NCZM_OK, "commit: %s", nczm_errmsg(m));
+    void *buf = NULL;
+    size_t len = 0;
+    CHECK(nczm_read_all(m, "a/c/0/0", &buf, &len) == NCZM_OK && len == sizeof want && !memcmp(buf, want, len),
+          "the object reads back whole (%zu bytes)", len);
+    free(buf);
+    /* a second one replaces it; an abandoned third leaves it as it is */
+    REQUIRE(nczm_obj_begin(m, "a/c/0/0", &o) == NCZM_OK, "begin again");
+    CHECK(nczm_obj_pwritev(o, &head, 1, 10, 0) == 0 && nczm_obj_commit(o) == NCZM_OK, "replace");
+    CHECK(nczm_len(m, "a/c/0/0", &(uint64_t){0}) == NCZM_OK, "still there");
+    REQUIRE(nczm_obj_begin(m, "a/c/0/0", &o) == NCZM_OK, "begin a third");
+    CHECK(nczm_obj_pwritev(o, &tail, 1, 100, 0) == 0, "a piece");
+    nczm_obj_abort(o);
+    buf = NULL;
+    CHECK(nczm_read_all(m, "a/c/0/0", &buf, &len) == NCZM_OK && len == 10 && !memcmp(buf, want, 10),
+          "an abandoned object changes nothing (%zu bytes)", len);
+    free(buf);
+    REQUIRE(nczm_obj_begin(m, "a/c/1/0", &o) == NCZM_OK, "begin a new one");
+    nczm_obj_abort(o);
+    CHECK(nczm_exists(m, "a/c/1/0") == NCZM_NOTFOUND, "an abandoned new object is not there");
+    nczm_list l = {0};
+    CHECK(nczm_search(m, "a/c/0", &l) == NCZM_OK && l.count == 1, "no temporary is left: %zu entries",
+          l.count);
+    nczm_list_clear(&l);
+    CHECK(nczm_obj_begin(m, "a/../b", &o) == NCZM_BADKEY && !o, "a bad key is refused");
+    CHECK(nczm_obj_begin(m, "a/c/0/0/x", &o) != NCZM_OK && !o, "a key below an object is refused: %s",
+          nczm_errmsg(m));
+    CHECK(nczm_write(m, ".zgroup", "{\"zarr_format\": 2}", 18) == NCZM_OK, "a root group");
+    CHECK(nczm_close(m) == NCZM_OK, "close");
+    REQUIRE(open_path(spath("build.zarr"), NCZM_READONLY, &m, err) == NCZM_OK, "open read-only: %s", err);
+    CHECK(!nczm_map_builds(m) && nczm_obj_begin(m, "a/c/2/0", &o) == NCZM_PERM && !o,
+          "a read-only store builds nothing");
+    CHECK(nczm_close(m) == NCZM_OK, "close");
+    REQUIRE(open_path(spath("build.zip"), NCZM_CREATE | NCZM_TRUNC, &m, err) == NCZM_OK, "create zip: %s",
+            err);
+    CHECK(!nczm_map_builds(m) && nczm_obj_begin(m, "a/c/0/0", &o) == NCZM_UNSUPPORTED && !o,
+          "a zip store does not build objects in pieces");
+    CHECK(nczm_close(m) == NCZM_OK, "close");
+}
+
 static void test_zip_store(void)
 {
     exercise_store(spath("t1.zip"), NCZM_KIND_ZIP, 0);
@@ -729,6 +875,8 @@ int main(void)
     test_urls();
     test_file_store();
     test_commit_many();
+    test_commit_stream();
+    test_obj_build();
     test_zip_store();
     test_samples();
     rm_rf(scratch);

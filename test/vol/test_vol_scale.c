@@ -10,7 +10,10 @@
  *   cons_pure    a consolidated pure Zarr store of many groups (each listing scanned every
  *                key of .zmetadata);
  *   zip_nested   3000 nested groups in a zip store, created, renamed and read back;
- *   zip_deep     a zip archive of 16 entries whose names have 30000 segments.
+ *   zip_deep     a zip archive of 16 entries whose names have 30000 segments;
+ *   dir_commit   a directory store of groups of arrays with attributes, written by a close
+ *                that hands the objects to the store while it builds the rest (more than
+ *                a few hundred), changed in part and saved again, read back whole.
  * Usage: test_vol_scale CASE */
 #include "vol_test_util.h"
 
@@ -365,13 +368,89 @@ static void case_zip_deep(void)
     H5Fclose(f);
 }
 
+/* ---- dir_commit ---- */
+
+enum { NGROUPS = 40, NARRAYS = 60 };
+
+static void case_dir_commit(void)
+{
+    char path[4200], name[64];
+    snprintf(path, sizeof path, "%s/commit.zarr", dir);
+    hid_t f = create_file(path);
+    REQUIRE(f >= 0, "create %s", path);
+    hsize_t three = 3;
+    hid_t sp = H5Screate_simple(1, &three, NULL), scalar = H5Screate(H5S_SCALAR);
+    for (int gi = 0; gi < NGROUPS; gi++) {
+        snprintf(name, sizeof name, "g%03d", gi);
+        hid_t g = H5Gcreate2(f, name, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+        REQUIRE(g >= 0, "group %s", name);
+        for (int ai = 0; ai < NARRAYS; ai++) {
+            snprintf(name, sizeof name, "v%03d", ai);
+            hid_t d = H5Dcreate2(g, name, H5T_STD_I32LE, sp, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+            int vals[3] = {gi, ai, gi * 1000 + ai};
+            hid_t a = H5Acreate2(d, "id", H5T_STD_I32LE, scalar, H5P_DEFAULT, H5P_DEFAULT);
+            REQUIRE(d >= 0 && a >= 0 &&
+                        H5Dwrite(d, H5T_NATIVE_INT, H5S_ALL, H5S_ALL, H5P_DEFAULT, vals) >= 0 &&
+                        H5Awrite(a, H5T_NATIVE_INT, &vals[2]) >= 0,
+                    "dataset %s", name);
+            H5Aclose(a);
+            H5Dclose(d);
+        }
+        H5Gclose(g);
+    }
+    REQUIRE(H5Fclose(f) >= 0, "close");
+    /* a few objects changed, one added: a save with a few dirty objects among many */
+    f = H5Fopen(path, H5F_ACC_RDWR, H5P_DEFAULT);
+    REQUIRE(f >= 0, "reopen for writing");
+    for (int gi = 0; gi < NGROUPS; gi += 13) {
+        snprintf(name, sizeof name, "g%03d/v%03d", gi, NARRAYS - 1);
+        hid_t d = H5Dopen2(f, name, H5P_DEFAULT), a = H5Aopen(d, "id", H5P_DEFAULT);
+        int v = -gi;
+        REQUIRE(d >= 0 && a >= 0 && H5Awrite(a, H5T_NATIVE_INT, &v) >= 0, "rewrite %s", name);
+        H5Aclose(a);
+        H5Dclose(d);
+    }
+    hid_t d = H5Dcreate2(f, "g000/extra", H5T_STD_I32LE, sp, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+    REQUIRE(d >= 0, "added dataset");
+    H5Dclose(d);
+    REQUIRE(H5Fclose(f) >= 0, "close after changes");
+
+    f = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
+    REQUIRE(f >= 0, "reopen");
+    bool ok = H5Lexists(f, "g000/extra", H5P_DEFAULT) > 0;
+    CHECK(ok, "the added dataset");
+    for (int gi = 0; gi < NGROUPS && ok; gi++)
+        for (int ai = 0; ai < NARRAYS && ok; ai++) {
+            snprintf(name, sizeof name, "g%03d/v%03d", gi, ai);
+            int vals[3] = {-1, -1, -1}, v = 0;
+            d = H5Dopen2(f, name, H5P_DEFAULT);
+            hid_t a = d >= 0 ? H5Aopen(d, "id", H5P_DEFAULT) : H5I_INVALID_HID;
+            int want = ai == NARRAYS - 1 && gi % 13 == 0 ? -gi : gi * 1000 + ai;
+            ok = a >= 0 && H5Dread(d, H5T_NATIVE_INT, H5S_ALL, H5S_ALL, H5P_DEFAULT, vals) >= 0 &&
+                 H5Aread(a, H5T_NATIVE_INT, &v) >= 0 && vals[0] == gi && vals[1] == ai && v == want;
+            CHECK(ok, "%s reads back (values %d %d, attribute %d)", name, vals[0], vals[1], v);
+            if (a >= 0)
+                H5Aclose(a);
+            if (d >= 0)
+                H5Dclose(d);
+        }
+    H5Fclose(f);
+    H5Sclose(sp);
+    H5Sclose(scalar);
+    /* no temporary is left anywhere in the store */
+    char cmd[4400];
+    snprintf(cmd, sizeof cmd, "find '%s' -name '.nczm-tmp*' | grep -q .", path);
+    CHECK(system(cmd) != 0, "temporaries left in %s", path);
+}
+
 int main(int argc, char **argv)
 {
     static const struct {
         const char *name;
         void (*fn)(void);
-    } cases[] = {{"attrs", case_attrs},         {"links", case_links},           {"ghosts", case_ghosts},
-                 {"cons_pure", case_cons_pure}, {"zip_nested", case_zip_nested}, {"zip_deep", case_zip_deep}};
+    } cases[] = {{"attrs", case_attrs},          {"links", case_links},           {"ghosts", case_ghosts},
+                 {"cons_pure", case_cons_pure},  {"zip_nested", case_zip_nested}, {"zip_deep", case_zip_deep},
+                 {"dir_commit", case_dir_commit}};
     if (argc != 2) {
         fprintf(stderr, "usage: %s CASE\n", argv[0]);
         return 2;

@@ -368,13 +368,20 @@ static size_t inner_bound(const void *state)
     return s->inner.chain_ops->encode_bound(s->chain, s->inner.chunk_bytes);
 }
 
-/* encode_one, the result at dst or the caller's (a copy of raw when stored as it is). */
+static bool inner_raw(const void *state)
+{
+    const shard_state *s = state;
+    return s->inner.chain_ops->is_null(s->chain);
+}
+
+/* encode_one, the result at dst or the caller's (a copy of raw when stored as it is, unless
+ * raw is dst: a writer that gathers each inner chunk into its buffer stores it from there). */
 static int encode_inner(const void *state, const ncztr_cctx *cx, const void *raw, void *dst, size_t cap,
                         void **out, size_t *outlen, ncztr_cerr *e)
 {
-    if (encode_one(state, cx, raw, dst, cap, out, outlen, e) < 0)
+    if (encode_one(state, cx, raw, raw == dst ? NULL : dst, cap, out, outlen, e) < 0)
         return -1;
-    if (*out == raw) {
+    if (*out == raw && raw != dst) {
         if (!(*out = malloc(*outlen ? *outlen : 1)))
             return NCZTR_CODEC_FAIL(e, "sharding: out of memory");
         memcpy(*out, raw, *outlen);
@@ -481,6 +488,7 @@ const ncztr_codec_class ncztr_codec_sharding = {
     .index_read = index_read,
     .decode_inner = decode_inner,
     .inner_bound = inner_bound,
+    .inner_raw = inner_raw,
     .encode_inner = encode_inner,
     .index_write = index_write,
     .free_state = free_state,

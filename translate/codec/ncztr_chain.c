@@ -370,6 +370,12 @@ int ncztr_chain_inner_encode(const ncztr_chain *c, const void *raw, void *dst, s
     return s->cls->encode_inner(s->state, &s->cx, raw, dst, cap, out, outlen, e);
 }
 
+bool ncztr_chain_inner_raw(const ncztr_chain *c)
+{
+    const ncztr_stage *s = shard_stage(c);
+    return s && s->cls->inner_raw && s->cls->inner_raw(s->state);
+}
+
 int ncztr_chain_shard_index_encode(const ncztr_chain *c, const uint64_t *pairs, void *out, ncztr_cerr *e)
 {
     const ncztr_stage *s = shard_stage(c);

@@ -125,6 +125,9 @@ struct ncztr_codec_class {
     /* Writing a shard inner chunk by inner chunk, optional (ncztr_chain_inner_encode,
      * ncztr_chain_shard_index_encode). */
     size_t (*inner_bound)(const void *state);
+    /* whether inner chunks are stored as their raw bytes: encode_inner then keeps a raw
+     * chunk that is at dst itself where it is */
+    bool (*inner_raw)(const void *state);
     int (*encode_inner)(const void *state, const ncztr_cctx *cx, const void *raw, void *dst, size_t cap,
                         void **out, size_t *outlen, ncztr_cerr *e);
     int (*index_write)(const void *state, const uint64_t *pairs, void *out, ncztr_cerr *e);

@@ -173,6 +173,9 @@ const unsigned char *ncztr_chain_inner_decode(const ncztr_chain *c, const void *
  * (offset, length) pairs (UINT64_MAX twice: never written) encoded into out,
  * ncztr_chain_shard_index_span bytes. Return 0, or -1 with e->msg set. Thread-safe. */
 size_t ncztr_chain_inner_bound(const ncztr_chain *c);
+/* Whether the inner chunks are stored as their raw bytes: a writer may then gather each
+ * into the buffer it stores from and pass it as both raw and dst (kept there, no copy). */
+bool ncztr_chain_inner_raw(const ncztr_chain *c);
 int ncztr_chain_inner_encode(const ncztr_chain *c, const void *raw, void *dst, size_t cap, void **out,
                              size_t *outlen, ncztr_cerr *e);
 int ncztr_chain_shard_index_encode(const ncztr_chain *c, const uint64_t *pairs, void *out, ncztr_cerr *e);

@@ -120,12 +120,13 @@ int ncztr_box_cover(const ncztr_ioctx *x, const uint64_t *coord)
     return cover;
 }
 
-size_t ncztr_box_iov(const ncztr_ioctx *x, const uint64_t *coord, struct iovec *iov, size_t cap)
+/* The runs of the user's buffer of a piece n[] at m[] of it (piece_of), in the piece's C
+ * order, merged where they touch, into iov (at most cap of them); how many in all. */
+static size_t piece_runs(const ncztr_ioctx *x, const hsize_t *n, const hsize_t *m, struct iovec *iov,
+                         size_t cap)
 {
     int rank = x->g.rank;
     size_t esz = x->g.esz, count = 0;
-    hsize_t lo[RMAX], n[RMAX], m[RMAX];
-    piece(x, coord, lo, n, m);
     size_t mstr[RMAX], moff = 0;
     for (int k = rank - 1; k >= 0; k--) {
         mstr[k] = k == rank - 1 ? esz : mstr[k + 1] * (size_t)x->mdims[k + 1];
@@ -133,7 +134,7 @@ size_t ncztr_box_iov(const ncztr_ioctx *x, const uint64_t *coord, struct iovec *
     }
     int d = rank - 1;
     size_t run = (size_t)n[d] * esz;
-    while (d > 0 && n[d] == x->mdims[d]) { /* the chunk is whole: only memory decides */
+    while (d > 0 && n[d] == x->mdims[d]) { /* the piece is whole: only memory decides */
         d--;
         run *= (size_t)n[d];
     }
@@ -158,6 +159,13 @@ size_t ncztr_box_iov(const ncztr_ioctx *x, const uint64_t *coord, struct iovec *
         if (k < 0)
             return count;
     }
+}
+
+size_t ncztr_box_iov(const ncztr_ioctx *x, const uint64_t *coord, struct iovec *iov, size_t cap)
+{
+    hsize_t lo[RMAX], n[RMAX], m[RMAX];
+    piece(x, coord, lo, n, m);
+    return piece_runs(x, n, m, iov, cap);
 }
 
 unsigned char *ncztr_box_direct(const ncztr_ioctx *x, const uint64_t *coord)
@@ -305,6 +313,25 @@ bool ncztr_box_gather_inner(const ncztr_ioctx *x, const uint64_t *shard, const h
     if (copy || !edge)
         copy_shaped(x, inner, coord, raw, false);
     return edge;
+}
+
+size_t ncztr_box_iov_inner(const ncztr_ioctx *x, const uint64_t *shard, const hsize_t *inner, size_t i,
+                           struct iovec *iov, size_t cap)
+{
+    int rank = x->g.rank;
+    uint64_t coord[RMAX] = {0};
+    for (int k = rank - 1; k >= 0; k--) {
+        uint64_t grid = x->g.chunks[k] / inner[k];
+        coord[k] = shard[k] * grid + i % grid;
+        i /= grid;
+    }
+    hsize_t lo[RMAX], n[RMAX], m[RMAX];
+    piece_of(x, inner, coord, lo, n, m);
+    for (int k = 0; k < rank; k++)
+        if (lo[k] != 0 || n[k] != inner[k] || x->g.transpose)
+            return 0; /* not covered whole by the block, or past the array's edge */
+    size_t count = piece_runs(x, n, m, iov, cap);
+    return count <= cap ? count : 0;
 }
 
 typedef struct copy_arg {

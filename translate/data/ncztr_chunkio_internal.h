@@ -93,6 +93,10 @@ typedef struct ncztr_pshard {
     size_t ninner;      /* inner chunks per shard */
     size_t have, bytes; /* inner chunks written, their encoded bytes */
     ncztr_pinner *in;   /* ninner, C order over the shard's grid */
+    /* Raw inner chunks in a store that builds objects in pieces: the shard being built
+     * there, each inner chunk written at its place (its len: the raw size, or 0 when all
+     * fill) as it comes, nothing of it kept here; else NULL. */
+    nczm_obj *b;
     uint64_t coord[];
 } ncztr_pshard;
 
@@ -108,6 +112,7 @@ struct ncztr_chunkcache {
     size_t pbytes;       /* their encoded bytes, counted against the cache's budget */
     ncztr_bufpool ipool; /* buffers an inner chunk is encoded into (ibound bytes each) */
     size_t ibound;       /* 0 until the first partial shard write */
+    size_t nbuilt;       /* pending shards being built in the store (b), each an open file */
 };
 
 /* The hash of a chunk index of rank entries (ncztr_chunkgeom.c; the cache's and the pending shards' indexes).
@@ -371,6 +376,12 @@ size_t ncztr_box_inner_list(const ncztr_ioctx *x, const uint64_t *shard, const h
  * the array, and then copies only with copy set (the caller fills raw first). */
 bool ncztr_box_gather_inner(const ncztr_ioctx *x, const uint64_t *shard, const hsize_t *inner, size_t i,
                             unsigned char *raw, bool copy);
+/* Inner chunk i of shard (inner: the inner chunk's shape) as its runs in the user's buffer,
+ * in the inner chunk's C order, merged where they touch, into iov (at most cap): how many,
+ * or 0 when it is not covered whole by the block, reaches past the array's edge, or needs
+ * more than cap runs (the caller then gathers it with ncztr_box_gather_inner). */
+size_t ncztr_box_iov_inner(const ncztr_ioctx *x, const uint64_t *shard, const hsize_t *inner, size_t i,
+                           struct iovec *iov, size_t cap);
 /* ncztr_box_copy for every job with data that is neither direct nor copied, on the
  * worker pool. */
 void ncztr_box_copy_jobs(const ncztr_ioctx *x, ncztr_cjob *jobs, size_t n, bool to_user);

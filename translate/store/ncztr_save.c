@@ -29,7 +29,15 @@ typedef struct saver {
     size_t nce, cecap;
     nczc_hindex ix;
     char *root_text; /* v3: the root's zarr.json, held back for the nodes to go inline */
+    /* The objects handed to the store while the rest are built (a file of one process):
+     * puts never moves then (cap is enough for every node), and each block of them is
+     * written while the next is built. */
+    nczm_commit *c;
+    bool streamed; /* c was used: the objects are committed */
 } saver;
+
+/* Objects handed to the commit at a time while it runs. */
+#define SAVE_HANDOVER 256
 
 /* The ascii-json option: *text (owned) replaced by its ASCII form; freed on failure. */
 static herr_t as_ascii(const saver *S, char **text)
@@ -44,6 +52,11 @@ static herr_t as_ascii(const saver *S, char **text)
 
 static herr_t add_put(saver *S, char *key, char *text)
 {
+    if (S->n == S->cap && S->c) {
+        free(key);
+        free(text);
+        return NCZ_PUSH(NCZ_E_INTERNAL, "more metadata objects than the store's nodes");
+    }
     if (S->n == S->cap) {
         size_t nc = S->cap ? S->cap * 2 : 16;
         nczm_put *p = realloc(S->puts, nc * sizeof *p);
@@ -66,132 +79,62 @@ static herr_t add_put(saver *S, char *key, char *text)
     S->bufs[S->n] = text;
     S->puts[S->n] = (nczm_put){.key = key, .buf = text, .len = strlen(text)};
     S->n++;
+    if (S->c && S->n % SAVE_HANDOVER == 0)
+        nczm_commit_ready(S->c, S->n);
     return SUCCEED;
 }
 
-/* ---- dimensions ---- */
-
-static ncztr_dim *add_dim(ncztr_obj *g, const char *name, uint64_t size, bool unlimited)
+static size_t count_nodes(const ncztr_obj *o)
 {
-    ncztr_dim *d = ncztr_group_add_dim(g, name, size, unlimited);
-    if (d)
-        g->attrs_dirty = true;
-    return d;
+    size_t n = 1;
+    for (size_t i = 0; i < o->nchildren; i++)
+        n += count_nodes(o->children[i]);
+    return n;
 }
 
-static herr_t resolve_dims(ncztr_obj *o)
+/* A file of one process hands its objects to the store as they are built, when there are
+ * enough of them for that to pay: a node makes at most two objects, .zmetadata one more. */
+static herr_t start_commit(saver *S)
 {
-    if (o->deleted)
+    ncztr_file *f = S->f;
+    if (f->par || f->shared_skip)
         return SUCCEED;
-    if (o->kind == NCZTR_GROUP) {
-        for (size_t i = 0; i < o->nchildren; i++)
-            if (resolve_dims(o->children[i]) < 0)
-                return FAIL;
+    size_t cap = 2 * count_nodes(f->root) + 1;
+    if (cap < 2 * SAVE_HANDOVER)
         return SUCCEED;
+    nczm_put *p = malloc(cap * sizeof *p);
+    char **k = malloc(cap * sizeof *k), **b = malloc(cap * sizeof *b);
+    if (!p || !k || !b) {
+        free(p);
+        free(k);
+        free(b);
+        return NCZ_PUSH(NCZ_E_NOMEM, "out of memory saving metadata");
     }
-    ncztr_array *a = o->arr;
-    if (!a || a->load_error || a->scalar || a->dimonly)
-        return SUCCEED;
-    ncztr_file *f = o->file;
-    if (!a->dimrefs) {
-        a->dimrefs = calloc(NCZTR_MAX_RANK, sizeof *a->dimrefs);
-        if (!a->dimrefs)
-            return NCZ_PUSH(NCZ_E_NOMEM, "out of memory");
-    }
-    for (int k = 0; k < a->za.rank; k++) {
-        uint64_t len = a->za.shape[k];
-        bool unlim = a->maxdims[k] == H5S_UNLIMITED;
-        if (a->dimrefs[k]) {
-            ncztr_obj *owner = NULL;
-            ncztr_dim *d = ncztr_find_dim(f, a->dimrefs[k], &owner);
-            if (d && d->unlimited == unlim && (d->size == len || d->unlimited)) {
-                d->used = true;
-                /* An anonymous unlimited dimension is its array's alone: it follows the
-                 * array's length, shrinks included. A named one is the longest of its
-                 * arrays (extend_to_dims then gives them all that length). */
-                bool own = ncztr_ds_is_anonymous(d->name);
-                if (d->unlimited && (d->size < len || (own && d->size != len))) {
-                    d->size = len;
-                    owner->attrs_dirty = true;
-                }
-                continue;
-            }
-            free(a->dimrefs[k]);
-            a->dimrefs[k] = NULL;
-        }
-        /* Anonymous dimensions live in the root group, named as netCDF-C names the
-         * dimensions it infers for pure Zarr arrays. An unlimited one belongs to its array
-         * alone (its size follows that array): it gets a name no dimension has yet, which
-         * the array's dimension references keep from then on. */
-        char name[96];
-        uint64_t u = 1;
-        if (unlim)
-            do
-                snprintf(name, sizeof name, "_Anonymous_UDim_%" PRIu64, u++);
-            while (ncztr_group_dim(f->root, name));
-        else
-            snprintf(name, sizeof name, "_Anonymous_Dim_%" PRIu64, len);
-        ncztr_dim *d = ncztr_group_dim(f->root, name);
-        if (!d && !(d = add_dim(f->root, name, len, unlim)))
-            return NCZ_PUSH(NCZ_E_NOMEM, "out of memory");
-        d->used = true;
-        if (unlim && d->size < len) {
-            d->size = len;
-            f->root->attrs_dirty = true;
-        }
-        if (asprintf(&a->dimrefs[k], "/%s", name) < 0) {
-            a->dimrefs[k] = NULL;
-            return NCZ_PUSH(NCZ_E_NOMEM, "out of memory");
-        }
-        o->attrs_dirty = true;
-    }
+    S->puts = p;
+    S->keys = k;
+    S->bufs = b;
+    S->cap = cap;
+    S->c = nczm_commit_begin(f->map, S->puts, cap);
+    S->streamed = S->c != NULL;
     return SUCCEED;
 }
 
-/* After resolve_dims, per node: a group drops the anonymous dimensions no array names any
- * more (their array was deleted, or named a scale's dimension since) and clears the others'
- * marks for the next save; an array on an unlimited dimension shorter than the dimension
- * takes its length. netCDF-C's NCZarr and xarray take an array's shape as the length of each
- * of its dimensions ("Invalid dimension size" otherwise), while netCDF-4 and HDF5 let a
- * dataset stay shorter (another variable wrote more records): the records it never wrote
- * read as fill, as netCDF shows them. Pruning a group before its arrays are visited is safe:
- * only dimensions no array names go. */
-static herr_t settle_dims(ncztr_obj *o, void *ud)
+/* The failure of a commit, naming the first object that failed. */
+static herr_t commit_failed(const ncztr_file *f, const saver *S)
+{
+    for (size_t i = 0; i < S->n; i++)
+        if (S->puts[i].status != NCZM_OK)
+            return NCZ_PUSH(NCZ_E_STORE, "writing metadata \"%s\" failed: %s", S->puts[i].key,
+                            nczm_errmsg(f->map));
+    return NCZ_PUSH(NCZ_E_STORE, "writing metadata failed: %s", nczm_errmsg(f->map));
+}
+
+static herr_t flush_array(ncztr_obj *o, void *ud)
 {
     (void)ud;
-    if (o->deleted)
+    if (o->deleted || o->kind != NCZTR_ARRAY || !o->arr || o->arr->dimonly || o->arr->load_error)
         return SUCCEED;
-    if (o->kind == NCZTR_GROUP) {
-        size_t w = 0;
-        for (size_t i = 0; i < o->ndims; i++) {
-            ncztr_dim d = o->dims[i];
-            if (!d.used && ncztr_ds_is_anonymous(d.name)) {
-                free(d.name);
-                o->attrs_dirty = true;
-                continue;
-            }
-            d.used = false;
-            o->dims[w++] = d;
-        }
-        if (w != o->ndims) {
-            o->ndims = w;
-            nczc_hindex_clear(&o->dim_ix);
-        }
-        return SUCCEED;
-    }
-    ncztr_array *a = o->arr;
-    if (!a || a->load_error || a->scalar || a->dimonly || a->stub || !a->dimrefs)
-        return SUCCEED;
-    for (int k = 0; k < a->za.rank; k++) {
-        if (!a->dimrefs[k] || a->maxdims[k] != H5S_UNLIMITED)
-            continue;
-        ncztr_dim *d = ncztr_find_dim(o->file, a->dimrefs[k], NULL);
-        if (d && d->unlimited && d->size > a->za.shape[k]) {
-            a->za.shape[k] = d->size;
-            o->meta_dirty = true;
-        }
-    }
-    return SUCCEED;
+    return ncztr_array_flush(o);
 }
 
 static json_t *build_zgroup(void)
@@ -626,8 +569,6 @@ static herr_t save_node(saver *S, ncztr_obj *o)
             }
             NCZ_GOTO_QUIET(SUCCEED);
         }
-        if (ncztr_array_flush(o) < 0)
-            NCZ_GOTO_QUIET(FAIL);
         if (fmt == NCZTR_ZARR3) {
             if (save_v3(S, o, key) < 0)
                 NCZ_GOTO_QUIET(FAIL);
@@ -663,13 +604,14 @@ static herr_t build(ncztr_file *f, saver *S_)
     saver S = *S_;
     /* Arrays whose metadata was never read are read now, as they would have been on open:
      * a save derives dimensions and writes .zmetadata from all of them. */
-    if (ncztr_tree_load(f->root) < 0 || ncztr_dimscales_derive(f) < 0 || resolve_dims(f->root) < 0)
-        NCZ_GOTO_QUIET(FAIL);
-    if (ncztr_tree_walk(f, settle_dims, NULL) < 0)
+    if (ncztr_tree_load(f->root) < 0 || ncztr_dimscales_derive(f) < 0 || ncztr_save_dims(f) < 0)
         NCZ_GOTO_QUIET(FAIL);
     ncztr_alias_refresh(f);
+    /* the chunks first, on every core: the commit below may hold the worker pool */
+    if (ncztr_tree_walk(f, flush_array, NULL) < 0)
+        NCZ_GOTO_QUIET(FAIL);
     S.cons = f->opts.consolidate;
-    if (save_node(&S, f->root) < 0)
+    if (start_commit(&S) < 0 || save_node(&S, f->root) < 0)
         NCZ_GOTO_QUIET(FAIL);
     if (S.cons && (S.n > 0 || S.root_text)) {
         bool v3 = f->zarr_format == NCZTR_ZARR3;
@@ -721,7 +663,14 @@ herr_t ncztr_save_tree(ncztr_file *f)
     if (f->par && ncztr_par_exchange(f, SUCCEED, "flush") < 0)
         return FAIL;
     ret = build(f, &S);
-    if (f->par) {
+    if (S.c) { /* the objects are being written: committed, or taken back after a failure */
+        nczm_status st = nczm_commit_end(S.c, S.n, ret == SUCCEED);
+        S.c = NULL;
+        if (ret < 0)
+            NCZ_GOTO_QUIET(FAIL);
+        if (st != NCZM_OK)
+            NCZ_GOTO_QUIET(commit_failed(f, &S));
+    } else if (f->par) {
         ret = ncztr_par_status(f, ret, "flush");
         if (ret == SUCCEED)
             ret = ncztr_par_agree(f, puts_hash(&S), "flush");
@@ -731,16 +680,8 @@ herr_t ncztr_save_tree(ncztr_file *f)
     } else if (ret < 0) {
         NCZ_GOTO_QUIET(FAIL);
     }
-    if (S.n > 0 && !f->shared_skip) {
-        nczm_status st = nczm_commit_many(f->map, S.n, S.puts);
-        if (st != NCZM_OK) {
-            for (size_t i = 0; i < S.n; i++)
-                if (S.puts[i].status != NCZM_OK)
-                    NCZ_GOTO(FAIL, NCZ_E_STORE, "writing metadata \"%s\" failed: %s", S.puts[i].key,
-                             nczm_errmsg(f->map));
-            NCZ_GOTO(FAIL, NCZ_E_STORE, "writing metadata failed: %s", nczm_errmsg(f->map));
-        }
-    }
+    if (S.n > 0 && !f->shared_skip && !S.streamed && nczm_commit_many(f->map, S.n, S.puts) != NCZM_OK)
+        NCZ_GOTO_QUIET(commit_failed(f, &S));
     clear_dirty(f->root);
 done:
     /* Returns on every rank once the store is complete; the caches are dropped, since other

@@ -30,4 +30,7 @@ static inline void jadd(bool *ok, json_t *arr, json_t *v)
 herr_t ncztr_save_user_attrs(const ncztr_obj *o, json_t *j, json_t *types, json_t **atypes, json_t *ashapes,
                              json_t *acsets);
 
+/* Resolves every array's dimension references before a save (ncztr_savedims.c). */
+herr_t ncztr_save_dims(ncztr_file *f);
+
 #endif

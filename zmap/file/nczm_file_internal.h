@@ -49,7 +49,23 @@ void nczm_iovcur_skip(nczm_iovcur *c, size_t done);
 
 /* Metadata objects, durably (nczm_filewrite.c says how): after a crash each object is the
  * old one or the new one, whole. */
+/* Crash-safe single writes (nczm_filewrite.c), shared with the commits
+ * (nczm_filecommit.c): the pieces iov (len bytes) to a new temporary in the open directory
+ * dfd (synced when sync; *tmpp its name; errno-style result); the same in the key's
+ * directory, made as needed (*dfdp open, *leafp the key's last segment); and a temporary
+ * renamed over the key (removed on failure). */
+int nczm_file_write_tmp_at(int dfd, const struct iovec *iov, int iovcnt, size_t len, int sync, char **tmpp);
+nczm_status nczm_file_write_tmp(nczm_map *map, const char *key, const struct iovec *iov, int iovcnt,
+                                size_t len, int sync, int *dfdp, char **tmpp, const char **leafp);
+nczm_status nczm_file_rename_tmp(nczm_map *map, const char *key, int dfd, const char *tmp, const char *leaf);
 nczm_status nczm_file_commit_many(nczm_map *map, size_t n, nczm_put *reqs);
+nczm_status nczm_file_obj_begin(nczm_map *map, const char *key, void **st);
+int nczm_file_obj_pwritev(void *st, const struct iovec *iov, int iovcnt, size_t len, uint64_t off);
+nczm_status nczm_file_obj_commit(void *st);
+void nczm_file_obj_abort(void *st);
+void *nczm_file_commit_begin(nczm_map *map, nczm_put *reqs, size_t cap);
+void nczm_file_commit_ready(void *st, size_t n);
+nczm_status nczm_file_commit_end(void *st, size_t n, int commit);
 
 nczm_status nczm_file_delete(nczm_map *map, const char *key);
 
