@@ -549,6 +549,7 @@ herr_t ncztr_shard_write_partial(ncztr_ioctx *x, ncztr_cjob *jobs, size_t njobs,
     size_t ibytes = x->g.chunk_bytes / ninner, *nums = malloc(ninner * sizeof *nums);
     unsigned ns = nczc_workers_slots(x->workers);
     struct iovec *iovs = NULL;
+    unsigned char *fillel = NULL; /* one element of fill */
     w_item *items = calloc(nitems ? nitems : 1, sizeof *items);
     ncztr_slot_errs se = {0};
     unsigned char *slots = ncztr_scratch_get(x->o->file, NCZTR_SCR_SLOTS, ns, ibytes);
@@ -573,8 +574,7 @@ herr_t ncztr_shard_write_partial(ncztr_ioctx *x, ncztr_cjob *jobs, size_t njobs,
         if (c->ibound && !items[t].b && !(items[t].dst = ncztr_pool_take(&c->ipool, c->ibound)))
             NCZ_GOTO(FAIL, NCZ_E_NOMEM, "dataset \"%s\": out of memory writing shards", path);
     }
-    unsigned char fillel[64];
-    if (building && (x->g.esz > sizeof fillel || !(iovs = malloc((size_t)ns * BUILD_IOV * sizeof *iovs))))
+    if (building && (!(iovs = malloc((size_t)ns * BUILD_IOV * sizeof *iovs)) || !(fillel = malloc(x->g.esz))))
         NCZ_GOTO(FAIL, NCZ_E_NOMEM, "dataset \"%s\": out of memory writing shards", path);
     if (building)
         ncztr_fill_elems(&x->a->za, fillel, 1);
@@ -642,6 +642,7 @@ done:
         }
     }
     free(iovs);
+    free(fillel);
     free(items);
     free(nums);
     ncztr_slot_errs_clear(&se);
