@@ -412,6 +412,54 @@ static void damaged_completion(const char *pz)
     H5Pclose(dcpl);
 }
 
+/* A compound of 80 bytes written a block of whole chunks' rows at a time (in shards, each
+ * raw inner chunk to its place as it comes, a fill element of that size compared against)
+ * reads back as written, closed and opened again. */
+static void compound_rows(void)
+{
+    char path[4200];
+    snprintf(path, sizeof path, "%s/compound.zarr", dir);
+    hid_t t = H5Tcreate(H5T_COMPOUND, 80);
+    for (int k = 0; k < 20; k++) {
+        char field[8];
+        snprintf(field, sizeof field, "f%d", k);
+        H5Tinsert(t, field, (size_t)(4 * k), H5T_NATIVE_INT);
+    }
+    enum { R = 40, C = 30, NV = R * C * 20 };
+    hsize_t dims[2] = {R, C}, chunks[2] = {4, 10}, blk[2] = {4, C};
+    int *all = malloc(sizeof(int) * NV), *back = calloc(NV, sizeof(int));
+    REQUIRE(all && back, "memory");
+    for (int i = 0; i < NV; i++)
+        all[i] = i % 97 == 0 ? 0 : i * 7 + 1;
+    memset(all + 8 * C * 20, 0, sizeof(int) * 4 * C * 20); /* rows of fill */
+    hid_t f = H5Fcreate(path, H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
+    hid_t dcpl = H5Pcreate(H5P_DATASET_CREATE);
+    H5Pset_chunk(dcpl, 2, chunks);
+    hid_t fs = H5Screate_simple(2, dims, NULL), ms = H5Screate_simple(2, blk, NULL);
+    hid_t d = H5Dcreate2(f, "c", t, fs, H5P_DEFAULT, dcpl, H5P_DEFAULT);
+    REQUIRE(d >= 0, "compound dataset");
+    for (hsize_t r = 0; r < R; r += 4) {
+        hsize_t start[2] = {r, 0};
+        H5Sselect_hyperslab(fs, H5S_SELECT_SET, start, NULL, blk, NULL);
+        CHECK(H5Dwrite(d, t, ms, fs, H5P_DEFAULT, all + r * C * 20) >= 0, "rows %llu", (unsigned long long)r);
+    }
+    H5Dclose(d);
+    H5Sclose(ms);
+    H5Sclose(fs);
+    H5Pclose(dcpl);
+    CHECK(H5Fclose(f) >= 0, "close");
+    f = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
+    d = H5Dopen2(f, "c", H5P_DEFAULT);
+    CHECK(d >= 0 && H5Dread(d, t, H5S_ALL, H5S_ALL, H5P_DEFAULT, back) >= 0 &&
+              memcmp(all, back, sizeof(int) * NV) == 0,
+          "the compound dataset reads back as written");
+    H5Dclose(d);
+    H5Fclose(f);
+    H5Tclose(t);
+    free(all);
+    free(back);
+}
+
 int main(void)
 {
     scratch_dir(dir, sizeof dir, "boxio");
@@ -441,6 +489,7 @@ int main(void)
         run_case(fz, fn, &cases[i]);
     for (size_t i = 0; i < ns; i++)
         sparse_case(fz, fn, &sparse[i]);
+    compound_rows();
     H5Fclose(fz);
     H5Fclose(fn);
     /* run with "shards=N" (vol.test_vol_boxio_shards), the arrays must really be sharded */
