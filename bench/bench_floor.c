@@ -48,7 +48,6 @@ static int collect(const char *path, const struct stat *st, int flag, struct FTW
 typedef struct {
     const bench_cfg *cfg;
     bench_case c;
-    float *slab; /* the caller's buffer of one call, as one H5Dread fills one */
     size_t next; /* the next file to take, under lock */
     pthread_mutex_t lock;
     int failed;
@@ -61,6 +60,11 @@ typedef struct {
     void *file_base;
     size_t file_cap;
     float *chunk;
+    /* the caller's buffer of one call, as one H5Dread fills one: a thread's own, since
+     * objects taken at once by two threads may hold chunks of the same place of it (the
+     * chunks of consecutive calls), which no reader writes at the same time */
+    float *slab;
+    void *slab_base;
 } floor_worker;
 
 static void job_fail(floor_job *j, const char *fmt, const char *path, const char *why)
@@ -73,12 +77,12 @@ static void job_fail(floor_job *j, const char *fmt, const char *path, const char
 }
 
 /* Where chunk number k of the slab's grid starts in the slab. */
-static float *slot_of(const floor_job *j, size_t k)
+static float *slot_of(const floor_worker *w, size_t k)
 {
-    const bench_cfg *cfg = j->cfg;
+    const bench_cfg *cfg = w->job->cfg;
     size_t per_row = cfg->cols / cfg->ccols, in_slab = cfg->slab_rows / cfg->crows * per_row,
            slot = k % in_slab;
-    return j->slab + slot / per_row * cfg->crows * cfg->cols + slot % per_row * cfg->ccols;
+    return w->slab + slot / per_row * cfg->crows * cfg->cols + slot % per_row * cfg->ccols;
 }
 
 /* A zstd chunk of inlen bytes: decoded, and its rows copied into the slab at chunk k. */
@@ -91,7 +95,7 @@ static int place(floor_worker *w, const unsigned char *in, size_t inlen, size_t 
         job_fail(w->job, "%s: %s", path, ZSTD_isError(r) ? ZSTD_getErrorName(r) : "short chunk");
         return -1;
     }
-    float *dst = slot_of(w->job, k);
+    float *dst = slot_of(w, k);
     for (size_t i = 0; i < cfg->crows; i++)
         memcpy(dst + i * cfg->cols, w->chunk + i * cfg->ccols, cfg->ccols * sizeof(float));
     return 0;
@@ -107,7 +111,7 @@ static int place_raw(floor_worker *w, int fd, uint64_t off, uint64_t nb, size_t 
         job_fail(w->job, "%s: %s", path, "a raw chunk of another size");
         return -1;
     }
-    float *dst = slot_of(w->job, k);
+    float *dst = slot_of(w, k);
     struct iovec iov[1024];
     for (size_t i = 0; i < cfg->crows; i++)
         iov[i] = (struct iovec){dst + i * cfg->cols, row};
@@ -219,26 +223,24 @@ int bench_read_floor(const bench_cfg *cfg, bench_case c, const char *store, doub
     int nt = cores < 1 ? 1 : cores > 64 ? 64 : (int)cores;
     size_t cbytes = cfg->crows * cfg->ccols * sizeof(float),
            sbytes = cfg->slab_rows * cfg->cols * sizeof(float);
-    /* one slab for every thread, as one H5Dread's buffer: objects taken one after another
-     * go to different chunk places of it */
-    void *slab_base = NULL;
-    floor_job job = {.cfg = cfg, .c = c, .slab = bench_buffer(cfg, sbytes, &slab_base)};
+    floor_job job = {.cfg = cfg, .c = c};
     pthread_mutex_init(&job.lock, NULL);
     floor_worker ws[64];
-    int made = 0, ok = job.slab != NULL;
-    if (ok) /* touched before the clock starts, as the readers' buffers are */
-        memset(job.slab, 0, sbytes);
+    int made = 0, ok = 1;
     for (int i = 0; i < nt && ok; i++) {
         ws[i] = (floor_worker){.job = &job, .chunk = malloc(cbytes)};
-        if ((ok = ws[i].chunk != NULL))
+        ws[i].slab = bench_buffer(cfg, sbytes, &ws[i].slab_base);
+        if ((ok = ws[i].chunk &&
+                  ws[i].slab)) { /* touched before the clock starts, as the readers' buffers are */
             memset(ws[i].chunk, 0, cbytes);
+            memset(ws[i].slab, 0, sbytes);
+        }
         made = i + 1;
     }
     double secs_run = 0;
     int started = ok ? bench_threads(nt, work, ws, sizeof ws[0], &secs_run) : 0;
     for (int i = 0; i < made; i++)
-        free(ws[i].file_base), free(ws[i].chunk);
-    free(slab_base);
+        free(ws[i].file_base), free(ws[i].chunk), free(ws[i].slab_base);
     for (size_t i = 0; i < found.n; i++)
         free(found.paths[i]);
     pthread_mutex_destroy(&job.lock);
