@@ -9,7 +9,7 @@
 
 /* Keeps a copy of the application's access plist for H5Dget_access_plist. The library's
  * default list (what H5Dcreate2 passes for H5P_DEFAULT) is not copied: that copy was a
- * sixth of the time of creating a small dataset; the query copies the default instead. */
+ * fifth of the time of creating a small dataset; the query copies the default instead. */
 static H5VL_nczarr_obj_t *keep_dapl(H5VL_nczarr_obj_t *o, hid_t dapl_id, const char *name)
 {
     if (!o || dapl_id == H5P_DEFAULT || dapl_id == H5P_DATASET_ACCESS_DEFAULT || dapl_id < 0)
