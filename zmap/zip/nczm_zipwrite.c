@@ -193,15 +193,35 @@ nczm_status nczm_zip_delete_tree(nczm_map *map, const char *prefix)
     return st;
 }
 
+/* Whether below child c (its own segment checked by the caller) there is an object a key
+ * can name: c's own, or one whose every segment down from c is a valid one. A name no key
+ * can reach (a segment with a backslash, say) or a bare directory entry holds nothing a
+ * listing may promise: a listed child is one that can be read, renamed or deleted. Walked
+ * without recursion: an archive's names may have tens of thousands of segments. */
+static int holds_object(const nczm_zxnode *c)
+{
+    for (const nczm_zxnode *n = c; n; n = nczm_zx_next(c, n)) {
+        if (n->obj < 0)
+            continue;
+        const nczm_zxnode *up = n;
+        while (up != c && nczm_segment_ok(up->seg, up->seglen))
+            up = up->parent;
+        if (up == c)
+            return 1;
+    }
+    return 0;
+}
+
 nczm_status nczm_zip_search(nczm_map *map, const char *prefix, nczm_list *out)
 {
     zip_map *zm = ZM(map);
     size_t cap = 0;
     nczm_zxnode *n = nczm_zx_find(&zm->ix, prefix, strlen(prefix), 0);
     /* Children come from entry names: "p/a" gives "a", "p/b/c" gives "b" whether or not
-     * "p/b/" has a directory entry of its own. */
+     * "p/b/" has a directory entry of its own; "p/d/" alone gives nothing. */
     for (nczm_zxnode *c = n ? n->first : NULL; c; c = c->next)
-        if (nczm_segment_ok(c->seg, c->seglen) && nczm_list_append(out, &cap, c->seg, c->seglen) != NCZM_OK)
+        if (nczm_segment_ok(c->seg, c->seglen) && holds_object(c) &&
+            nczm_list_append(out, &cap, c->seg, c->seglen) != NCZM_OK)
             return nczm_seterr(map, NCZM_NOMEM, "%s: search \"%s\": out of memory", map->location, prefix);
     nczm_list_finish(out);
     return NCZM_OK;
