@@ -433,6 +433,7 @@ static void compound_rows(void)
         all[i] = i % 97 == 0 ? 0 : i * 7 + 1;
     memset(all + 8 * C * 20, 0, sizeof(int) * 4 * C * 20); /* rows of fill */
     hid_t f = H5Fcreate(path, H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
+    REQUIRE(f >= 0 && is_nczarr(f), "%s is made by the connector", path);
     hid_t dcpl = H5Pcreate(H5P_DATASET_CREATE);
     H5Pset_chunk(dcpl, 2, chunks);
     hid_t fs = H5Screate_simple(2, dims, NULL), ms = H5Screate_simple(2, blk, NULL);
