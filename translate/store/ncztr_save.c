@@ -33,7 +33,6 @@ typedef struct saver {
      * puts never moves then (cap is enough for every node), and each block of them is
      * written while the next is built. */
     nczm_commit *c;
-    bool streamed; /* c was used: the objects are committed */
 } saver;
 
 /* Objects handed to the commit at a time while it runs. */
@@ -115,7 +114,6 @@ static herr_t start_commit(saver *S)
     S->bufs = b;
     S->cap = cap;
     S->c = nczm_commit_begin(f->map, S->puts, cap);
-    S->streamed = S->c != NULL;
     return SUCCEED;
 }
 
@@ -670,18 +668,20 @@ herr_t ncztr_save_tree(ncztr_file *f)
             NCZ_GOTO_QUIET(FAIL);
         if (st != NCZM_OK)
             NCZ_GOTO_QUIET(commit_failed(f, &S));
-    } else if (f->par) {
-        ret = ncztr_par_status(f, ret, "flush");
-        if (ret == SUCCEED)
-            ret = ncztr_par_agree(f, puts_hash(&S), "flush");
-        if (ret < 0)
+    } else {
+        if (f->par) {
+            ret = ncztr_par_status(f, ret, "flush");
+            if (ret == SUCCEED)
+                ret = ncztr_par_agree(f, puts_hash(&S), "flush");
+            if (ret < 0)
+                NCZ_GOTO_QUIET(FAIL);
+            agreed = true;
+        } else if (ret < 0) {
             NCZ_GOTO_QUIET(FAIL);
-        agreed = true;
-    } else if (ret < 0) {
-        NCZ_GOTO_QUIET(FAIL);
+        }
+        if (S.n > 0 && !f->shared_skip && nczm_commit_many(f->map, S.n, S.puts) != NCZM_OK)
+            NCZ_GOTO_QUIET(commit_failed(f, &S));
     }
-    if (S.n > 0 && !f->shared_skip && !S.streamed && nczm_commit_many(f->map, S.n, S.puts) != NCZM_OK)
-        NCZ_GOTO_QUIET(commit_failed(f, &S));
     clear_dirty(f->root);
 done:
     /* Returns on every rank once the store is complete; the caches are dropped, since other
