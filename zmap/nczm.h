@@ -296,6 +296,11 @@ typedef struct nczm_range {
     void *buf;       /* in: count bytes */
     uint64_t objlen; /* out */
     nczm_status status;
+    /* in, instead of buf (NULL): the count bytes go to these iovcnt pieces in order
+     * (scattered by the kernel where the store can: nczm_map_vectored; elsewhere through
+     * a buffer of the dispatcher's) */
+    const struct iovec *iov;
+    int iovcnt;
 } nczm_range;
 nczm_status nczm_read_ranges(nczm_map *map, size_t n, nczm_range *reqs);
 
@@ -312,7 +317,8 @@ void nczm_map_set_readonly(nczm_map *map);
  * layers above, may use (nczc_workers.h); 0, the default, means one per core. */
 void nczm_map_set_workers(nczm_map *map, unsigned workers);
 unsigned nczm_map_workers(const nczm_map *map);
-/* Whether the store moves gather/scatter lists (nczm_put.iov, nczm_getinto.iov) itself,
+/* Whether the store moves gather/scatter lists (nczm_put.iov, nczm_getinto.iov,
+ * nczm_range.iov) itself,
  * straight between the caller's memory and the object; elsewhere they cost a copy. */
 int nczm_map_vectored(const nczm_map *map);
 /* Whether reading part of an object costs its bytes and no more than one lookup (local

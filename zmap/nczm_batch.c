@@ -411,6 +411,18 @@ static nczm_status loop_get_into(nczm_map *map, size_t n, nczm_getinto *reqs)
     return NCZM_OK;
 }
 
+/* Spreads the first len bytes of b over the pieces of iov, in order. */
+static void scatter_into(const struct iovec *iov, int iovcnt, const void *b, size_t len)
+{
+    const unsigned char *p = b;
+    for (int k = 0; k < iovcnt && len; k++) {
+        size_t l = iov[k].iov_len < len ? iov[k].iov_len : len;
+        memcpy(iov[k].iov_base, p, l);
+        p += l;
+        len -= l;
+    }
+}
+
 nczm_status nczm_get_into_many(nczm_map *map, size_t n, nczm_getinto *reqs)
 {
     NCZM_CHECK_MAP(map);
@@ -444,16 +456,8 @@ nczm_status nczm_get_into_many(nczm_map *map, size_t n, nczm_getinto *reqs)
     for (size_t i = 0; scatter && i < n; i++) {
         if (reqs[i].iovcnt <= 0 || !reqs[i].buf)
             continue;
-        if (reqs[i].status == NCZM_OK) {
-            const unsigned char *b = reqs[i].buf;
-            size_t left = reqs[i].len;
-            for (int k = 0; k < reqs[i].iovcnt && left; k++) {
-                size_t l = reqs[i].iov[k].iov_len < left ? reqs[i].iov[k].iov_len : left;
-                memcpy(reqs[i].iov[k].iov_base, b, l);
-                b += l;
-                left -= l;
-            }
-        }
+        if (reqs[i].status == NCZM_OK)
+            scatter_into(reqs[i].iov, reqs[i].iovcnt, reqs[i].buf, reqs[i].len);
         free(reqs[i].buf);
         reqs[i].buf = NULL;
     }
@@ -556,14 +560,30 @@ nczm_status nczm_read_ranges(nczm_map *map, size_t n, nczm_range *reqs)
         reqs[i].objlen = 0;
         if (nczm_key_problem(reqs[i].key))
             reqs[i].status = NCZM_BADKEY;
-        else if (!reqs[i].buf && reqs[i].count)
+        else if (!reqs[i].buf && reqs[i].count && (reqs[i].iovcnt <= 0 || !reqs[i].iov))
             reqs[i].status = NCZM_INVAL;
         else
             reqs[i].status = NCZM_OK;
         if (reqs[i].status != NCZM_OK && first_bad == n)
             first_bad = i;
     }
+    /* Scatter lists for a driver that takes buffers only, as for nczm_get_into_many */
+    int scatter = !map->drv->vectored;
+    for (size_t i = 0; scatter && i < n; i++) {
+        if (reqs[i].iovcnt <= 0 || reqs[i].status != NCZM_OK)
+            continue;
+        if (!(reqs[i].buf = malloc(reqs[i].count ? reqs[i].count : 1)))
+            reqs[i].status = NCZM_NOMEM;
+    }
     nczm_status bst = par_run(map, P_RANGE, n, reqs) ? NCZM_OK : loop_ranges(map, n, reqs);
+    for (size_t i = 0; scatter && i < n; i++) {
+        if (reqs[i].iovcnt <= 0 || !reqs[i].buf)
+            continue;
+        if (reqs[i].status == NCZM_OK)
+            scatter_into(reqs[i].iov, reqs[i].iovcnt, reqs[i].buf, reqs[i].count);
+        free(reqs[i].buf);
+        reqs[i].buf = NULL;
+    }
     reqv v = REQV(reqs, nczm_range);
     return read_result(map, &v, n, first_bad, bst);
 }

@@ -131,7 +131,7 @@ typedef struct nczm_driver {
     int concurrent;
     size_t map_size;
     /* Optional: write taking a gather list (iovcnt >= 1, len bytes in all). With it, and
-     * when get_into honours a request's iov, the driver sets vectored: requests with a list
+     * when get_into and read_range honour a request's iov, the driver sets vectored: requests with a list
      * then reach it as they are; for other drivers the dispatcher gathers and scatters
      * through a buffer of its own. */
     nczm_status (*writev)(nczm_map *map, const char *key, const struct iovec *iov, int iovcnt, size_t len);

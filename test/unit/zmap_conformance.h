@@ -187,6 +187,25 @@ static void check_ranges(nczm_map *m, const char *abc)
           "a bad key does not stop the others");
     CHECK(nczm_read_ranges(m, 0, NULL) == NCZM_OK && nczm_read_ranges(m, 1, NULL) == NCZM_INVAL,
           "empty and missing batches");
+    /* a range into a scatter list (the store's preadv, or the dispatcher's buffer): three
+     * pieces, the middle one empty; the bytes around them untouched */
+    {
+        char s1[4], s2[64];
+        memset(s1, '#', sizeof s1);
+        memset(s2, '#', sizeof s2);
+        struct iovec v[3] = {{s1, 2}, {s2, 0}, {s2, alen - 2}};
+        nczm_range sv = {.key = "a/b/c", .count = alen, .iov = v, .iovcnt = 3};
+        CHECK(alen >= 3 && alen < sizeof s2, "scatter test object: %zu bytes", alen);
+        CHECK(nczm_read_ranges(m, 1, &sv) == NCZM_OK && sv.status == NCZM_OK && !memcmp(s1, abc, 2) &&
+                  s1[2] == '#' && !memcmp(s2, abc + 2, alen - 2) && s2[alen - 2] == '#',
+              "a range into a scatter list: %d", sv.status);
+        nczm_range sp = {.key = "a/b/c", .start = alen - 1, .count = 2, .iov = v, .iovcnt = 3};
+        CHECK(nczm_read_ranges(m, 1, &sp) == NCZM_SHORT && sp.status == NCZM_SHORT,
+              "a scatter range past the end");
+        nczm_range nb = {.key = "a/b/c", .count = 1};
+        CHECK(nczm_read_ranges(m, 1, &nb) == NCZM_INVAL && nb.status == NCZM_INVAL,
+              "a range without a buffer or a list");
+    }
 }
 
 /* nczm_get_into_each: the hooks run once per request, before with a slot whose buffer it

@@ -331,7 +331,7 @@ size_t ncztr_box_iov_inner(const ncztr_ioctx *x, const uint64_t *shard, const hs
         if (lo[k] != 0 || n[k] != inner[k] || x->g.transpose)
             return 0; /* not covered whole by the block, or past the array's edge */
     size_t count = piece_runs(x, n, m, iov, cap);
-    return count <= cap ? count : 0;
+    return !iov || count <= cap ? count : 0;
 }
 
 typedef struct copy_arg {

@@ -379,7 +379,8 @@ bool ncztr_box_gather_inner(const ncztr_ioctx *x, const uint64_t *shard, const h
 /* Inner chunk i of shard (inner: the inner chunk's shape) as its runs in the user's buffer,
  * in the inner chunk's C order, merged where they touch, into iov (at most cap): how many,
  * or 0 when it is not covered whole by the block, reaches past the array's edge, or needs
- * more than cap runs (the caller then gathers it with ncztr_box_gather_inner). */
+ * more than cap runs (the caller then gathers it with ncztr_box_gather_inner). With iov
+ * NULL: how many runs it takes (cap unused), or 0 as above. */
 size_t ncztr_box_iov_inner(const ncztr_ioctx *x, const uint64_t *shard, const hsize_t *inner, size_t i,
                            struct iovec *iov, size_t cap);
 /* ncztr_box_copy for every job with data that is neither direct nor copied, on the

@@ -57,6 +57,10 @@ typedef struct inner_item {
     size_t job;
     size_t inner;
     bool stored;
+    /* stored raw, read by the store straight into its runs of the user's buffer (runs of
+     * them): nothing to decode or copy */
+    bool direct;
+    size_t runs;
     uint64_t off; /* stored: its place in the shard object */
     const unsigned char *in;
     size_t inlen;
@@ -77,6 +81,8 @@ static int decode_one(void *arg, size_t i, unsigned slot)
     const part_arg *p = arg;
     const inner_item *it = &p->items[i];
     ncztr_cerr e;
+    if (it->direct)
+        return 0;
     const unsigned char *raw =
         ncztr_chain_inner_decode(p->chain, it->in, it->inlen, p->slots + (size_t)slot * p->ibytes, &e);
     if (!raw) {
@@ -87,10 +93,12 @@ static int decode_one(void *arg, size_t i, unsigned slot)
     return 0;
 }
 
-/* The items of inner chunks nums[0..n) of a shard whose index is pairs (job j); *lo, *hi
- * grow to the span of the stored ones (empty: lo > hi). */
-static void add_items(inner_item *items, const size_t *nums, size_t n, size_t j, const uint64_t *pairs,
-                      uint64_t *lo, uint64_t *hi)
+/* The items of inner chunks nums[0..n) of a shard whose index is pairs (job j). Where vec
+ * (raw inner chunks, a store that scatters), a stored inner chunk of its raw size that
+ * lies whole in the block as at most NCZTR_IOV_MAX_RUNS runs is direct; *runs grows by
+ * theirs. */
+static void add_items(const ncztr_ioctx *x, const ncztr_cjob *jb, inner_item *items, const size_t *nums,
+                      size_t n, size_t j, const uint64_t *pairs, bool vec, size_t ibytes, size_t *runs)
 {
     for (size_t t = 0; t < n; t++) {
         uint64_t off = pairs[2 * nums[t]], len = pairs[2 * nums[t] + 1];
@@ -98,10 +106,28 @@ static void add_items(inner_item *items, const size_t *nums, size_t n, size_t j,
         if (off == NONE && len == NONE)
             continue;
         items[t] = (inner_item){.job = j, .inner = nums[t], .stored = true, .off = off, .inlen = (size_t)len};
+        size_t r = vec && len == ibytes ? ncztr_box_iov_inner(x, jb->coord, x->inner, nums[t], NULL, 0) : 0;
+        if (r > 0 && r <= NCZTR_IOV_MAX_RUNS) {
+            items[t].direct = true;
+            items[t].runs = r;
+            *runs += r;
+        }
+    }
+}
+
+/* The span of the stored inner chunks of items[0, n) that are not direct (empty: lo > hi). */
+static void items_span(const inner_item *items, size_t n, uint64_t *lo, uint64_t *hi)
+{
+    *lo = 1;
+    *hi = 0;
+    for (size_t t = 0; t < n; t++) {
+        if (!items[t].stored || items[t].direct)
+            continue;
+        uint64_t off = items[t].off, end = off + items[t].inlen;
         if (*lo > *hi)
-            *lo = off, *hi = off + len;
+            *lo = off, *hi = end;
         *lo = off < *lo ? off : *lo;
-        *hi = off + len > *hi ? off + len : *hi;
+        *hi = end > *hi ? end : *hi;
     }
 }
 
@@ -125,6 +151,7 @@ herr_t ncztr_shard_read_partial(ncztr_ioctx *x, ncztr_cjob *jobs, size_t njobs)
     unsigned char *ibuf = malloc(m * ib);
     nczm_range *rg = calloc(m, sizeof *rg);
     inner_item *items = NULL;
+    struct iovec *iovs = NULL;
     ncztr_slot_errs se = {0};
     if (!which || !first || !nums || !pairs || !span || !ibuf || !rg)
         NCZ_GOTO(FAIL, NCZ_E_NOMEM, "dataset \"%s\": out of memory reading shards", path);
@@ -153,30 +180,56 @@ herr_t ncztr_shard_read_partial(ncztr_ioctx *x, ncztr_cjob *jobs, size_t njobs)
         if (ncztr_chain_shard_index(chain, ibuf + i * ib, rg[i].objlen, pi, &e) < 0)
             NCZ_GOTO(FAIL, NCZ_E_FORMAT, "dataset \"%s\": shard \"%s\": %s", path, jb->key, e.msg);
     }
-    /* 2. the inner chunks the block touches, one span of each shard */
+    /* 2. the inner chunks the block touches: one span of each shard for those decoded or
+     * copied from memory, one range straight into the user's buffer for each raw one
+     * lying whole in it (one copy per byte, the kernel's, as an unsharded chunk's) */
+    bool vec = ncztr_chain_inner_raw(chain) && nczm_map_vectored(map);
     if (!(items = malloc((maxitems ? maxitems : 1) * sizeof *items)))
         NCZ_GOTO(FAIL, NCZ_E_NOMEM, "dataset \"%s\": out of memory reading shards", path);
-    size_t total = 0, nr = 0;
+    size_t total = 0, nr = 0, ndirect = 0, nruns = 0;
     for (size_t i = 0; i < m; i++) {
-        uint64_t lo = 1, hi = 0;
-        size_t k = ncztr_box_inner_list(x, jobs[which[i]].coord, x->inner, nums);
-        add_items(items + nitems, nums, k, which[i], pairs + i * ninner * 2, &lo, &hi);
+        uint64_t lo, hi;
+        const ncztr_cjob *jb = &jobs[which[i]];
+        size_t k = ncztr_box_inner_list(x, jb->coord, x->inner, nums);
+        add_items(x, jb, items + nitems, nums, k, which[i], pairs + i * ninner * 2, vec, ibytes, &nruns);
         /* An inner chunk stored with no bytes decodes to nothing; left in, it would give its
          * shard no byte range while the ranges below are handed out per shard with any
          * stored inner chunk, shifting every later shard's bytes. */
-        for (size_t t = nitems; t < nitems + k; t++)
+        for (size_t t = nitems; t < nitems + k; t++) {
             if (items[t].stored && items[t].inlen == 0)
                 NCZ_GOTO(FAIL, NCZ_E_FORMAT,
                          "dataset \"%s\": shard \"%s\": its index gives inner chunk %zu a length of 0 bytes",
-                         path, jobs[which[i]].key, items[t].inner);
+                         path, jb->key, items[t].inner);
+            ndirect += items[t].direct;
+        }
+        items_span(items + nitems, k, &lo, &hi);
         first[i] = nitems;
         nitems += k;
-        span[i] = NONE; /* no byte range: nothing stored that the block touches */
+        span[i] = NONE; /* no byte range: nothing stored to decode that the block touches */
         if (lo < hi) {
             span[i] = lo;
-            rg[nr++] = (nczm_range){.key = jobs[which[i]].key, .start = lo, .count = (size_t)(hi - lo)};
+            rg[nr++] = (nczm_range){.key = jb->key, .start = lo, .count = (size_t)(hi - lo)};
             total += (size_t)(hi - lo) + NCZTR_PAGE; /* its place keeps the scratch's skew */
         }
+    }
+    if (ndirect) {
+        nczm_range *more = realloc(rg, (m + ndirect) * sizeof *rg);
+        if (more)
+            rg = more;
+        if (!more || !(iovs = malloc(nruns * sizeof *iovs)))
+            NCZ_GOTO(FAIL, NCZ_E_NOMEM, "dataset \"%s\": out of memory reading shards", path);
+    }
+    for (size_t t = 0, d = nr, v = 0; t < nitems; t++) {
+        const inner_item *it = &items[t];
+        if (!it->direct)
+            continue;
+        ncztr_box_iov_inner(x, jobs[it->job].coord, x->inner, it->inner, iovs + v, it->runs);
+        rg[d++] = (nczm_range){.key = jobs[it->job].key,
+                               .start = it->off,
+                               .count = ibytes,
+                               .iov = iovs + v,
+                               .iovcnt = (int)it->runs};
+        v += it->runs;
     }
     unsigned char *data = total ? ncztr_scratch_get(x->o->file, NCZTR_SCR_FETCH, 1, total) : NULL;
     if (total && !data)
@@ -186,7 +239,15 @@ herr_t ncztr_shard_read_partial(ncztr_ioctx *x, ncztr_cjob *jobs, size_t njobs)
         rg[r].buf = data + off;
         off += rg[r].count;
     }
-    nczm_read_ranges(map, nr, rg);
+    nczm_read_ranges(map, nr + ndirect, rg);
+    for (size_t t = 0, d = nr; t < nitems; t++) {
+        if (!items[t].direct)
+            continue;
+        if (rg[d].status != NCZM_OK)
+            NCZ_GOTO(FAIL, NCZ_E_STORE, "dataset \"%s\": cannot read inner chunk %zu of shard \"%s\": %s",
+                     path, items[t].inner, jobs[items[t].job].key, nczm_errmsg(map));
+        d++;
+    }
     for (size_t i = 0, r = 0; i < m; i++) {
         size_t end = i + 1 < m ? first[i + 1] : nitems;
         if (span[i] == NONE)
@@ -220,6 +281,7 @@ done:
     free(ibuf);
     free(rg);
     free(items);
+    free(iovs);
     free(nums);
     ncztr_slot_errs_clear(&se);
     return ret;

@@ -334,7 +334,7 @@ static nczm_status file_get_into(nczm_map *map, nczm_getinto *r)
     return st;
 }
 
-/* One open+fstat+pread per range, as for file_get_into. */
+/* One open+fstat+pread (or preadv) per range, as for file_get_into. */
 static nczm_status file_read_range(nczm_map *map, nczm_range *r)
 {
     int fd;
@@ -344,7 +344,8 @@ static nczm_status file_read_range(nczm_map *map, nczm_range *r)
     uint64_t start;
     st = nczm_range_place(map, r, &start);
     if (st == NCZM_OK && r->count)
-        st = pread_all(map, r->key, fd, r->buf, r->count, start);
+        st = r->iovcnt > 0 ? preadv_all(map, r->key, fd, r->iov, r->iovcnt, r->count, start)
+                           : pread_all(map, r->key, fd, r->buf, r->count, start);
     close(fd);
     return st;
 }
