@@ -251,6 +251,24 @@ static void test_json_layer(void)
                "{\"b\": 1, \"a\": [true,false,null], \"c\": {}}");
     check_dump("\"q\\\"b\\\\s\\n\\t\\u0001\\u001f/\\u00e9\"", "\"q\\\"b\\\\s\\n\\t\\u0001\\u001f/\xc3\xa9\"");
     check_dump("\"18446744073709551615\"", "\"18446744073709551615\"");
+    check_dump("[0, 7, -7, 9223372036854775807, -10]", "[0,7,-7,9223372036854775807,-10]");
+    check_dump("\"\\b\\f\\r\\u0000\\u0010\\u007f~\"", "\"\\b\\f\\r\\u0000\\u0010\x7f~\"");
+    {
+        /* a text that outgrows the dump's first buffer, escapes at both ends */
+        char in[1200], want[1200];
+        size_t n = 0;
+        in[n++] = '"';
+        in[n++] = '\\';
+        in[n++] = 't';
+        for (int i = 0; i < 600; i++)
+            in[n++] = (char)('a' + i % 26);
+        in[n++] = '\\';
+        in[n++] = '"';
+        in[n++] = '"';
+        in[n] = '\0';
+        memcpy(want, in, n + 1);
+        check_dump(in, want);
+    }
     check_dump("[]", "[]");
 
     /* Big literals inside strings and keys are left alone. */

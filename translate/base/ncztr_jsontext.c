@@ -202,31 +202,35 @@ done:
 /* Dumping                                                                                */
 /* ====================================================================================== */
 
-typedef struct dbuf {
-    char *p;
-    size_t len, cap;
-    int oom;
-} dbuf;
+typedef ncztr_jtext dbuf;
 
-static void db_put(dbuf *b, const char *s, size_t n)
+/* Room for n more bytes and the final '\0'; 0 when out of memory. */
+static int db_room(dbuf *b, size_t n)
 {
     if (b->oom)
-        return;
-    if (b->len + n + 1 > b->cap) {
-        size_t cap = b->cap ? b->cap : 256;
-        char *np;
-        while (cap < b->len + n + 1)
-            cap *= 2;
-        if (!(np = realloc(b->p, cap))) {
-            b->oom = 1;
-            return;
-        }
-        b->p = np;
-        b->cap = cap;
+        return 0;
+    if (b->len + n + 1 <= b->cap)
+        return 1;
+    size_t cap = b->cap ? b->cap : 256;
+    while (cap < b->len + n + 1)
+        cap *= 2;
+    char *np = realloc(b->p, cap);
+    if (!np) {
+        b->oom = 1;
+        return 0;
     }
-    memcpy(b->p + b->len, s, n);
-    b->len += n;
-    b->p[b->len] = '\0';
+    b->p = np;
+    b->cap = cap;
+    return 1;
+}
+
+/* The text is terminated once, at the end (ncztr_json_dump). */
+static void db_put(dbuf *b, const char *s, size_t n)
+{
+    if (db_room(b, n)) {
+        memcpy(b->p + b->len, s, n);
+        b->len += n;
+    }
 }
 
 static void db_puts(dbuf *b, const char *s)
@@ -234,38 +238,51 @@ static void db_puts(dbuf *b, const char *s)
     db_put(b, s, strlen(s));
 }
 
+/* Decimal digits of v, as snprintf's "%" PRIu64 would write them (by hand: a save writes
+ * a few integers per object, and snprintf was a tenth of dumping them). */
+static void db_u64(dbuf *b, uint64_t v, int negative)
+{
+    char d[24];
+    size_t i = sizeof d;
+    do {
+        d[--i] = (char)('0' + v % 10);
+        v /= 10;
+    } while (v);
+    if (negative)
+        d[--i] = '-';
+    db_put(b, d + i, sizeof d - i);
+}
+
+/* What each byte becomes in a JSON string: 0 itself, 1 "\u00XX", else the escape's
+ * second character. */
+/* clang-format off */
+static const unsigned char str_escape[256] = {
+    /* 0x00-0x1f: all \u00XX but the five with a short escape */
+    1, 1, 1, 1, 1, 1, 1, 1, 'b', 't', 'n', 1, 'f', 'r', 1, 1,
+    1, 1, 1, 1, 1, 1, 1, 1, 1,   1,   1,   1, 1,   1,   1, 1,
+    ['"'] = '"', ['\\'] = '\\',
+};
+/* clang-format on */
+
 static void dump_string(dbuf *b, const char *s, size_t n)
 {
-    size_t i, from = 0;
-    char esc[8];
+    size_t from = 0;
+    static const char hex[] = "0123456789abcdef";
 
     db_put(b, "\"", 1);
-    for (i = 0; i < n; i++) {
-        unsigned char c = (unsigned char)s[i];
-        const char *e = NULL;
-        if (c == '"')
-            e = "\\\"";
-        else if (c == '\\')
-            e = "\\\\";
-        else if (c == '\n')
-            e = "\\n";
-        else if (c == '\r')
-            e = "\\r";
-        else if (c == '\t')
-            e = "\\t";
-        else if (c == '\b')
-            e = "\\b";
-        else if (c == '\f')
-            e = "\\f";
-        else if (c < 0x20) {
-            snprintf(esc, sizeof esc, "\\u%04x", c);
-            e = esc;
+    for (size_t i = 0; i < n; i++) {
+        unsigned char c = (unsigned char)s[i], e = str_escape[c];
+        if (!e)
+            continue;
+        db_put(b, s + from, i - from);
+        if (e == 1) {
+            char u[6] = {'\\', 'u', '0', '0', hex[c >> 4], hex[c & 15]};
+            db_put(b, u, 6);
+        } else {
+            char x[2] = {'\\', (char)e};
+            db_put(b, x, 2);
         }
-        if (e) {
-            db_put(b, s + from, i - from);
-            db_puts(b, e);
-            from = i + 1;
-        }
+        from = i + 1;
     }
     db_put(b, s + from, n - from);
     db_put(b, "\"", 1);
@@ -337,17 +354,17 @@ static int dump_value(dbuf *b, const json_t *j, int depth)
         break;
     }
     case JSON_STRING:
-        if (ncztr_json_marked_u64(j, &u)) {
-            snprintf(num, sizeof num, "%" PRIu64, u);
-            db_puts(b, num);
-        } else {
+        if (ncztr_json_marked_u64(j, &u))
+            db_u64(b, u, 0);
+        else
             dump_string(b, json_string_value(j), json_string_length(j));
-        }
         break;
-    case JSON_INTEGER:
-        snprintf(num, sizeof num, "%" JSON_INTEGER_FORMAT, json_integer_value(j));
-        db_puts(b, num);
+    case JSON_INTEGER: {
+        json_int_t v = json_integer_value(j);
+        /* the magnitude, INT64_MIN's too */
+        db_u64(b, v < 0 ? (uint64_t)(-(v + 1)) + 1 : (uint64_t)v, v < 0);
         break;
+    }
     case JSON_REAL:
         format_real(json_real_value(j), num, sizeof num);
         db_puts(b, num);
@@ -367,21 +384,53 @@ static int dump_value(dbuf *b, const json_t *j, int depth)
     return 0;
 }
 
+void ncztr_jtext_raw(ncztr_jtext *t, const char *s)
+{
+    db_puts(t, s);
+}
+
+void ncztr_jtext_str(ncztr_jtext *t, const char *s)
+{
+    dump_string(t, s, strlen(s));
+}
+
+void ncztr_jtext_u64(ncztr_jtext *t, uint64_t v)
+{
+    db_u64(t, v, 0);
+}
+
+int ncztr_jtext_value(ncztr_jtext *t, const json_t *j)
+{
+    return dump_value(t, j, 0);
+}
+
+char *ncztr_jtext_take(ncztr_jtext *t)
+{
+    char *ret = NULL;
+    if (db_room(t, 0))
+        t->p[t->len] = '\0';
+    if (t->oom)
+        NCZ_GOTO(NULL, NCZ_E_NOMEM, "out of memory writing JSON");
+    ret = t->p;
+    t->p = NULL;
+done:
+    free(t->p);
+    *t = (ncztr_jtext)NCZTR_JTEXT_INIT;
+    return ret;
+}
+
 char *ncztr_json_dump(const json_t *j)
 {
     char *ret = NULL;
-    dbuf b = {NULL, 0, 0, 0};
+    ncztr_jtext t = NCZTR_JTEXT_INIT;
 
     if (!j)
         NCZ_GOTO(NULL, NCZ_E_ARGS, "no JSON value to dump");
-    if (dump_value(&b, j, 0) < 0)
+    if (dump_value(&t, j, 0) < 0)
         NCZ_GOTO(NULL, NCZ_E_INTERNAL, "JSON value nested deeper than %d levels", DUMP_MAX_DEPTH);
-    if (b.oom)
-        NCZ_GOTO(NULL, NCZ_E_NOMEM, "out of memory dumping JSON");
-    ret = b.p;
-    b.p = NULL;
+    ret = ncztr_jtext_take(&t);
 done:
-    free(b.p);
+    free(t.p);
     return ret;
 }
 

@@ -16,6 +16,29 @@ json_t *ncztr_json_parse_object(const char *key, const char *text, size_t len);
  * as the same double (jansson's own dump always uses %.17g: 0.1 -> 0.10000000000000001).
  * Any JSON value may be dumped, not only objects. */
 char *ncztr_json_dump(const json_t *j);
+/* JSON text written piece by piece, in ncztr_json_dump's spacing, for objects of a fixed
+ * shape written many times (an array's .zarray): no tree of values to build and free.
+ * Start from NCZTR_JTEXT_INIT; a failed allocation is remembered and reported by take. */
+typedef struct ncztr_jtext {
+    char *p;
+    size_t len, cap;
+    int oom;
+} ncztr_jtext;
+#define NCZTR_JTEXT_INIT                                                                                     \
+    {                                                                                                        \
+        NULL, 0, 0, 0                                                                                        \
+    }
+/* s as it is (punctuation, keys known to need no escape) */
+void ncztr_jtext_raw(ncztr_jtext *t, const char *s);
+/* s as a JSON string, escaped */
+void ncztr_jtext_str(ncztr_jtext *t, const char *s);
+/* v in decimal */
+void ncztr_jtext_u64(ncztr_jtext *t, uint64_t v);
+/* j as ncztr_json_dump writes it; -1 (nothing pushed) when it nests too deep */
+int ncztr_jtext_value(ncztr_jtext *t, const json_t *j);
+/* The text (malloc'ed, the caller's), or NULL with a message pushed when out of memory;
+ * t is empty after either. */
+char *ncztr_jtext_take(ncztr_jtext *t);
 /* The same JSON text with every non-ASCII character written as a \uXXXX escape (a
  * surrogate pair above U+FFFF), malloc'ed; NULL (message pushed) when out of memory or when
  * text is not valid UTF-8. For readers that take metadata as ASCII (zarr-python before

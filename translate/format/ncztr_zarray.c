@@ -282,16 +282,11 @@ done:
     return ret;
 }
 
-/* Sets key in obj to a new reference, or fails when value is NULL or set fails. */
-static int put(json_t *obj, const char *key, json_t *value)
-{
-    return value ? json_object_set_new(obj, key, value) : -1;
-}
-
 char *ncztr_zarray_dump(const ncztr_zarray *za)
 {
     char *ret = NULL;
-    json_t *root = NULL, *shape = NULL, *chunks = NULL;
+    json_t *fill = NULL;
+    ncztr_jtext t = NCZTR_JTEXT_INIT;
     ncztr_dtype check;
 
     if (!za)
@@ -324,72 +319,69 @@ char *ncztr_zarray_dump(const ncztr_zarray *za)
     if (za->filters && !json_is_array(za->filters))
         NCZ_GOTO(NULL, NCZ_E_ARGS, ".zarray: filters is not an array");
 
-    if (!(root = json_object()) || !(shape = json_array()) || !(chunks = json_array()))
-        NCZ_GOTO(NULL, NCZ_E_NOMEM, "out of memory writing .zarray");
-    for (int i = 0; i < za->rank; i++) {
+    for (int i = 0; i < za->rank; i++)
         if (za->shape[i] > (uint64_t)INT64_MAX || za->chunks[i] > (uint64_t)INT64_MAX || za->chunks[i] == 0)
             NCZ_GOTO(NULL, NCZ_E_ARGS, ".zarray: bad shape/chunk size in dimension %d", i);
-        if (json_array_append_new(shape, json_integer((json_int_t)za->shape[i])) < 0 ||
-            json_array_append_new(chunks, json_integer((json_int_t)za->chunks[i])) < 0)
-            NCZ_GOTO(NULL, NCZ_E_NOMEM, "out of memory writing .zarray");
+    /* The fill value first: the one part built as a JSON value */
+    if (za->complex && za->has_fill) { /* [re, im], as numpy's complex fill values are written */
+        ncztr_dtype part;
+        char pt[4] = {za->dtype.big_endian ? '>' : '<', 'f', za->dtype.size == 8 ? '4' : '8', '\0'};
+        if (ncztr_dtype_parse(pt, ".zarray", &part) == SUCCEED)
+            fill = json_pack("[o,o]", ncztr_json_from_elem(&part, za->fill, "fill_value"),
+                             ncztr_json_from_elem(&part, za->fill + part.size, "fill_value"));
+    } else if (za->utf32) {
+        fill = json_string("");
+    } else if (za->dtype.tclass == NCZTR_T_VLEN) {
+        fill = za->vlen_kind == 'a' ? json_null() : json_string(za->vlen_fill ? za->vlen_fill : "");
+    } else {
+        fill =
+            ncztr_fill_to_json(&za->dtype, za->has_fill && !ncztr_zarray_fill_elided(za) ? za->fill : NULL);
     }
+    if (!fill)
+        NCZ_GOTO_QUIET(NULL);
 
-    /* Key order as netCDF-C writes it (NCZARR-FORMAT.md); json_object_set_new keeps it. */
-    if (put(root, "zarr_format", json_integer(2)) < 0)
-        NCZ_GOTO(NULL, NCZ_E_NOMEM, "out of memory writing .zarray");
-    if (json_object_set_new(root, "shape", shape) < 0) {
-        shape = NULL;
-        NCZ_GOTO(NULL, NCZ_E_NOMEM, "out of memory writing .zarray");
+    /* Written as text, key order as netCDF-C writes it (NCZARR-FORMAT.md): the object of
+     * every array of a file, where building a tree of values cost more than writing it. */
+    ncztr_jtext_raw(&t, "{\"zarr_format\": 2, \"shape\": [");
+    for (int i = 0; i < za->rank; i++) {
+        if (i)
+            ncztr_jtext_raw(&t, ",");
+        ncztr_jtext_u64(&t, za->shape[i]);
     }
-    shape = NULL;
-    char tdt[NCZTR_DTYPE_MAX + 16];
-    if (za->time_kind)
+    ncztr_jtext_raw(&t, "], \"dtype\": ");
+    if (za->time_kind) {
+        char tdt[NCZTR_DTYPE_MAX + 16];
         snprintf(tdt, sizeof tdt, "%c%c8[%s]", za->dtype.big_endian ? '>' : '<', za->time_kind,
                  za->time_unit);
-    if (put(root, "dtype",
-            za->time_kind                        ? json_string(tdt)
-            : za->complex                        ? json_string(za->dtype.zarr)
-            : za->dtype.tclass == NCZTR_T_STRUCT ? json_deep_copy(za->structured)
-                                                 : json_string(za->dtype.zarr)) < 0)
-        NCZ_GOTO(NULL, NCZ_E_NOMEM, "out of memory writing .zarray");
-    if (json_object_set_new(root, "chunks", chunks) < 0) {
-        chunks = NULL;
-        NCZ_GOTO(NULL, NCZ_E_NOMEM, "out of memory writing .zarray");
+        ncztr_jtext_str(&t, tdt);
+    } else if (!za->complex && za->dtype.tclass == NCZTR_T_STRUCT) {
+        if (ncztr_jtext_value(&t, za->structured) < 0)
+            NCZ_GOTO(NULL, NCZ_E_ARGS, ".zarray: structured dtype nested too deep");
+    } else {
+        ncztr_jtext_str(&t, za->dtype.zarr);
     }
-    chunks = NULL;
-    {
-        json_t *f = NULL;
-        if (za->complex && za->has_fill) { /* [re, im], as numpy's complex fill values are written */
-            ncztr_dtype part;
-            char pt[4] = {za->dtype.big_endian ? '>' : '<', 'f', za->dtype.size == 8 ? '4' : '8', '\0'};
-            if (ncztr_dtype_parse(pt, ".zarray", &part) == SUCCEED)
-                f = json_pack("[o,o]", ncztr_json_from_elem(&part, za->fill, "fill_value"),
-                              ncztr_json_from_elem(&part, za->fill + part.size, "fill_value"));
-        } else if (za->utf32) {
-            f = json_string("");
-        } else if (za->dtype.tclass == NCZTR_T_VLEN) {
-            f = za->vlen_kind == 'a' ? json_null() : json_string(za->vlen_fill ? za->vlen_fill : "");
-        } else {
-            f = ncztr_fill_to_json(&za->dtype,
-                                   za->has_fill && !ncztr_zarray_fill_elided(za) ? za->fill : NULL);
-        }
-        if (!f)
-            NCZ_GOTO_QUIET(NULL);
-        if (json_object_set_new(root, "fill_value", f) < 0)
-            NCZ_GOTO(NULL, NCZ_E_NOMEM, "out of memory writing .zarray");
+    ncztr_jtext_raw(&t, ", \"chunks\": [");
+    for (int i = 0; i < za->rank; i++) {
+        if (i)
+            ncztr_jtext_raw(&t, ",");
+        ncztr_jtext_u64(&t, za->chunks[i]);
     }
-    if (put(root, "order", json_string(za->order == 'F' ? "F" : "C")) < 0 ||
-        put(root, "compressor", za->compressor ? json_incref(za->compressor) : json_null()) < 0 ||
-        put(root, "filters", za->filters ? json_incref(za->filters) : json_null()) < 0)
-        NCZ_GOTO(NULL, NCZ_E_NOMEM, "out of memory writing .zarray");
-    if (za->dimsep != '.' && put(root, "dimension_separator", json_string("/")) < 0)
-        NCZ_GOTO(NULL, NCZ_E_NOMEM, "out of memory writing .zarray");
-
-    ret = ncztr_json_dump(root);
+    ncztr_jtext_raw(&t, "], \"fill_value\": ");
+    ncztr_jtext_value(&t, fill);
+    ncztr_jtext_raw(&t, za->order == 'F' ? ", \"order\": \"F\", \"compressor\": "
+                                         : ", \"order\": \"C\", \"compressor\": ");
+    if (za->compressor ? ncztr_jtext_value(&t, za->compressor) < 0 : (ncztr_jtext_raw(&t, "null"), 0))
+        NCZ_GOTO(NULL, NCZ_E_ARGS, ".zarray: compressor nested too deep");
+    ncztr_jtext_raw(&t, ", \"filters\": ");
+    if (za->filters ? ncztr_jtext_value(&t, za->filters) < 0 : (ncztr_jtext_raw(&t, "null"), 0))
+        NCZ_GOTO(NULL, NCZ_E_ARGS, ".zarray: filters nested too deep");
+    if (za->dimsep != '.')
+        ncztr_jtext_raw(&t, ", \"dimension_separator\": \"/\"");
+    ncztr_jtext_raw(&t, "}");
+    ret = ncztr_jtext_take(&t);
 done:
-    json_decref(shape);
-    json_decref(chunks);
-    json_decref(root);
+    free(t.p);
+    json_decref(fill);
     return ret;
 }
 

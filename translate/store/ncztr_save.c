@@ -374,9 +374,14 @@ static herr_t build_zattrs(const ncztr_obj *o, json_t **out)
             ok = false;
         /* HDF5 settings NCZarr has no place for: inside "_nczarr_attr", which netCDF-C
          * hides and whose other keys it ignores (a key of its own would show up). */
-        h5 = o->hdf5 ? json_deep_copy(o->hdf5) : json_object();
-        NCZ_CHECK_ALLOC(h5, FAIL);
-        (void)json_object_del(h5, "atypes"); /* rebuilt from the attributes as they are now */
+        const ncztr_attr *strict = o->parent ? NULL : ncztr_attr_find(o, "_nc3_strict");
+        /* made only when it will hold something: most objects have none of it */
+        if (o->hdf5 || atypes || strict || json_object_size(ashapes) > 0 || json_object_size(acsets) > 0) {
+            h5 = o->hdf5 ? json_deep_copy(o->hdf5) : json_object();
+            NCZ_CHECK_ALLOC(h5, FAIL);
+        }
+        /* rebuilt from the attributes as they are now */
+        (void)json_object_del(h5, "atypes");
         if (atypes) {
             jset(&ok, h5, "atypes", atypes);
             atypes = NULL;
@@ -384,7 +389,6 @@ static herr_t build_zattrs(const ncztr_obj *o, json_t **out)
         (void)json_object_del(h5, "ashapes");
         (void)json_object_del(h5, "acsets");
         (void)json_object_del(h5, "nc3_strict");
-        const ncztr_attr *strict = o->parent ? NULL : ncztr_attr_find(o, "_nc3_strict");
         if (strict) /* netCDF-4's classic-model flag (see ncztr_attr_is_plumbing) */
             jset(&ok, h5, "nc3_strict", json_integer(1));
         if (json_object_size(ashapes) > 0 && json_object_set(h5, "ashapes", ashapes) != 0)

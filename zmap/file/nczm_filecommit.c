@@ -190,10 +190,16 @@ static int rename_via_grandparent(const file_map *fm, dir_cache *c, const char *
     if (pl == 0)
         return -1;
     int g = cached_grandparent(fm, c, key, pl, 0, &name, &nl);
-    if (g < 0 || strlen(tmp) > NAME_MAX || strlen(leaf) > NAME_MAX)
+    size_t tl = strlen(tmp), ll = strlen(leaf);
+    if (g < 0 || tl > NAME_MAX || ll > NAME_MAX)
         return -1;
-    snprintf(from, sizeof from, "%.*s/%s", (int)nl, name, tmp);
-    snprintf(to, sizeof to, "%.*s/%s", (int)nl, name, leaf);
+    /* "<name>/<tmp>" and "<name>/<leaf>" (joined by hand: snprintf was most of this
+     * function's own time) */
+    memcpy(from, name, nl);
+    from[nl] = '/';
+    memcpy(to, from, nl + 1);
+    memcpy(from + nl + 1, tmp, tl + 1);
+    memcpy(to + nl + 1, leaf, ll + 1);
     return renameat(g, from, g, to) == 0 ? 0 : -1;
 }
 
