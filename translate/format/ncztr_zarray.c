@@ -282,6 +282,18 @@ done:
     return ret;
 }
 
+/* [v0,v1,...] as ncztr_json_dump writes a list of integers */
+static void u64_list(ncztr_jtext *t, const uint64_t *v, int n)
+{
+    ncztr_jtext_raw(t, "[");
+    for (int i = 0; i < n; i++) {
+        if (i)
+            ncztr_jtext_raw(t, ",");
+        ncztr_jtext_u64(t, v[i]);
+    }
+    ncztr_jtext_raw(t, "]");
+}
+
 char *ncztr_zarray_dump(const ncztr_zarray *za)
 {
     char *ret = NULL;
@@ -342,13 +354,9 @@ char *ncztr_zarray_dump(const ncztr_zarray *za)
 
     /* Written as text, key order as netCDF-C writes it (NCZARR-FORMAT.md): the object of
      * every array of a file, where building a tree of values cost more than writing it. */
-    ncztr_jtext_raw(&t, "{\"zarr_format\": 2, \"shape\": [");
-    for (int i = 0; i < za->rank; i++) {
-        if (i)
-            ncztr_jtext_raw(&t, ",");
-        ncztr_jtext_u64(&t, za->shape[i]);
-    }
-    ncztr_jtext_raw(&t, "], \"dtype\": ");
+    ncztr_jtext_raw(&t, "{\"zarr_format\": 2, \"shape\": ");
+    u64_list(&t, za->shape, za->rank);
+    ncztr_jtext_raw(&t, ", \"dtype\": ");
     if (za->time_kind) {
         char tdt[NCZTR_DTYPE_MAX + 16];
         snprintf(tdt, sizeof tdt, "%c%c8[%s]", za->dtype.big_endian ? '>' : '<', za->time_kind,
@@ -360,13 +368,9 @@ char *ncztr_zarray_dump(const ncztr_zarray *za)
     } else {
         ncztr_jtext_str(&t, za->dtype.zarr);
     }
-    ncztr_jtext_raw(&t, ", \"chunks\": [");
-    for (int i = 0; i < za->rank; i++) {
-        if (i)
-            ncztr_jtext_raw(&t, ",");
-        ncztr_jtext_u64(&t, za->chunks[i]);
-    }
-    ncztr_jtext_raw(&t, "], \"fill_value\": ");
+    ncztr_jtext_raw(&t, ", \"chunks\": ");
+    u64_list(&t, za->chunks, za->rank);
+    ncztr_jtext_raw(&t, ", \"fill_value\": ");
     ncztr_jtext_value(&t, fill);
     ncztr_jtext_raw(&t, za->order == 'F' ? ", \"order\": \"F\", \"compressor\": "
                                          : ", \"order\": \"C\", \"compressor\": ");
