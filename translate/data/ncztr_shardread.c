@@ -256,7 +256,7 @@ herr_t ncztr_shard_read_partial(ncztr_ioctx *x, ncztr_cjob *jobs, size_t njobs)
             NCZ_GOTO(FAIL, NCZ_E_STORE, "dataset \"%s\": cannot read the inner chunks of shard \"%s\": %s",
                      path, jobs[which[i]].key, nczm_errmsg(map));
         for (size_t t = first[i]; t < end; t++)
-            if (items[t].stored)
+            if (items[t].stored && !items[t].direct)
                 items[t].in = (const unsigned char *)rg[r].buf + (items[t].off - span[i]);
         r++;
     }
