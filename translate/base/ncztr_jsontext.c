@@ -239,7 +239,7 @@ static void db_puts(dbuf *b, const char *s)
 }
 
 /* Decimal digits of v, as snprintf's "%" PRIu64 would write them (by hand: a save writes
- * a few integers per object, and snprintf was a tenth of dumping them). */
+ * a few integers per object, and snprintf parses its format for each). */
 static void db_u64(dbuf *b, uint64_t v, int negative)
 {
     char d[24];
