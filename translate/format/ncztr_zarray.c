@@ -294,6 +294,15 @@ static void u64_list(ncztr_jtext *t, const uint64_t *v, int n)
     ncztr_jtext_raw(t, "]");
 }
 
+/* j as JSON text, or null when there is none; -1 when it nests too deep */
+static int value_or_null(ncztr_jtext *t, const json_t *j)
+{
+    if (j)
+        return ncztr_jtext_value(t, j);
+    ncztr_jtext_raw(t, "null");
+    return 0;
+}
+
 char *ncztr_zarray_dump(const ncztr_zarray *za)
 {
     char *ret = NULL;
@@ -372,12 +381,13 @@ char *ncztr_zarray_dump(const ncztr_zarray *za)
     u64_list(&t, za->chunks, za->rank);
     ncztr_jtext_raw(&t, ", \"fill_value\": ");
     ncztr_jtext_value(&t, fill);
-    ncztr_jtext_raw(&t, za->order == 'F' ? ", \"order\": \"F\", \"compressor\": "
-                                         : ", \"order\": \"C\", \"compressor\": ");
-    if (za->compressor ? ncztr_jtext_value(&t, za->compressor) < 0 : (ncztr_jtext_raw(&t, "null"), 0))
+    ncztr_jtext_raw(&t, ", \"order\": ");
+    ncztr_jtext_str(&t, za->order == 'F' ? "F" : "C");
+    ncztr_jtext_raw(&t, ", \"compressor\": ");
+    if (value_or_null(&t, za->compressor) < 0)
         NCZ_GOTO(NULL, NCZ_E_ARGS, ".zarray: compressor nested too deep");
     ncztr_jtext_raw(&t, ", \"filters\": ");
-    if (za->filters ? ncztr_jtext_value(&t, za->filters) < 0 : (ncztr_jtext_raw(&t, "null"), 0))
+    if (value_or_null(&t, za->filters) < 0)
         NCZ_GOTO(NULL, NCZ_E_ARGS, ".zarray: filters nested too deep");
     if (za->dimsep != '.')
         ncztr_jtext_raw(&t, ", \"dimension_separator\": \"/\"");

@@ -375,28 +375,28 @@ static herr_t build_zattrs(const ncztr_obj *o, json_t **out)
         /* HDF5 settings NCZarr has no place for: inside "_nczarr_attr", which netCDF-C
          * hides and whose other keys it ignores (a key of its own would show up). */
         const ncztr_attr *strict = o->parent ? NULL : ncztr_attr_find(o, "_nc3_strict");
-        /* made only when it will hold something: most objects have none of it */
+        /* made only when it will hold something (most objects have none of it); what it
+         * says of the attributes is rebuilt from them as they are now */
         if (o->hdf5 || atypes || strict || json_object_size(ashapes) > 0 || json_object_size(acsets) > 0) {
             h5 = o->hdf5 ? json_deep_copy(o->hdf5) : json_object();
             NCZ_CHECK_ALLOC(h5, FAIL);
+            (void)json_object_del(h5, "atypes");
+            if (atypes) {
+                jset(&ok, h5, "atypes", atypes);
+                atypes = NULL;
+            }
+            (void)json_object_del(h5, "ashapes");
+            (void)json_object_del(h5, "acsets");
+            (void)json_object_del(h5, "nc3_strict");
+            if (strict) /* netCDF-4's classic-model flag (see ncztr_attr_is_plumbing) */
+                jset(&ok, h5, "nc3_strict", json_integer(1));
+            if (json_object_size(ashapes) > 0 && json_object_set(h5, "ashapes", ashapes) != 0)
+                ok = false;
+            if (json_object_size(acsets) > 0 && json_object_set(h5, "acsets", acsets) != 0)
+                ok = false;
+            if (json_object_size(h5) > 0 && json_object_set(at, "hdf5", h5) != 0)
+                ok = false;
         }
-        /* rebuilt from the attributes as they are now */
-        (void)json_object_del(h5, "atypes");
-        if (atypes) {
-            jset(&ok, h5, "atypes", atypes);
-            atypes = NULL;
-        }
-        (void)json_object_del(h5, "ashapes");
-        (void)json_object_del(h5, "acsets");
-        (void)json_object_del(h5, "nc3_strict");
-        if (strict) /* netCDF-4's classic-model flag (see ncztr_attr_is_plumbing) */
-            jset(&ok, h5, "nc3_strict", json_integer(1));
-        if (json_object_size(ashapes) > 0 && json_object_set(h5, "ashapes", ashapes) != 0)
-            ok = false;
-        if (json_object_size(acsets) > 0 && json_object_set(h5, "acsets", acsets) != 0)
-            ok = false;
-        if (json_object_size(h5) > 0 && json_object_set(at, "hdf5", h5) != 0)
-            ok = false;
         jset(&ok, j, "_nczarr_attr", at);
     }
     if (!ok)
