@@ -463,6 +463,19 @@ static size_t utf8_decode(const unsigned char *s, uint32_t *cp)
     return n;
 }
 
+bool ncztr_utf8_valid(const char *s)
+{
+    const unsigned char *p = (const unsigned char *)s;
+    while (*p) {
+        uint32_t cp;
+        size_t n = utf8_decode(p, &cp);
+        if (n == 0)
+            return false;
+        p += n;
+    }
+    return true;
+}
+
 char *ncztr_json_ascii(const char *text)
 {
     const unsigned char *s = (const unsigned char *)text;

@@ -5,6 +5,7 @@
 
 #include <hdf5.h>
 #include <jansson.h>
+#include <stdbool.h>
 #include <stdint.h>
 
 /* Parses JSON text with a message naming `key` on failure (line/column from jansson).
@@ -39,6 +40,8 @@ int ncztr_jtext_value(ncztr_jtext *t, const json_t *j);
 /* The text (malloc'ed, the caller's), or NULL with a message pushed when out of memory;
  * t is empty after either. */
 char *ncztr_jtext_take(ncztr_jtext *t);
+/* Is s (NUL-terminated) valid UTF-8, as jansson requires of every string it holds? */
+bool ncztr_utf8_valid(const char *s);
 /* The same JSON text with every non-ASCII character written as a \uXXXX escape (a
  * surrogate pair above U+FFFF), malloc'ed; NULL (message pushed) when out of memory or when
  * text is not valid UTF-8. For readers that take metadata as ASCII (zarr-python before

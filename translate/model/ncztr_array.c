@@ -31,15 +31,17 @@ static size_t default_cache_bytes(const ncztr_zarray *za)
     return four > NCZTR_DEFAULT_CACHE_BYTES ? four : NCZTR_DEFAULT_CACHE_BYTES;
 }
 
-/* The chunk cache size an application set in a dataset access plist, if it set one. A dapl
- * without a size of its own reports the file access default (1 MiB in HDF5 1.14, 8 MiB in
+/* The chunk cache size an application set in a dataset access plist, if it set one (the
+ * default list, which HDF5 passes for H5P_DEFAULT, sets none). A dapl without a size of its
+ * own reports the file access default (1 MiB in HDF5 1.14, 8 MiB in
  * 2.x: NCZTR_H5COMPAT_DEFAULT_CACHE_BYTES): only another size is the application's choice
  * (either would hold less than one 16 MiB shard). */
 static void dapl_cache_bytes(hid_t dapl, size_t *bytes)
 {
     size_t nslots = 0, nbytes = 0;
     double w0 = 0;
-    if (dapl >= 0 && dapl != H5P_DEFAULT && H5Pget_chunk_cache(dapl, &nslots, &nbytes, &w0) >= 0 && nbytes &&
+    if (dapl >= 0 && dapl != H5P_DEFAULT && dapl != H5P_DATASET_ACCESS_DEFAULT &&
+        H5Pget_chunk_cache(dapl, &nslots, &nbytes, &w0) >= 0 && nbytes &&
         nbytes != NCZTR_H5COMPAT_DEFAULT_CACHE_BYTES)
         *bytes = nbytes;
 }

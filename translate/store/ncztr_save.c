@@ -143,25 +143,6 @@ static json_t *build_zgroup(void)
     return j;
 }
 
-/* Where a reopened store puts a child in its group's creation order: visible arrays,
- * hidden ones, groups, then the other links (the order of the lists that load it); -1 for
- * a netCDF dimension's stand-in, which has no place of its own. */
-static int load_rank(const ncztr_obj *c)
-{
-    if (c->kind == NCZTR_ARRAY)
-        return !c->arr ? 0 : c->arr->dimonly ? -1 : c->arr->nc_hidden ? 1 : 0;
-    return c->kind == NCZTR_GROUP ? 2 : 3;
-}
-
-/* Has the array a maximum dimension that is neither unlimited nor its current size? */
-static bool finite_maxdims(const ncztr_array *a)
-{
-    for (int k = 0; k < a->za.rank; k++)
-        if (a->maxdims[k] != H5S_UNLIMITED && a->maxdims[k] != a->za.shape[k])
-            return true;
-    return false;
-}
-
 /* The children's link names in creation order, "_nczarr_group.hdf5_order", when loading
  * would give another order (a committed datatype before the dataset that uses it, say:
  * netCDF-C reads types in creation order); NULL when it would not. */
@@ -170,7 +151,7 @@ static json_t *creation_order(const ncztr_obj *g)
     int last = 0;
     bool sorted = true;
     for (size_t i = 0; i < g->nchildren && sorted; i++) {
-        int r = load_rank(g->children[i]);
+        int r = ncztr_save_load_rank(g->children[i]);
         if (r >= 0 && r < last)
             sorted = false;
         if (r > last)
@@ -181,7 +162,7 @@ static json_t *creation_order(const ncztr_obj *g)
     json_t *l = json_array();
     bool ok = l != NULL;
     for (size_t i = 0; ok && i < g->nchildren; i++)
-        if (load_rank(g->children[i]) >= 0)
+        if (ncztr_save_load_rank(g->children[i]) >= 0)
             jadd(&ok, l, json_string(g->children[i]->name));
     if (!ok) {
         json_decref(l);
@@ -229,12 +210,9 @@ static json_t *name_list(const ncztr_obj *g, ncztr_objkind kind, bool hidden)
     return l;
 }
 
-static const char *simple_name(const char *fqn)
-{
-    const char *s = strrchr(fqn, '/');
-    return s ? s + 1 : fqn;
-}
-
+/* An object's .zattrs as a tree of JSON values. Most arrays and groups of a v2 store have
+ * nothing of their own in it: ncztr_savetext.c writes theirs as text, the same text this
+ * tree dumps to (a change of a key here is a change there). */
 static herr_t build_zattrs(const ncztr_obj *o, json_t **out)
 {
     herr_t ret = SUCCEED;
@@ -254,7 +232,8 @@ static herr_t build_zattrs(const ncztr_obj *o, json_t **out)
             else
                 for (int k = 0; k < a->za.rank; k++)
                     jadd(&ok, ad,
-                         json_string(a->dimrefs && a->dimrefs[k] ? simple_name(a->dimrefs[k]) : "_unknown_"));
+                         json_string(a->dimrefs && a->dimrefs[k] ? ncztr_save_simple_name(a->dimrefs[k])
+                                                                 : "_unknown_"));
             jset(&ok, j, "_ARRAY_DIMENSIONS", ad);
             jset(&ok, types, "_ARRAY_DIMENSIONS", json_string("|J0"));
         }
@@ -290,7 +269,7 @@ static herr_t build_zattrs(const ncztr_obj *o, json_t **out)
             }
             if (ncztr_zarray_fill_elided(&a->za))
                 jset(&ok, na, "fill_zero", json_integer(1));
-            if (!a->scalar && finite_maxdims(a)) {
+            if (!a->scalar && ncztr_save_finite_maxdims(a)) {
                 /* maximum dimensions beyond the shape (NCZarr says only which dimensions are
                  * unlimited): each, or null for an unlimited one */
                 json_t *md = json_array();
@@ -583,8 +562,13 @@ static herr_t save_node(saver *S, ncztr_obj *o)
         }
     }
     if (o->attrs_dirty || S->cons) {
+        char *text = NULL;
         json_t *j = NULL;
-        if (build_zattrs(o, &j) < 0 || emit(S, key, ncztr_attrs_name(fmt), j, o->attrs_dirty) < 0)
+        if ((o->kind == NCZTR_ARRAY ? ncztr_save_array_zattrs_text(o, &text)
+                                    : ncztr_save_group_zattrs_text(o, &text)) < 0)
+            NCZ_GOTO_QUIET(FAIL);
+        if (text ? emit_text(S, key, ncztr_attrs_name(fmt), text, o->attrs_dirty) < 0
+                 : build_zattrs(o, &j) < 0 || emit(S, key, ncztr_attrs_name(fmt), j, o->attrs_dirty) < 0)
             NCZ_GOTO_QUIET(FAIL);
     }
 done:
@@ -666,6 +650,12 @@ herr_t ncztr_save_tree(ncztr_file *f)
         return FAIL;
     ret = build(f, &S);
     if (S.c) { /* the objects are being written: committed, or taken back after a failure */
+        if (ret == SUCCEED && f->closing) {
+            /* The writers need only S's keys and texts: a file being closed frees its model
+             * now, on this thread, while they run (else after them, with the pool idle). */
+            ncztr_obj_unref(f->root);
+            f->root = NULL;
+        }
         nczm_status st = nczm_commit_end(S.c, S.n, ret == SUCCEED);
         S.c = NULL;
         if (ret < 0)
@@ -686,7 +676,8 @@ herr_t ncztr_save_tree(ncztr_file *f)
         if (S.n > 0 && !f->shared_skip && nczm_commit_many(f->map, S.n, S.puts) != NCZM_OK)
             NCZ_GOTO_QUIET(commit_failed(f, &S));
     }
-    clear_dirty(f->root);
+    if (f->root)
+        clear_dirty(f->root);
 done:
     /* Returns on every rank once the store is complete; the caches are dropped, since other
      * ranks may have changed any chunk. */

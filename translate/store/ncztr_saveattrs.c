@@ -186,3 +186,11 @@ done:
     json_decref(v);
     return ret;
 }
+
+bool ncztr_save_attrs_none(const ncztr_obj *o)
+{
+    for (size_t i = 0; i < o->nattrs; i++)
+        if (!ncztr_attr_is_plumbing(o, o->attrs[i]) && !text_fill_attr(o, o->attrs[i]))
+            return false;
+    return true;
+}

@@ -3,9 +3,8 @@
  * dimensions made or dropped, and arrays on unlimited dimensions take their length. */
 #include "ncztr_save_internal.h"
 
-#include <inttypes.h>
-#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 static ncztr_dim *add_dim(ncztr_obj *g, const char *name, uint64_t size, bool unlimited)
 {
@@ -13,6 +12,21 @@ static ncztr_dim *add_dim(ncztr_obj *g, const char *name, uint64_t size, bool un
     if (d)
         g->attrs_dirty = true;
     return d;
+}
+
+/* prefix and n in decimal into name (room for 96 bytes with a prefix of up to 32): what
+ * snprintf would write, without parsing a format for each array of a file of many. */
+static void anon_name(char *name, const char *prefix, uint64_t n)
+{
+    char digits[24];
+    size_t nd = 0, np = strlen(prefix);
+    do
+        digits[nd++] = (char)('0' + n % 10);
+    while ((n /= 10) != 0);
+    memcpy(name, prefix, np);
+    for (size_t i = 0; i < nd; i++)
+        name[np + i] = digits[nd - 1 - i];
+    name[np + nd] = '\0';
 }
 
 static herr_t resolve_dims(ncztr_obj *o)
@@ -59,14 +73,15 @@ static herr_t resolve_dims(ncztr_obj *o)
          * dimensions it infers for pure Zarr arrays. An unlimited one belongs to its array
          * alone (its size follows that array): it gets a name no dimension has yet, which
          * the array's dimension references keep from then on. */
-        char name[96];
+        char ref[96], *name = ref + 1;
         uint64_t u = 1;
+        ref[0] = '/';
         if (unlim)
             do
-                snprintf(name, sizeof name, "_Anonymous_UDim_%" PRIu64, u++);
+                anon_name(name, "_Anonymous_UDim_", u++);
             while (ncztr_group_dim(f->root, name));
         else
-            snprintf(name, sizeof name, "_Anonymous_Dim_%" PRIu64, len);
+            anon_name(name, "_Anonymous_Dim_", len);
         ncztr_dim *d = ncztr_group_dim(f->root, name);
         if (!d && !(d = add_dim(f->root, name, len, unlim)))
             return NCZ_PUSH(NCZ_E_NOMEM, "out of memory");
@@ -75,10 +90,8 @@ static herr_t resolve_dims(ncztr_obj *o)
             d->size = len;
             f->root->attrs_dirty = true;
         }
-        if (asprintf(&a->dimrefs[k], "/%s", name) < 0) {
-            a->dimrefs[k] = NULL;
+        if (!(a->dimrefs[k] = strdup(ref)))
             return NCZ_PUSH(NCZ_E_NOMEM, "out of memory");
-        }
         o->attrs_dirty = true;
     }
     return SUCCEED;
