@@ -27,8 +27,8 @@ static H5VL_nczarr_obj_t *keep_dapl(H5VL_nczarr_obj_t *o, hid_t dapl_id, const c
 static herr_t check_dapl(hid_t dapl_id)
 {
     htri_t isa = -1;
-    if (dapl_id == H5P_DEFAULT)
-        return SUCCEED;
+    if (dapl_id == H5P_DEFAULT || dapl_id == H5P_DATASET_ACCESS_DEFAULT)
+        return SUCCEED; /* what HDF5 passes for H5P_DEFAULT: no lookups per dataset */
     H5E_BEGIN_TRY
     {
         if (H5Iget_type(dapl_id) == H5I_GENPROP_LST)

@@ -140,9 +140,6 @@ struct ncztr_file {
     nczm_url url;
     ncztr_opts opts;
     bool readonly;
-    /* being closed: a save may free the model once the metadata objects are built, while
-     * they are still being written (ncztr_save_tree) */
-    bool closing;
     bool root_is_array; /* the store root is an array: shown as "/<basename>" */
     ncztr_obj *root;
     /* every live object by id (ncztr_ids.c); ids_live: objects get their ids as they are

@@ -302,7 +302,6 @@ herr_t ncztr_file_close2(ncztr_file *f, bool save)
     herr_t ret = SUCCEED;
     if (!f)
         return SUCCEED;
-    f->closing = true;
     if (save && !f->readonly && ncztr_save_tree(f) < 0)
         ret = FAIL;
     if (f->map) {

@@ -650,12 +650,6 @@ herr_t ncztr_save_tree(ncztr_file *f)
         return FAIL;
     ret = build(f, &S);
     if (S.c) { /* the objects are being written: committed, or taken back after a failure */
-        if (ret == SUCCEED && f->closing) {
-            /* The writers need only S's keys and texts: a file being closed frees its model
-             * now, on this thread, while they run (else after them, with the pool idle). */
-            ncztr_obj_unref(f->root);
-            f->root = NULL;
-        }
         nczm_status st = nczm_commit_end(S.c, S.n, ret == SUCCEED);
         S.c = NULL;
         if (ret < 0)
@@ -676,8 +670,7 @@ herr_t ncztr_save_tree(ncztr_file *f)
         if (S.n > 0 && !f->shared_skip && nczm_commit_many(f->map, S.n, S.puts) != NCZM_OK)
             NCZ_GOTO_QUIET(commit_failed(f, &S));
     }
-    if (f->root)
-        clear_dirty(f->root);
+    clear_dirty(f->root);
 done:
     /* Returns on every rank once the store is complete; the caches are dropped, since other
      * ranks may have changed any chunk. */
