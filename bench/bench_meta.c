@@ -15,7 +15,10 @@
  * third column, "floor s", times the file-system work alone of their layout in the same
  * directory: per object a directory and two small files, each written to a temporary and
  * renamed into place (the connector's crash-safe write), spread over one process per core,
- * no HDF5, no JSON, no sync: what no directory store can go below. Every write and every open+walk runs in a
+ * no HDF5, no JSON, no sync: what no directory store can go below. A fourth, "thr s", times
+ * the same work from as many threads of one process: where a library, the connector with its
+ * worker threads, stands (threads share one table of open files, and each open and close
+ * takes its lock). Every write and every open+walk runs in a
  * child process of its own, as a program that opens a file once would: in one long process the heap left by
  * earlier runs of either side decides too much (up to twice the time for the same open). Usage: bench_meta
  * [workdir] [max_n] [runs] [case] [min_n]   (HDF5_PLUGIN_PATH must find the connector; default workdir ".",
@@ -23,6 +26,7 @@
  * on speed. */
 #include <hdf5.h>
 #include <limits.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -211,8 +215,62 @@ static void remove_file(hid_t fapl, const char *path)
         waitpid(pid, &status, 0);
 }
 
-/* The file-system floor of n objects (see the top of the file), in dir/floor; seconds or < 0. */
-static double fs_floor(const char *dir, size_t n)
+/* One worker of the floor: objects p, p + np, ... of n under the directory g; 0 or -1. */
+static int floor_part(int g, size_t n, size_t p, size_t np)
+{
+    static const char body[128] = "{\"zarr_format\": 2}";
+    const char *leaf[2] = {".zarray", ".zattrs"};
+    char name[64], tmp[64];
+    for (size_t i = p; i < n; i += np) {
+        snprintf(name, sizeof name, "obj%07zu", i);
+        int d = mkdirat(g, name, 0777) == 0 ? openat(g, name, O_RDONLY | O_DIRECTORY) : -1;
+        for (int f = 0; f < 2 && d >= 0; f++) {
+            snprintf(tmp, sizeof tmp, ".tmp.%d", f);
+            int fd = openat(d, tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+            if (fd < 0 || write(fd, body, sizeof body) != (ssize_t)sizeof body || close(fd) != 0 ||
+                renameat(d, tmp, d, leaf[f]) != 0)
+                return -1;
+        }
+        if (d < 0 || close(d) != 0)
+            return -1;
+    }
+    return 0;
+}
+
+typedef struct floor_thread {
+    int g;
+    size_t n, p, np;
+    int result;
+} floor_thread;
+
+static void *floor_thread_main(void *arg)
+{
+    floor_thread *t = arg;
+    t->result = floor_part(t->g, t->n, t->p, t->np);
+    return NULL;
+}
+
+/* The floor's work from np threads of this process (a child of the caller); 0 or -1. */
+static int floor_threads(int g, size_t n, size_t np)
+{
+    floor_thread t[64];
+    pthread_t id[64];
+    size_t started = 1;
+    for (size_t p = 0; p < np; p++)
+        t[p] = (floor_thread){g, n, p, np, -1};
+    for (; started < np; started++)
+        if (pthread_create(&id[started], NULL, floor_thread_main, &t[started]) != 0)
+            break;
+    floor_thread_main(&t[0]);
+    int ok = started == np;
+    for (size_t p = 1; p < started; p++)
+        ok &= pthread_join(id[p], NULL) == 0 && t[p].result == 0;
+    return ok && t[0].result == 0 ? 0 : -1;
+}
+
+/* The file-system floor of n objects (see the top of the file), in dir/floor, from one
+ * process per core, or (threads) one thread per core of one process; seconds or < 0. */
+static double fs_floor(const char *dir, size_t n, int threads)
 {
     char root[PATH_MAX + 16];
     snprintf(root, sizeof root, "%s/floor", dir);
@@ -224,32 +282,20 @@ static double fs_floor(const char *dir, size_t n)
     if (np > 64)
         np = 64;
     pid_t kids[64];
+    long nkids = threads ? 1 : np;
     double t0 = now();
-    for (long p = 0; p < np; p++) {
+    for (long p = 0; p < nkids; p++) {
         kids[p] = fork();
         if (kids[p] != 0)
             continue;
         int g = open(root, O_RDONLY | O_DIRECTORY);
-        static const char body[128] = "{\"zarr_format\": 2}";
-        const char *leaf[2] = {".zarray", ".zattrs"};
-        char name[64], tmp[64];
-        for (size_t i = (size_t)p; i < n && g >= 0; i += (size_t)np) {
-            snprintf(name, sizeof name, "obj%07zu", i);
-            int d = mkdirat(g, name, 0777) == 0 ? openat(g, name, O_RDONLY | O_DIRECTORY) : -1;
-            for (int f = 0; f < 2 && d >= 0; f++) {
-                snprintf(tmp, sizeof tmp, ".tmp.%d", f);
-                int fd = openat(d, tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
-                if (fd < 0 || write(fd, body, sizeof body) != (ssize_t)sizeof body || close(fd) != 0 ||
-                    renameat(d, tmp, d, leaf[f]) != 0)
-                    _exit(1);
-            }
-            if (d < 0 || close(d) != 0)
-                _exit(1);
-        }
-        _exit(g >= 0 ? 0 : 1);
+        _exit(g >= 0 && (threads ? floor_threads(g, n, (size_t)np)
+                                 : floor_part(g, n, (size_t)p, (size_t)np)) == 0
+                  ? 0
+                  : 1);
     }
     int ok = 1;
-    for (long p = 0; p < np; p++) {
+    for (long p = 0; p < nkids; p++) {
         int status = 0;
         ok &= kids[p] > 0 && waitpid(kids[p], &status, 0) == kids[p] && WIFEXITED(status) &&
               WEXITSTATUS(status) == 0;
@@ -306,8 +352,8 @@ int main(int argc, char **argv)
     snprintf(npath, sizeof npath, "%s/bench_meta.h5", dir);
 
     printf("nczarr connector vs native HDF5 (latest format), median of the runs shown\n");
-    printf("%-12s %-10s %7s %5s %12s %12s %8s %10s %8s\n", "case", "phase", "n", "runs", "nczarr s",
-           "native s", "ratio", "floor s", "floor/n");
+    printf("%-12s %-10s %7s %5s %12s %12s %8s %10s %8s %10s\n", "case", "phase", "n", "runs", "nczarr s",
+           "native s", "ratio", "floor s", "floor/n", "thr s");
     fflush(stdout);
     for (long n = min_n; n <= max_n; n *= 10) {
         int k = n >= 100000 && runs > 3 ? 3 : runs;
@@ -315,7 +361,7 @@ int main(int argc, char **argv)
             if (only && strcmp(only, case_names[c]) != 0)
                 continue;
             double zw[MAX_RUNS], zr[MAX_RUNS], nw[MAX_RUNS], nr[MAX_RUNS], zo[MAX_RUNS], no[MAX_RUNS],
-                fw[MAX_RUNS];
+                fw[MAX_RUNS], tw[MAX_RUNS];
             int with_floor = c == C_ARRAYS || c == C_GROUPS;
             int with_open = c != C_ATTRS;
             const char *zp = c == C_ARRAYS_CONS ? zcons : zpath;
@@ -349,17 +395,18 @@ int main(int argc, char **argv)
                     (native ? nr : zr)[rep] = tr;
                     (native ? no : zo)[rep] = to;
                 }
-                fw[rep] = with_floor ? fs_floor(dir, (size_t)n) : 0;
-                if (fw[rep] < 0) {
+                fw[rep] = with_floor ? fs_floor(dir, (size_t)n, 0) : 0;
+                tw[rep] = with_floor && fw[rep] >= 0 ? fs_floor(dir, (size_t)n, 1) : 0;
+                if (fw[rep] < 0 || tw[rep] < 0) {
                     fprintf(stderr, "%s n=%ld: the file-system floor failed in %s\n", case_names[c], n, dir);
                     return 1;
                 }
             }
             double mzw = median(zw, k), mnw = median(nw, k), mzr = median(zr, k), mnr = median(nr, k);
             if (with_floor) {
-                double mfw = median(fw, k);
-                printf("%-12s %-10s %7ld %5d %12.4f %12.4f %8.2f %10.4f %8.2f\n", case_names[c], "write", n,
-                       k, mzw, mnw, mzw / mnw, mfw, mfw / mnw);
+                double mfw = median(fw, k), mtw = median(tw, k);
+                printf("%-12s %-10s %7ld %5d %12.4f %12.4f %8.2f %10.4f %8.2f %10.4f\n", case_names[c],
+                       "write", n, k, mzw, mnw, mzw / mnw, mfw, mfw / mnw, mtw);
             } else
                 printf("%-12s %-10s %7ld %5d %12.4f %12.4f %8.2f\n", case_names[c], "write", n, k, mzw, mnw,
                        mzw / mnw);
