@@ -33,8 +33,8 @@ static size_t default_cache_bytes(const ncztr_zarray *za)
 
 /* The chunk cache size an application set in a dataset access plist, if it set one (the
  * default list, which HDF5 passes for H5P_DEFAULT, sets none). A dapl without a size of its
- * own reports the file access default (1 MiB in HDF5 1.14, 8 MiB in
- * 2.x: NCZTR_H5COMPAT_DEFAULT_CACHE_BYTES): only another size is the application's choice
+ * own reports the file access default (1 MiB in HDF5 1.14, 8 MiB in 2.x:
+ * NCZTR_H5COMPAT_DEFAULT_CACHE_BYTES): only another size is the application's choice
  * (either would hold less than one 16 MiB shard). */
 static void dapl_cache_bytes(hid_t dapl, size_t *bytes)
 {

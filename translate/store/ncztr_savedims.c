@@ -14,8 +14,8 @@ static ncztr_dim *add_dim(ncztr_obj *g, const char *name, uint64_t size, bool un
     return d;
 }
 
-/* prefix and n in decimal into name (room for 96 bytes with a prefix of up to 32): what
- * snprintf would write, without parsing a format for each array of a file of many. */
+/* prefix and n in decimal into name, which has room for the prefix, 20 digits and the NUL:
+ * what snprintf would write, without parsing a format for each array of a file of many. */
 static void anon_name(char *name, const char *prefix, uint64_t n)
 {
     char digits[24];
