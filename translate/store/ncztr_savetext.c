@@ -1,9 +1,10 @@
-/* An array's .zattrs written as text when the array has no attributes of its own to write
- * (most arrays: HDF5 programs seldom give them any, and netCDF-4's dimension attributes are
- * written as dimensions). build_zattrs (ncztr_save.c) makes the same text from a tree of
- * JSON values: for a file of many arrays, building and freeing those trees (some thirty
+/* The .zattrs of a v2 array or group written as text when it has no attributes of its own
+ * to write (most: HDF5 programs seldom give arrays any, and netCDF-4's dimension attributes
+ * are written as dimensions). build_zattrs (ncztr_save.c) makes the same text from a tree
+ * of JSON values: for a file of many arrays, building and freeing those trees (some thirty
  * allocations an array) cost more than the rest of the save. Every key, value and their
- * order here follow build_zattrs's array branch; a change to one is a change to both. */
+ * order here follow build_zattrs's array and group branches; a change to one is a change
+ * to both. */
 #include "ncztr_save_internal.h"
 
 #include <stdlib.h>
