@@ -20,85 +20,78 @@ static hid_t space1(hsize_t n, hsize_t max)
     return H5Screate_simple(1, &n, &max);
 }
 
-static hid_t mk_plain(hid_t loc, const char *name)
+/* The dataset name of type and space sp made with dcpl (or H5P_DEFAULT); sp, dcpl and, when
+ * own_type, type are closed. */
+static hid_t ds(hid_t loc, const char *name, hid_t type, bool own_type, hid_t sp, hid_t dcpl)
 {
-    hid_t sp = space1(10, 10);
-    hid_t d = H5Dcreate2(loc, name, H5T_STD_I32LE, sp, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+    hid_t d = H5Dcreate2(loc, name, type, sp, H5P_DEFAULT, dcpl, H5P_DEFAULT);
+    if (dcpl != H5P_DEFAULT)
+        H5Pclose(dcpl);
+    if (own_type)
+        H5Tclose(type);
     H5Sclose(sp);
     return d;
+}
+
+static hid_t mk_plain(hid_t loc, const char *name)
+{
+    return ds(loc, name, H5T_STD_I32LE, false, space1(10, 10), H5P_DEFAULT);
 }
 
 static hid_t mk_scalar(hid_t loc, const char *name)
 {
-    hid_t sp = H5Screate(H5S_SCALAR);
-    hid_t d = H5Dcreate2(loc, name, H5T_IEEE_F64LE, sp, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
-    H5Sclose(sp);
-    return d;
+    return ds(loc, name, H5T_IEEE_F64LE, false, H5Screate(H5S_SCALAR), H5P_DEFAULT);
 }
 
 static hid_t mk_null(hid_t loc, const char *name)
 {
-    hid_t sp = H5Screate(H5S_NULL);
-    hid_t d = H5Dcreate2(loc, name, H5T_STD_U8LE, sp, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
-    H5Sclose(sp);
-    return d;
+    return ds(loc, name, H5T_STD_U8LE, false, H5Screate(H5S_NULL), H5P_DEFAULT);
 }
 
 /* chunked, 2-D, a maximum beyond the shape, a fill value of zero set */
 static hid_t mk_chunked(hid_t loc, const char *name)
 {
     hsize_t dims[2] = {6, 8}, max[2] = {12, 8}, chunk[2] = {3, 4};
-    hid_t sp = H5Screate_simple(2, dims, max), dcpl = H5Pcreate(H5P_DATASET_CREATE);
+    hid_t dcpl = H5Pcreate(H5P_DATASET_CREATE);
     int zero = 0;
     H5Pset_chunk(dcpl, 2, chunk);
     H5Pset_fill_value(dcpl, H5T_NATIVE_INT, &zero);
-    hid_t d = H5Dcreate2(loc, name, H5T_STD_I16BE, sp, H5P_DEFAULT, dcpl, H5P_DEFAULT);
-    H5Pclose(dcpl);
-    H5Sclose(sp);
-    return d;
+    return ds(loc, name, H5T_STD_I16BE, false, H5Screate_simple(2, dims, max), dcpl);
 }
 
 static hid_t mk_compact(hid_t loc, const char *name)
 {
-    hid_t sp = space1(4, 4), dcpl = H5Pcreate(H5P_DATASET_CREATE);
+    hid_t dcpl = H5Pcreate(H5P_DATASET_CREATE);
     H5Pset_layout(dcpl, H5D_COMPACT);
-    hid_t d = H5Dcreate2(loc, name, H5T_IEEE_F32LE, sp, H5P_DEFAULT, dcpl, H5P_DEFAULT);
-    H5Pclose(dcpl);
-    H5Sclose(sp);
-    return d;
+    return ds(loc, name, H5T_IEEE_F32LE, false, space1(4, 4), dcpl);
 }
 
 static hid_t mk_enum(hid_t loc, const char *name)
 {
-    hid_t t = H5Tenum_create(H5T_NATIVE_INT), sp = space1(3, 3);
+    hid_t t = H5Tenum_create(H5T_NATIVE_INT);
     int v = 0;
     H5Tenum_insert(t, "RED", &v);
     v = 1;
     H5Tenum_insert(t, "GREEN", &v);
-    hid_t d = H5Dcreate2(loc, name, t, sp, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
-    H5Tclose(t);
-    H5Sclose(sp);
-    return d;
+    return ds(loc, name, t, true, space1(3, 3), H5P_DEFAULT);
+}
+
+/* fixed-length (size 7) or variable-length strings */
+static hid_t mk_string(hid_t loc, const char *name, size_t size)
+{
+    hid_t t = H5Tcopy(H5T_C_S1);
+    H5Tset_size(t, size);
+    return ds(loc, name, t, true, space1(2, 2), H5P_DEFAULT);
 }
 
 static hid_t mk_fixed_string(hid_t loc, const char *name)
 {
-    hid_t t = H5Tcopy(H5T_C_S1), sp = space1(2, 2);
-    H5Tset_size(t, 7);
-    hid_t d = H5Dcreate2(loc, name, t, sp, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
-    H5Tclose(t);
-    H5Sclose(sp);
-    return d;
+    return mk_string(loc, name, 7);
 }
 
 static hid_t mk_vlen_string(hid_t loc, const char *name)
 {
-    hid_t t = H5Tcopy(H5T_C_S1), sp = space1(2, 2);
-    H5Tset_size(t, H5T_VARIABLE);
-    hid_t d = H5Dcreate2(loc, name, t, sp, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
-    H5Tclose(t);
-    H5Sclose(sp);
-    return d;
+    return mk_string(loc, name, H5T_VARIABLE);
 }
 
 /* an array on a dimension scale (DIMENSION_LIST), both arrays of a pair on the same one */
@@ -129,15 +122,11 @@ static hid_t mk_on_scale(hid_t loc, const char *name)
 static hid_t mk_big_record(hid_t loc, const char *name)
 {
     hsize_t n = 300000;
-    hid_t t = H5Tarray_create2(H5T_STD_I32LE, 1, &n), sp = space1(1, 1), dcpl = H5Pcreate(H5P_DATASET_CREATE);
+    hid_t t = H5Tarray_create2(H5T_STD_I32LE, 1, &n), dcpl = H5Pcreate(H5P_DATASET_CREATE);
     int *zeros = calloc(n, sizeof *zeros);
     H5Pset_fill_value(dcpl, t, zeros);
-    hid_t d = H5Dcreate2(loc, name, t, sp, H5P_DEFAULT, dcpl, H5P_DEFAULT);
     free(zeros);
-    H5Pclose(dcpl);
-    H5Sclose(sp);
-    H5Tclose(t);
-    return d;
+    return ds(loc, name, t, true, space1(1, 1), dcpl);
 }
 
 /* a committed datatype ("hdf5_datatype") */
@@ -155,10 +144,7 @@ static hid_t mk_named_type(hid_t loc, const char *name)
 /* 16-bit floats, stored as float32 ("hdf5_dtype") */
 static hid_t mk_half(hid_t loc, const char *name)
 {
-    hid_t sp = space1(4, 4);
-    hid_t d = H5Dcreate2(loc, name, H5T_IEEE_F16LE, sp, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
-    H5Sclose(sp);
-    return d;
+    return ds(loc, name, H5T_IEEE_F16LE, false, space1(4, 4), H5P_DEFAULT);
 }
 #endif
 
