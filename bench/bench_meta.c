@@ -14,16 +14,20 @@
  * the runs shown, connector and native alternating. For the arrays and groups writes a
  * third column, "floor s", times the file-system work alone of their layout in the same
  * directory: per object a directory and two small files, each written to a temporary and
- * renamed into place (the connector's crash-safe write), spread over one process per core,
- * no HDF5, no JSON, no sync: what no directory store can go below. A fourth, "thr s", times
+ * renamed into place (a crash-safe write of each object on its own), spread over one
+ * process per core, no HDF5, no JSON, no sync. A fourth, "thr s", times
  * the same work from as many threads of one process: where a library, the connector with its
  * worker threads, stands (threads share one table of open files, and each open and close
- * takes its lock). Every write and every open+walk runs in a
- * child process of its own, as a program that opens a file once would: in one long process the heap left by
- * earlier runs of either side decides too much (up to twice the time for the same open). Usage: bench_meta
- * [workdir] [max_n] [runs] [case] [min_n]   (HDF5_PLUGIN_PATH must find the connector; default workdir ".",
- * max_n 100000, runs 5, every case, min_n 1000; n = 100000 gets min(runs, 3) runs) Not a test: no assertion
- * on speed. */
+ * takes its lock). A fifth, "new s", times the layout written the way the connector writes a
+ * group that is new as a whole (its save finds the group's directory missing): every file
+ * under its own name inside one directory made under a temporary name, renamed into place
+ * once at the end, from one process per core: no rename per object, and as crash-safe; the
+ * lowest of the three, and what no directory store can go below. Every write and every
+ * open+walk runs in a child process of its own, as a program that opens a file once would: in one long
+ * process the heap left by earlier runs of either side decides too much (up to twice the time for the same
+ * open). Usage: bench_meta [workdir] [max_n] [runs] [case] [min_n]   (HDF5_PLUGIN_PATH must find the
+ * connector; default workdir ".", max_n 100000, runs 5, every case, min_n 1000; n = 100000 gets min(runs, 3)
+ * runs) Not a test: no assertion on speed. */
 #include <hdf5.h>
 #include <limits.h>
 #include <pthread.h>
@@ -215,8 +219,9 @@ static void remove_file(hid_t fapl, const char *path)
         waitpid(pid, &status, 0);
 }
 
-/* One worker of the floor: objects p, p + np, ... of n under the directory g; 0 or -1. */
-static int floor_part(int g, size_t n, size_t p, size_t np)
+/* One worker of the floor: objects p, p + np, ... of n under the directory g; 0 or -1.
+ * direct: each file written under its own name (g is a new directory no reader sees). */
+static int floor_part(int g, size_t n, size_t p, size_t np, int direct)
 {
     static const char body[128] = "{\"zarr_format\": 2}";
     const char *leaf[2] = {".zarray", ".zattrs"};
@@ -226,9 +231,9 @@ static int floor_part(int g, size_t n, size_t p, size_t np)
         int d = mkdirat(g, name, 0777) == 0 ? openat(g, name, O_RDONLY | O_DIRECTORY) : -1;
         for (int f = 0; f < 2 && d >= 0; f++) {
             snprintf(tmp, sizeof tmp, ".tmp.%d", f);
-            int fd = openat(d, tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+            int fd = openat(d, direct ? leaf[f] : tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
             if (fd < 0 || write(fd, body, sizeof body) != (ssize_t)sizeof body || close(fd) != 0 ||
-                renameat(d, tmp, d, leaf[f]) != 0)
+                (!direct && renameat(d, tmp, d, leaf[f]) != 0))
                 return -1;
         }
         if (d < 0 || close(d) != 0)
@@ -246,7 +251,7 @@ typedef struct floor_thread {
 static void *floor_thread_main(void *arg)
 {
     floor_thread *t = arg;
-    t->result = floor_part(t->g, t->n, t->p, t->np);
+    t->result = floor_part(t->g, t->n, t->p, t->np, 0);
     return NULL;
 }
 
@@ -268,12 +273,18 @@ static int floor_threads(int g, size_t n, size_t np)
     return ok && t[0].result == 0 ? 0 : -1;
 }
 
+enum { FLOOR_PROCS, FLOOR_THREADS, FLOOR_NEW };
+
 /* The file-system floor of n objects (see the top of the file), in dir/floor, from one
- * process per core, or (threads) one thread per core of one process; seconds or < 0. */
-static double fs_floor(const char *dir, size_t n, int threads)
+ * process per core, or one thread per core of one process, or (FLOOR_NEW) one process per
+ * core writing into a new directory renamed into place once at the end; seconds or < 0. */
+static double fs_floor(const char *dir, size_t n, int mode)
 {
-    char root[PATH_MAX + 16];
+    char root[PATH_MAX + 16], work[PATH_MAX + 32], final[PATH_MAX + 32];
     snprintf(root, sizeof root, "%s/floor", dir);
+    snprintf(work, sizeof work, "%s/%s", root, mode == FLOOR_NEW ? ".new" : "g");
+    snprintf(final, sizeof final, "%s/g", root);
+    int threads = mode == FLOOR_THREADS;
     if (mkdir(root, 0777) != 0)
         return -1;
     long np = sysconf(_SC_NPROCESSORS_ONLN);
@@ -284,13 +295,15 @@ static double fs_floor(const char *dir, size_t n, int threads)
     pid_t kids[64];
     long nkids = threads ? 1 : np;
     double t0 = now();
+    if (mkdir(work, 0777) != 0)
+        return -1;
     for (long p = 0; p < nkids; p++) {
         kids[p] = fork();
         if (kids[p] != 0)
             continue;
-        int g = open(root, O_RDONLY | O_DIRECTORY);
+        int g = open(work, O_RDONLY | O_DIRECTORY);
         _exit(g >= 0 && (threads ? floor_threads(g, n, (size_t)np)
-                                 : floor_part(g, n, (size_t)p, (size_t)np)) == 0
+                                 : floor_part(g, n, (size_t)p, (size_t)np, mode == FLOOR_NEW)) == 0
                   ? 0
                   : 1);
     }
@@ -300,6 +313,7 @@ static double fs_floor(const char *dir, size_t n, int threads)
         ok &= kids[p] > 0 && waitpid(kids[p], &status, 0) == kids[p] && WIFEXITED(status) &&
               WEXITSTATUS(status) == 0;
     }
+    ok &= mode != FLOOR_NEW || rename(work, final) == 0;
     double t = now() - t0;
     char cmd[PATH_MAX + 64];
     snprintf(cmd, sizeof cmd, "rm -rf '%s'", root);
@@ -352,8 +366,8 @@ int main(int argc, char **argv)
     snprintf(npath, sizeof npath, "%s/bench_meta.h5", dir);
 
     printf("nczarr connector vs native HDF5 (latest format), median of the runs shown\n");
-    printf("%-12s %-10s %7s %5s %12s %12s %8s %10s %8s %10s\n", "case", "phase", "n", "runs", "nczarr s",
-           "native s", "ratio", "floor s", "floor/n", "thr s");
+    printf("%-12s %-10s %7s %5s %12s %12s %8s %10s %8s %10s %10s\n", "case", "phase", "n", "runs", "nczarr s",
+           "native s", "ratio", "floor s", "floor/n", "thr s", "new s");
     fflush(stdout);
     for (long n = min_n; n <= max_n; n *= 10) {
         int k = n >= 100000 && runs > 3 ? 3 : runs;
@@ -361,7 +375,7 @@ int main(int argc, char **argv)
             if (only && strcmp(only, case_names[c]) != 0)
                 continue;
             double zw[MAX_RUNS], zr[MAX_RUNS], nw[MAX_RUNS], nr[MAX_RUNS], zo[MAX_RUNS], no[MAX_RUNS],
-                fw[MAX_RUNS], tw[MAX_RUNS];
+                fw[MAX_RUNS], tw[MAX_RUNS], ew[MAX_RUNS];
             int with_floor = c == C_ARRAYS || c == C_GROUPS;
             int with_open = c != C_ATTRS;
             const char *zp = c == C_ARRAYS_CONS ? zcons : zpath;
@@ -395,18 +409,19 @@ int main(int argc, char **argv)
                     (native ? nr : zr)[rep] = tr;
                     (native ? no : zo)[rep] = to;
                 }
-                fw[rep] = with_floor ? fs_floor(dir, (size_t)n, 0) : 0;
-                tw[rep] = with_floor && fw[rep] >= 0 ? fs_floor(dir, (size_t)n, 1) : 0;
-                if (fw[rep] < 0 || tw[rep] < 0) {
+                fw[rep] = with_floor ? fs_floor(dir, (size_t)n, FLOOR_PROCS) : 0;
+                tw[rep] = with_floor && fw[rep] >= 0 ? fs_floor(dir, (size_t)n, FLOOR_THREADS) : 0;
+                ew[rep] = with_floor && tw[rep] >= 0 ? fs_floor(dir, (size_t)n, FLOOR_NEW) : 0;
+                if (fw[rep] < 0 || tw[rep] < 0 || ew[rep] < 0) {
                     fprintf(stderr, "%s n=%ld: the file-system floor failed in %s\n", case_names[c], n, dir);
                     return 1;
                 }
             }
             double mzw = median(zw, k), mnw = median(nw, k), mzr = median(zr, k), mnr = median(nr, k);
             if (with_floor) {
-                double mfw = median(fw, k), mtw = median(tw, k);
-                printf("%-12s %-10s %7ld %5d %12.4f %12.4f %8.2f %10.4f %8.2f %10.4f\n", case_names[c],
-                       "write", n, k, mzw, mnw, mzw / mnw, mfw, mfw / mnw, mtw);
+                double mfw = median(fw, k), mtw = median(tw, k), mew = median(ew, k);
+                printf("%-12s %-10s %7ld %5d %12.4f %12.4f %8.2f %10.4f %8.2f %10.4f %10.4f\n", case_names[c],
+                       "write", n, k, mzw, mnw, mzw / mnw, mfw, mfw / mnw, mtw, mew);
             } else
                 printf("%-12s %-10s %7ld %5d %12.4f %12.4f %8.2f\n", case_names[c], "write", n, k, mzw, mnw,
                        mzw / mnw);

@@ -4,6 +4,11 @@ target_link_libraries(test_zmap PRIVATE nczm)
 # nczm_s3.h: the S3 driver's options as parsed
 target_include_directories(test_zmap PRIVATE ${PROJECT_SOURCE_DIR}/test/common ${PROJECT_SOURCE_DIR}/zmap/s3)
 add_test(NAME unit.zmap COMMAND test_zmap)
+# the directory store's commits of many objects
+add_executable(test_zmap_commit ${CMAKE_CURRENT_LIST_DIR}/test_zmap_commit.c)
+target_link_libraries(test_zmap_commit PRIVATE nczm)
+target_include_directories(test_zmap_commit PRIVATE ${PROJECT_SOURCE_DIR}/test/common)
+add_test(NAME unit.zmap_commit COMMAND test_zmap_commit)
 
 # The S3 store against a real server (Ceph RGW): test/s3/CMakeLists.txt puts these tests on
 # the fixture s3server (nczarr_s3_test), which starts it and writes the s3.env they read.

@@ -58,6 +58,9 @@ int nczm_file_write_tmp_at(int dfd, const struct iovec *iov, int iovcnt, size_t 
 nczm_status nczm_file_write_tmp(nczm_map *map, const char *key, const struct iovec *iov, int iovcnt,
                                 size_t len, int sync, int *dfdp, char **tmpp, const char **leafp);
 nczm_status nczm_file_rename_tmp(nczm_map *map, const char *key, int dfd, const char *tmp, const char *leaf);
+/* Writes the pieces straight to leaf in dfd (created or truncated, no temporary): 0 or
+ * errno. Only for a directory no reader sees yet. */
+int nczm_file_write_new_at(int dfd, const char *leaf, const struct iovec *iov, int iovcnt, size_t len);
 nczm_status nczm_file_commit_many(nczm_map *map, size_t n, nczm_put *reqs);
 nczm_status nczm_file_obj_begin(nczm_map *map, const char *key, void **st);
 int nczm_file_obj_pwritev(void *st, const struct iovec *iov, int iovcnt, size_t len, uint64_t off);
@@ -66,6 +69,23 @@ void nczm_file_obj_abort(void *st);
 void *nczm_file_commit_begin(nczm_map *map, nczm_put *reqs, size_t cap);
 void nczm_file_commit_ready(void *st, size_t n);
 nczm_status nczm_file_commit_end(void *st, size_t n, int commit);
+
+/* A commit's new subtrees (nczm_filesub.c), shared by the threads of its pass one. */
+typedef struct nczm_subtrees nczm_subtrees;
+nczm_subtrees *nczm_sub_new(void); /* NULL when out of memory: the commit goes without */
+void nczm_sub_free(nczm_subtrees *s);
+/* 1 with out (cap bytes) the key as written inside its new subtree when the directory of
+ * its first plen bytes is in one; 0 otherwise. */
+int nczm_sub_redirect(nczm_subtrees *s, const char *key, size_t plen, char *out, size_t cap);
+/* The directory of key's first plen bytes is missing: its topmost missing directory
+ * becomes a new subtree (or already is one); 1, or 0 when the caller must make the
+ * directories in place (too many subtrees, a race, an error). */
+int nczm_sub_add(const file_map *fm, nczm_subtrees *s, const char *key, size_t plen);
+/* Pass two's first step: each subtree renamed into place (commit, after a good sync) or
+ * removed; a subtree that is not put in place fails each of reqs[0, n) below it (noted in
+ * fe). */
+void nczm_sub_finish(nczm_map *map, nczm_subtrees *s, int commit, nczm_status sync_st, nczm_put *reqs,
+                     size_t n, nczm_first_err *fe);
 
 nczm_status nczm_file_delete(nczm_map *map, const char *key);
 

@@ -1,6 +1,8 @@
 /* The directory store's commits of many metadata objects (nczm_commit_many and the
  * streamed nczm_commit_begin...end): temporaries first, on the worker pool, then one sync,
- * the renames, one more sync. Single objects: nczm_filewrite.c. */
+ * the renames, one more sync. Objects below a directory that is missing go to a new
+ * subtree under their own names instead, put in place by one rename (nczm_filesub.c).
+ * Single objects: nczm_filewrite.c. */
 #include "nczm_file_internal.h"
 #include "nczc_workers.h"
 
@@ -149,19 +151,52 @@ static void cache_drop(const file_map *fm, dir_cache *c)
     c->gkey = NULL;
 }
 
+/* The open directory of key for pass one (-1 with errno set), *leaf its last segment.
+ * With sub, a key whose directory is missing is written in a new subtree: *wkey is then
+ * the key as written there, in whichever of bufs the cache does not point into (it keeps
+ * the key it last opened for). */
+static int pass_one_dir(const file_map *fm, dir_cache *dc, nczm_subtrees *sub, const char *key,
+                        char (*bufs)[PATH_MAX], const char **wkey, const char **leaf)
+{
+    size_t pl = parent_len(key);
+    char *buf = bufs[dc->key == bufs[0]];
+    *wkey = key;
+    if (!sub || !pl)
+        return cached_parent(fm, dc, key, 1, leaf);
+    if (!nczm_sub_redirect(sub, key, pl, buf, PATH_MAX)) {
+        int dfd = cached_parent(fm, dc, key, 0, leaf);
+        if (dfd >= 0 || errno != ENOENT)
+            return dfd;
+        if (!nczm_sub_add(fm, sub, key, pl) || !nczm_sub_redirect(sub, key, pl, buf, PATH_MAX))
+            return cached_parent(fm, dc, key, 1, leaf);
+    }
+    *wkey = buf;
+    return cached_parent(fm, dc, buf, 1, leaf);
+}
+
 /* Pass one of a commit over reqs[lo, hi): each object to a temporary beside its key (on disk
- * at once when sync). */
-static void commit_write(nczm_map *map, nczm_put *reqs, size_t lo, size_t hi, int sync, char **tmps,
-                         nczm_first_err *fe)
+ * at once when sync), or, below a new subtree (sub), under its own name there. */
+static void commit_write(nczm_map *map, nczm_put *reqs, size_t lo, size_t hi, int sync, nczm_subtrees *sub,
+                         char **tmps, nczm_first_err *fe)
 {
     const file_map *fm = FM(map);
     dir_cache dc = DIR_CACHE_INIT;
+    char bufs[2][PATH_MAX];
     for (size_t i = lo; i < hi; i++) {
         if (reqs[i].status != NCZM_OK)
             continue;
-        const char *leaf;
-        int dfd = cached_parent(fm, &dc, reqs[i].key, 1, &leaf);
+        const char *leaf, *wkey;
+        int dfd = pass_one_dir(fm, &dc, sub, reqs[i].key, bufs, &wkey, &leaf);
         struct iovec v = {(void *)(uintptr_t)reqs[i].buf, reqs[i].len};
+        if (wkey != reqs[i].key) {
+            int e = dfd < 0 ? errno : nczm_file_write_new_at(dfd, leaf, &v, 1, reqs[i].len);
+            if (e) {
+                cache_drop(fm, &dc);
+                reqs[i].status = nczm_file_key_err(map, "write", reqs[i].key, e);
+            }
+            nczm_first_err_note(fe, map, reqs[i].status != NCZM_OK);
+            continue;
+        }
         int e = dfd < 0 ? errno : nczm_file_write_tmp_at(dfd, &v, 1, reqs[i].len, sync, &tmps[i]);
         if (e) {
             /* the slow path, with its retries and messages */
@@ -253,7 +288,8 @@ typedef struct commit_par {
     nczm_put *reqs;
     atomic_size_t n; /* a streamed commit's: its capacity until it ends */
     char **tmps;
-    int pass; /* 1: temporaries, 2: renames */
+    nczm_subtrees *sub; /* pass one's new subtrees (NULL: none) */
+    int pass;           /* 1: temporaries, 2: renames */
     nczm_status sync_st;
     unsigned char *copies; /* a map copy per slot (the driver's map_size bytes) */
     nczm_first_err *fes;   /* per block */
@@ -271,7 +307,7 @@ static int commit_block(void *arg, size_t blk, unsigned slot)
     size_t n = atomic_load(&c->n);
     size_t lo = blk * COMMIT_BLOCK, hi = lo + COMMIT_BLOCK < n ? lo + COMMIT_BLOCK : n;
     if (c->pass == 1)
-        commit_write(m, c->reqs, lo, hi, 0, c->tmps, &c->fes[blk]);
+        commit_write(m, c->reqs, lo, hi, 0, c->sub, c->tmps, &c->fes[blk]);
     else
         commit_rename(m, c->reqs, lo, hi, c->sync_st, c->tmps, NULL, NULL, NULL, &c->fes[blk]);
     return 0;
@@ -337,12 +373,14 @@ static nczm_status commit_finish(nczm_map *map, size_t n, nczm_put *reqs, commit
         free(par->copies);
         free(par->fes);
         free(tmps);
+        nczm_sub_free(par->sub);
         return NCZM_OK;
     }
     if (written)
         commit_par_errs(par, &fe);
     else if (each || !commit_par_pass(par, 1))
-        commit_write(map, reqs, 0, n, each, tmps, &fe);
+        /* a few objects are synced one by one, each in its own place */
+        commit_write(map, reqs, 0, n, each, each ? NULL : par->sub, tmps, &fe);
     else
         commit_par_errs(par, &fe);
     /* taken back: the temporaries go, and nothing is reported */
@@ -350,6 +388,8 @@ static nczm_status commit_finish(nczm_map *map, size_t n, nczm_put *reqs, commit
     if (commit)
         nczm_first_err_note(&fe, map, sync_st != NCZM_OK);
     par->sync_st = sync_st;
+    /* new subtrees first: the objects renamed next may name them */
+    nczm_sub_finish(map, par->sub, commit, sync_st, reqs, n, &fe);
     if (each || !commit_par_pass(par, 2))
         commit_rename(map, reqs, 0, n, sync_st, tmps, each ? sdev : NULL, sino, &nseen, &fe);
     else if (commit)
@@ -357,6 +397,7 @@ static nczm_status commit_finish(nczm_map *map, size_t n, nczm_put *reqs, commit
     free(par->copies);
     free(par->fes);
     free(tmps);
+    nczm_sub_free(par->sub);
     if (!commit)
         return NCZM_OK;
     if (sync_st == NCZM_OK && !each)
@@ -366,16 +407,19 @@ static nczm_status commit_finish(nczm_map *map, size_t n, nczm_put *reqs, commit
     return sync_st;
 }
 
-/* Metadata objects, durably: every object goes to a temporary beside its key and reaches
- * the disk, then each is renamed into place and the renames reach the disk (per object and
- * directory for a few objects, by two syncfs for many: NCZM_SYNC_EACH_MAX; many objects
- * on the worker pool). A crash at any point leaves every object old or new, and whole. */
+/* Metadata objects, durably: every object goes to a temporary beside its key (or, many
+ * objects below a missing directory, into a new subtree) and reaches the disk, then each
+ * is renamed into place and the renames reach the disk (per object and directory for a
+ * few objects, by two syncfs for many: NCZM_SYNC_EACH_MAX; many objects on the worker
+ * pool). A crash at any point leaves every object old or new, and whole. */
 nczm_status nczm_file_commit_many(nczm_map *map, size_t n, nczm_put *reqs)
 {
-    commit_par par = {.map = map, .reqs = reqs};
+    commit_par par = {.map = map, .reqs = reqs, .sub = nczm_sub_new()};
     atomic_init(&par.n, n);
-    if (!(par.tmps = calloc(n, sizeof *par.tmps)))
+    if (!(par.tmps = calloc(n, sizeof *par.tmps))) {
+        nczm_sub_free(par.sub);
         return nczm_seterr(map, NCZM_NOMEM, "%s: out of memory writing metadata", map->location);
+    }
     return commit_finish(map, n, reqs, &par, 0, 1);
 }
 
@@ -397,9 +441,11 @@ void *nczm_file_commit_begin(nczm_map *map, nczm_put *reqs, size_t cap)
         return NULL;
     fc->par.map = map;
     fc->par.reqs = reqs;
+    fc->par.sub = nczm_sub_new();
     atomic_init(&fc->par.n, cap);
     fc->cap = cap;
     if (!(fc->par.tmps = calloc(cap ? cap : 1, sizeof *fc->par.tmps))) {
+        nczm_sub_free(fc->par.sub);
         free(fc);
         return NULL;
     }

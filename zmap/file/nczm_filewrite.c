@@ -16,15 +16,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-/* Writes the pieces iov[0..iovcnt) (len bytes in all) to a new temporary file in the open
- * directory dfd, on disk before it returns when sync; *tmpp gets its name (malloc'ed).
- * errno-style result: 0 or the error. */
-int nczm_file_write_tmp_at(int dfd, const struct iovec *iov, int iovcnt, size_t len, int sync, char **tmpp)
+/* Writes the pieces iov[0..iovcnt) (len bytes in all) to fd: 0 or an errno value. */
+static int write_all(int fd, const struct iovec *iov, int iovcnt, size_t len)
 {
-    char *tmp = NULL;
-    int fd = nczm_open_tmp_at(dfd, NULL, &tmp), e = 0;
-    if (fd < 0)
-        return errno;
     nczm_iovcur c = {iov, iovcnt, 0, 0};
     size_t left = len;
     while (left && c.k < c.n) {
@@ -33,13 +27,24 @@ int nczm_file_write_tmp_at(int dfd, const struct iovec *iov, int iovcnt, size_t 
         ssize_t w = writev(fd, v, nv);
         if (w < 0 && errno == EINTR)
             continue;
-        if (w <= 0) {
-            e = w < 0 ? errno : EIO;
-            break;
-        }
+        if (w <= 0)
+            return w < 0 ? errno : EIO;
         left -= (size_t)w;
         nczm_iovcur_skip(&c, (size_t)w);
     }
+    return 0;
+}
+
+/* Writes the pieces iov[0..iovcnt) (len bytes in all) to a new temporary file in the open
+ * directory dfd, on disk before it returns when sync; *tmpp gets its name (malloc'ed).
+ * errno-style result: 0 or the error. */
+int nczm_file_write_tmp_at(int dfd, const struct iovec *iov, int iovcnt, size_t len, int sync, char **tmpp)
+{
+    char *tmp = NULL;
+    int fd = nczm_open_tmp_at(dfd, NULL, &tmp);
+    if (fd < 0)
+        return errno;
+    int e = write_all(fd, iov, iovcnt, len);
     if (!e && sync && fdatasync(fd) != 0)
         e = errno;
     if (close(fd) != 0 && !e)
@@ -51,6 +56,19 @@ int nczm_file_write_tmp_at(int dfd, const struct iovec *iov, int iovcnt, size_t 
     }
     *tmpp = tmp;
     return 0;
+}
+
+/* The same written straight to leaf in dfd, a directory no reader sees yet (a commit's
+ * new subtree, nczm_filesub.c), so no temporary is needed. */
+int nczm_file_write_new_at(int dfd, const char *leaf, const struct iovec *iov, int iovcnt, size_t len)
+{
+    int fd = openat(dfd, leaf, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0666);
+    if (fd < 0)
+        return errno;
+    int e = write_all(fd, iov, iovcnt, len);
+    if (close(fd) != 0 && !e)
+        e = errno;
+    return e;
 }
 
 static nczm_status write_err(nczm_map *map, const char *key, int e)
