@@ -235,9 +235,10 @@ static void check_zarray_file(const char *path)
         CHECK(same, "%s: dump differs:\n  %s\n  %s", path, text, dumped);
     }
     if (dumped && ncztr_zarray_parse("again", dumped, strlen(dumped), &again) >= 0) {
-        CHECK(again.rank == za.rank && !memcmp(again.shape, za.shape, sizeof za.shape) &&
-                  !memcmp(again.chunks, za.chunks, sizeof za.chunks) &&
-                  !strcmp(again.dtype.zarr, za.dtype.zarr) && again.has_fill == za.has_fill &&
+        size_t dims_bytes = (size_t)za.rank * sizeof *za.shape;
+        CHECK(again.rank == za.rank && !memcmp(again.shape, za.shape, dims_bytes) &&
+                  !memcmp(again.chunks, za.chunks, dims_bytes) && !strcmp(again.dtype.zarr, za.dtype.zarr) &&
+                  again.has_fill == za.has_fill &&
                   (!za.has_fill || !memcmp(again.fill, za.fill, za.dtype.size)) && again.order == za.order &&
                   again.dimsep == za.dimsep &&
                   json_equal(again.compressor, za.compressor) == (za.compressor != NULL) &&
@@ -433,7 +434,7 @@ static void test_zarray(void)
     {
         ncztr_zarray za;
         memset(&za, 0, sizeof za);
-        za.rank = 1;
+        CHECK(ncztr_zarray_set_rank(&za, 1) == 0, "rank 1");
         za.shape[0] = 4;
         za.chunks[0] = 0;
         za.order = 'C';
@@ -454,6 +455,7 @@ static void test_zarray(void)
                           "\"fill_value\": null, \"order\": \"F\", \"compressor\": null, \"filters\": null}"),
               "minimal dump %s", s ? s : "");
         free(s);
+        ncztr_zarray_clear(&za);
     }
 }
 

@@ -208,7 +208,8 @@ herr_t ncztr_zarr3_array_from_json(const char *key, json_t *root, ncztr_zarray *
     if (json_array_size(j) > NCZTR_MAX_RANK)
         NCZ_GOTO(FAIL, NCZ_E_UNSUPPORTED, "%s: \"shape\" has %zu dimensions, more than the %d supported", key,
                  json_array_size(j), NCZTR_MAX_RANK);
-    za.rank = (int)json_array_size(j);
+    if (ncztr_zarray_set_rank(&za, (int)json_array_size(j)) < 0)
+        NCZ_GOTO_QUIET(FAIL);
     for (int k = 0; k < za.rank; k++) {
         json_t *e = json_array_get(j, (size_t)k);
         if (!json_is_integer(e) || json_integer_value(e) < 0)

@@ -22,7 +22,23 @@ void ncztr_zarray_clear(ncztr_zarray *za)
     json_decref(za->filters);
     json_decref(za->codecs);
     json_decref(za->structured);
+    free(za->shape); /* chunks share its block */
     memset(za, 0, sizeof *za);
+}
+
+herr_t ncztr_zarray_set_rank(ncztr_zarray *za, int rank)
+{
+    if (rank < 0 || rank > NCZTR_MAX_RANK)
+        return NCZ_PUSH(NCZ_E_ARGS, "rank %d is not between 0 and %d", rank, NCZTR_MAX_RANK);
+    size_t room = rank > 0 ? (size_t)rank : 1;
+    uint64_t *b = calloc(2 * room, sizeof *b);
+    if (!b)
+        return NCZ_PUSH(NCZ_E_NOMEM, "out of memory");
+    free(za->shape);
+    za->shape = b;
+    za->chunks = b + room;
+    za->rank = rank;
+    return SUCCEED;
 }
 
 /* Reads "shape" or "chunks" into dims; returns the rank or -1 after pushing an error. */
@@ -156,14 +172,18 @@ herr_t ncztr_zarray_from_json(const char *key, json_t *root, ncztr_zarray *out)
                  "%s: zarr_format %" JSON_INTEGER_FORMAT " is not supported (only 2)", key,
                  json_integer_value(j));
 
-    if ((rank = get_dims(key, root, "shape", 0, za.shape)) < 0)
+    uint64_t shp[NCZTR_MAX_RANK], chk[NCZTR_MAX_RANK];
+    if ((rank = get_dims(key, root, "shape", 0, shp)) < 0)
         NCZ_GOTO_QUIET(FAIL);
-    if ((crank = get_dims(key, root, "chunks", 1, za.chunks)) < 0)
+    if ((crank = get_dims(key, root, "chunks", 1, chk)) < 0)
         NCZ_GOTO_QUIET(FAIL);
     if (rank != crank)
         NCZ_GOTO(FAIL, NCZ_E_FORMAT, "%s: \"shape\" has %d dimensions but \"chunks\" has %d", key, rank,
                  crank);
-    za.rank = rank;
+    if (ncztr_zarray_set_rank(&za, rank) < 0)
+        NCZ_GOTO_QUIET(FAIL);
+    memcpy(za.shape, shp, (size_t)rank * sizeof *shp);
+    memcpy(za.chunks, chk, (size_t)rank * sizeof *chk);
 
     j = json_object_get(root, "dtype");
     if (!j)

@@ -8,8 +8,11 @@
 typedef struct ncztr_zarray {
     int rank; /* >= 1 (Zarr v2 scalars are shape [] -> rank 0 is
                  accepted on read: then shape/chunks are empty) */
-    uint64_t shape[NCZTR_MAX_RANK];
-    uint64_t chunks[NCZTR_MAX_RANK];
+    /* rank entries each (room for at least one), in one block made by ncztr_zarray_set_rank
+     * and freed by ncztr_zarray_clear: an array's model is kept for every array of a file,
+     * and room for NCZTR_MAX_RANK here was half of it */
+    uint64_t *shape;
+    uint64_t *chunks;
     ncztr_dtype dtype;
     int has_fill;
     unsigned char *fill;   /* malloc'ed dtype.size bytes when has_fill */
@@ -56,6 +59,10 @@ char *ncztr_zarray_dump(const ncztr_zarray *za);
  * when out of memory. The one place chunk keys are made. */
 char *ncztr_chunk_key_at(const char *prefix, int rank, char dimsep, bool chunk_c, const uint64_t *idx);
 void ncztr_zarray_clear(ncztr_zarray *za);
+/* Sets za's rank (0..NCZTR_MAX_RANK) with new zeroed shape and chunks (at least one entry
+ * each, so a rank-0 array may become a rank-1 scalar in place). FAIL (pushed) when out of
+ * memory or rank is out of range. */
+herr_t ncztr_zarray_set_rank(ncztr_zarray *za, int rank);
 
 /* The data types numpy has and HDF5 spells otherwise, shared by the v2 and v3 readers:
  * complex (esz 8 or 16 in all, endian '<' or '>') as the structure {r, i} of two floats

@@ -103,6 +103,19 @@ size_t ncztr_array_key_extra(int rank)
     return chunk > meta ? chunk : meta;
 }
 
+/* The new array's rank: za's shape and chunks, and maxdims, with room for it. */
+static herr_t set_rank(ncztr_array *a, int rank)
+{
+    if (ncztr_zarray_set_rank(&a->za, rank) < 0)
+        return FAIL;
+    hsize_t *m = calloc(rank > 0 ? (size_t)rank : 1, sizeof *m);
+    if (!m)
+        return NCZ_PUSH(NCZ_E_NOMEM, "out of memory");
+    free(a->maxdims);
+    a->maxdims = m;
+    return SUCCEED;
+}
+
 /* The array of a new dataset from its HDF5 type, dataspace and creation plist; name is for
  * messages. */
 static herr_t build_typed(ncztr_file *f, const char *name, hid_t type, hid_t space, hid_t dcpl, hid_t dapl,
@@ -186,12 +199,14 @@ static herr_t build_typed(ncztr_file *f, const char *name, hid_t type, hid_t spa
     if (scls == H5S_NULL) {
         /* no elements: an empty 1-D array (every reader sees no values), marked "hdf5_null" */
         a->null_space = true;
-        za->rank = 1;
+        if (set_rank(a, 1) < 0)
+            NCZ_GOTO_QUIET(FAIL);
         za->shape[0] = a->maxdims[0] = 0;
         za->chunks[0] = 1;
     } else if (scls == H5S_SCALAR) {
         a->scalar = true;
-        za->rank = 1;
+        if (set_rank(a, 1) < 0)
+            NCZ_GOTO_QUIET(FAIL);
         za->shape[0] = za->chunks[0] = 1;
         a->maxdims[0] = 1;
     } else {
@@ -199,7 +214,8 @@ static herr_t build_typed(ncztr_file *f, const char *name, hid_t type, hid_t spa
         hsize_t dims[H5S_MAX_RANK], maxd[H5S_MAX_RANK];
         if (rank < 1 || rank > NCZTR_MAX_RANK || H5Sget_simple_extent_dims(space, dims, maxd) < 0)
             NCZ_GOTO(FAIL, NCZ_E_ARGS, "dataset \"%s\": unsupported dataspace (rank %d)", name, rank);
-        za->rank = rank;
+        if (set_rank(a, rank) < 0)
+            NCZ_GOTO_QUIET(FAIL);
         uint64_t elems = 1;
         for (int k = 0; k < rank; k++) {
             za->shape[k] = dims[k];
@@ -440,7 +456,7 @@ static herr_t dims_from_xarray(ncztr_obj *o, json_t *zattrs)
             return SUCCEED; /* not usable names: anonymous dimensions */
         }
     }
-    if (!(a->dimrefs = calloc(NCZTR_MAX_RANK, sizeof *a->dimrefs)))
+    if (!(a->dimrefs = ncztr_dimrefs_new(a)))
         return NCZ_PUSH(NCZ_E_NOMEM, "out of memory");
     ncztr_obj *root = o->file->root;
     for (int k = 0; k < a->za.rank; k++) {
@@ -464,6 +480,10 @@ herr_t ncztr_array_setup_loaded(ncztr_obj *o, json_t *nca, json_t *zattrs, const
     ncztr_array *a = o->arr;
     ncztr_zarray *za = &a->za;
     bool fixedstring = false;
+    /* the parsed metadata gave za its rank; maxdims gets room for it (at least one) */
+    free(a->maxdims);
+    a->maxdims = calloc(za->rank > 0 ? (size_t)za->rank : 1, sizeof *a->maxdims);
+    NCZ_CHECK_ALLOC(a->maxdims, FAIL);
     if (nca) {
         if (!json_is_object(nca))
             NCZ_GOTO(FAIL, NCZ_E_FORMAT, "%s: \"_nczarr_array\" must be a JSON object", key);
@@ -501,7 +521,7 @@ herr_t ncztr_array_setup_loaded(ncztr_obj *o, json_t *nca, json_t *zattrs, const
             if ((int)json_array_size(refs) != za->rank)
                 NCZ_GOTO(FAIL, NCZ_E_FORMAT, "%s: %zu dimension references for an array of rank %d", key,
                          json_array_size(refs), za->rank);
-            a->dimrefs = calloc(NCZTR_MAX_RANK, sizeof *a->dimrefs);
+            a->dimrefs = ncztr_dimrefs_new(a);
             NCZ_CHECK_ALLOC(a->dimrefs, FAIL);
             for (int k = 0; k < za->rank; k++) {
                 json_t *r = json_array_get(refs, (size_t)k);
@@ -552,10 +572,7 @@ herr_t ncztr_array_setup_loaded(ncztr_obj *o, json_t *nca, json_t *zattrs, const
         free(a->load_warning);
         a->load_warning = strdup(why);
         NCZ_CHECK_ALLOC(a->load_warning, FAIL);
-        for (int j = 0; j < NCZTR_MAX_RANK; j++)
-            free(a->dimrefs[j]);
-        free(a->dimrefs);
-        a->dimrefs = NULL;
+        ncztr_dimrefs_free(a);
         memset(dims, 0, sizeof dims);
     }
     /* a fixed dimension's maximum is its size, unless the connector kept a larger one */
@@ -704,26 +721,6 @@ hid_t ncztr_array_own_dcpl(const ncztr_obj *o)
 {
     ncztr_array *a = o->arr;
     return a->dcpl >= 0 ? a->dcpl : loaded_dcpl(a, o->name);
-}
-
-hid_t ncztr_array_space(const ncztr_obj *o)
-{
-    const ncztr_array *a = o->arr;
-    if (a->scalar)
-        return H5Screate(H5S_SCALAR);
-    if (a->null_space)
-        return H5Screate(H5S_NULL);
-    hsize_t d[NCZTR_MAX_RANK], m[NCZTR_MAX_RANK];
-    for (int k = 0; k < a->za.rank; k++) {
-        d[k] = a->za.shape[k];
-        m[k] = a->maxdims[k];
-    }
-    return H5Screate_simple(a->za.rank, d, m);
-}
-
-hid_t ncztr_array_type(const ncztr_obj *o)
-{
-    return H5Tcopy(o->arr->type);
 }
 
 hid_t ncztr_array_dcpl(const ncztr_obj *o)

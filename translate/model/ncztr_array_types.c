@@ -1,5 +1,5 @@
-/* The HDF5 types and fill values of arrays: the type of a stored element, strings, and
- * the fill value a new array takes from its creation plist. */
+/* The HDF5 types, dataspaces and fill values of arrays: the type of a stored element,
+ * strings, and the fill value a new array takes from its creation plist. */
 #include "ncztr_array_internal.h"
 
 #include <stdio.h>
@@ -246,4 +246,24 @@ done:
         ncz_err_restore(es);
     }
     return ret;
+}
+
+hid_t ncztr_array_space(const ncztr_obj *o)
+{
+    const ncztr_array *a = o->arr;
+    if (a->scalar)
+        return H5Screate(H5S_SCALAR);
+    if (a->null_space)
+        return H5Screate(H5S_NULL);
+    hsize_t d[NCZTR_MAX_RANK], m[NCZTR_MAX_RANK];
+    for (int k = 0; k < a->za.rank; k++) {
+        d[k] = a->za.shape[k];
+        m[k] = a->maxdims[k];
+    }
+    return H5Screate_simple(a->za.rank, d, m);
+}
+
+hid_t ncztr_array_type(const ncztr_obj *o)
+{
+    return H5Tcopy(o->arr->type);
 }

@@ -35,7 +35,8 @@ static herr_t make_dimonly(ncztr_obj *g, const ncztr_dim *d)
     NCZ_CHECK_ALLOC(c->arr, FAIL);
     c->arr->type = c->arr->dcpl = H5I_INVALID_HID;
     ncztr_zarray *za = &c->arr->za;
-    za->rank = 1;
+    if (ncztr_zarray_set_rank(za, 1) < 0)
+        NCZ_GOTO_QUIET(FAIL);
     za->shape[0] = d->size;
     za->chunks[0] = d->unlimited || d->size == 0 ? 1 : d->size;
     za->order = 'C';
@@ -345,7 +346,7 @@ static herr_t derive_array_refs(ncztr_obj *o, const dimid_map *m)
             ncoords = (size_t)rank;
         }
     }
-    if (!a->dimrefs && !(a->dimrefs = calloc(NCZTR_MAX_RANK, sizeof *a->dimrefs)))
+    if (!a->dimrefs && !(a->dimrefs = ncztr_dimrefs_new(a)))
         return NCZ_PUSH(NCZ_E_NOMEM, "out of memory");
     for (int k = 0; k < rank; k++) {
         char *ref = NULL;

@@ -41,12 +41,13 @@ struct ncztr_array {
     /* The HDF5 layout the dataset was created with, NCZarr's "storage": a contiguous or
      * compact dataset is stored in chunks like any other, and comes back as it was made. */
     enum { NCZTR_STORAGE_CHUNKED = 0, NCZTR_STORAGE_CONTIGUOUS, NCZTR_STORAGE_COMPACT } storage;
-    hsize_t maxdims[NCZTR_MAX_RANK]; /* H5S_UNLIMITED for unlimited dims */
-    char **dimrefs;                  /* rank FQNs ("/x", "/sub/y") or NULL: derived on save */
-    hid_t type;                      /* HDF5 type the application sees (owned) */
-    bool vlen_string;                /* type is a vlen string stored as |S<maxstrlen> */
-    bool ref_obj;                    /* type is H5T_STD_REF_OBJ, stored as the paths of the objects, text as a
-                                      * vlen string array's (ncztr_refarray.c) */
+    hsize_t *maxdims; /* H5S_UNLIMITED for unlimited dims; room for the rank (at
+                       * least one), made with it (ncztr_array.c) */
+    char **dimrefs;   /* rank FQNs ("/x", "/sub/y") or NULL: derived on save (ncztr_dimrefs_new) */
+    hid_t type;       /* HDF5 type the application sees (owned) */
+    bool vlen_string; /* type is a vlen string stored as |S<maxstrlen> */
+    bool ref_obj;     /* type is H5T_STD_REF_OBJ, stored as the paths of the objects, text as a
+                       * vlen string array's (ncztr_refarray.c) */
     size_t maxstrlen;
     hid_t dcpl;       /* creation plist reported by H5Dget_create_plist (owned) */
     bool fill_never;  /* H5D_FILL_TIME_NEVER: fill_value null */
@@ -284,6 +285,19 @@ static inline herr_t ncztr_group_ready(const ncztr_obj *g)
     if (g->pending && g->file->hooks.load_group((ncztr_obj *)g) < 0)
         return FAIL;
     return g->group_error ? NCZ_PUSH(NCZ_E_FORMAT, "%s", g->group_error) : SUCCEED;
+}
+/* Room for an array's dimension references, one per dimension (at least one), NULL when out
+ * of memory; and their free (the rank never changes once an array has them). */
+static inline char **ncztr_dimrefs_new(const ncztr_array *a)
+{
+    return calloc(a->za.rank > 0 ? (size_t)a->za.rank : 1, sizeof(char *));
+}
+static inline void ncztr_dimrefs_free(ncztr_array *a)
+{
+    for (int k = 0; a->dimrefs && k < (a->za.rank > 0 ? a->za.rank : 1); k++)
+        free(a->dimrefs[k]);
+    free(a->dimrefs);
+    a->dimrefs = NULL;
 }
 /* The live object with that id, or NULL (the id index only: ncztr_ids.c). */
 ncztr_obj *ncztr_ids_get(const ncztr_file *f, uint64_t id);

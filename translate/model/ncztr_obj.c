@@ -226,12 +226,9 @@ void ncztr_array_free(ncztr_array *a)
     if (a->cache)
         a->cache_free(a->cache);
     ncztr_chain_free(a->chain);
+    ncztr_dimrefs_free(a); /* by the rank: before za is cleared */
     ncztr_zarray_clear(&a->za);
-    if (a->dimrefs) {
-        for (int i = 0; i < NCZTR_MAX_RANK; i++)
-            free(a->dimrefs[i]);
-        free(a->dimrefs);
-    }
+    free(a->maxdims);
     /* A program that exits with its file open has its ids closed by HDF5's own shutdown,
      * which may free these before it closes the file: only what is still valid is closed. */
     if (a->type >= 0 && H5Iis_valid(a->type) > 0)

@@ -44,7 +44,7 @@ static herr_t resolve_dims(ncztr_obj *o)
         return SUCCEED;
     ncztr_file *f = o->file;
     if (!a->dimrefs) {
-        a->dimrefs = calloc(NCZTR_MAX_RANK, sizeof *a->dimrefs);
+        a->dimrefs = ncztr_dimrefs_new(a);
         if (!a->dimrefs)
             return NCZ_PUSH(NCZ_E_NOMEM, "out of memory");
     }
