@@ -249,24 +249,45 @@ static void test_commit_subtrees(void)
     CHECK(temps_in(spath("subtrees.zarr")) == 0, "no temporary is left on disk");
 }
 
-/* Is there a temporary directory in dir? */
-static int temp_dir_in(const char *dir)
+/* The path of the temporary directory in dir (a new subtree under way), or NULL. */
+static const char *temp_dir_in(const char *dir)
 {
+    static char path[4400];
     DIR *d = opendir(dir);
     struct dirent *de;
-    int found = 0;
+    const char *found = NULL;
     while (d && !found && (de = readdir(d)) != NULL)
-        found = strncmp(de->d_name, ".nczm-tmp", 9) == 0 && de->d_type == DT_DIR;
+        if (strncmp(de->d_name, ".nczm-tmp", 9) == 0 && de->d_type == DT_DIR) {
+            snprintf(path, sizeof path, "%s/%s", dir, de->d_name);
+            found = path;
+        }
     if (d)
         closedir(d);
     return found;
 }
 
-/* A new directory that appears while its subtree is being written (another writer, say):
- * the subtree is moved into it entry by entry, and what the other writer put there stays. */
+/* Entries of dir named name, and entries whose name starts with ".nczm-tmp". */
+static void count_entries(const char *dir, const char *name, int *named, int *temps)
+{
+    DIR *d = opendir(dir);
+    struct dirent *de;
+    *named = *temps = 0;
+    while (d && (de = readdir(d)) != NULL) {
+        *named += strcmp(de->d_name, name) == 0;
+        *temps += strncmp(de->d_name, ".nczm-tmp", 9) == 0;
+    }
+    if (d)
+        closedir(d);
+}
+
+/* A new group's subtree under way: its own .zgroup is a temporary at the top of the
+ * temporary directory (no reader takes that directory for a group should a crash leave it),
+ * renamed once the group is in place. A new directory that appears while its subtree is
+ * being written (another writer, say): the subtree is moved into it entry by entry, and
+ * what the other writer put there stays. */
 static void test_commit_merge(void)
 {
-    enum { N = 2000 };
+    enum { N = 2001 };
     nczm_map *m = create_store("merge.zarr");
     REQUIRE(m, "a store");
     nczm_map_set_workers(m, 2); /* pass one then runs on the pool while the caller waits */
@@ -275,15 +296,26 @@ static void test_commit_merge(void)
     nczm_commit *c = nczm_commit_begin(m, p, N);
     REQUIRE(c, "begin");
     for (int i = 0; i < N; i++) {
-        snprintf(keys[i], sizeof keys[i], "m/v%04d/%s", i / 2, i % 2 ? ".zattrs" : ".zarray");
+        if (i == 0)
+            snprintf(keys[i], sizeof keys[i], "m/.zgroup");
+        else
+            snprintf(keys[i], sizeof keys[i], "m/v%04d/%s", (i - 1) / 2, i % 2 ? ".zarray" : ".zattrs");
         p[i] = (nczm_put){.key = keys[i], .buf = keys[i], .len = strlen(keys[i])};
     }
     nczm_commit_ready(c, N);
     /* the subtree's temporary directory is made before its first object is written */
     struct timespec pause = {0, 1000000};
-    for (int t = 0; t < 10000 && !temp_dir_in(spath("merge.zarr")); t++)
-        nanosleep(&pause, NULL);
-    CHECK(temp_dir_in(spath("merge.zarr")), "pass one made a new subtree");
+    const char *tdir = NULL;
+    int named = 0, temps = 0;
+    for (int t = 0; t < 10000 && !temps; t++) {
+        if ((tdir = temp_dir_in(spath("merge.zarr"))) != NULL)
+            count_entries(tdir, ".zgroup", &named, &temps);
+        if (!temps)
+            nanosleep(&pause, NULL);
+    }
+    CHECK(tdir != NULL, "pass one made a new subtree");
+    CHECK(temps == 1 && named == 0,
+          "its top holds the group's .zgroup as a temporary: %d temporaries, %d named", temps, named);
     CHECK(mkdir(spath("merge.zarr/m"), 0777) == 0 && mkdir(spath("merge.zarr/m/v0003"), 0777) == 0,
           "the directory appears meanwhile");
     FILE *f = fopen(spath("merge.zarr/m/v0003/other"), "w");

@@ -74,8 +74,9 @@ nczm_status nczm_file_commit_end(void *st, size_t n, int commit);
 typedef struct nczm_subtrees nczm_subtrees;
 nczm_subtrees *nczm_sub_new(void); /* NULL when out of memory: the commit goes without */
 void nczm_sub_free(nczm_subtrees *s);
-/* 1 with out (cap bytes) the key as written inside its new subtree when the directory of
- * its first plen bytes is in one; 0 otherwise. */
+/* With out (cap bytes) the key as written inside its new subtree when the directory of its
+ * first plen bytes is in one: 2 when that directory is the subtree's top, else 1; 0 when
+ * the key is in no new subtree. */
 int nczm_sub_redirect(nczm_subtrees *s, const char *key, size_t plen, char *out, size_t cap);
 /* The directory of key's first plen bytes is missing: its topmost missing directory
  * becomes a new subtree (or already is one); 1, or 0 when the caller must make the

@@ -154,20 +154,21 @@ static void cache_drop(const file_map *fm, dir_cache *c)
 /* The open directory of key for pass one (-1 with errno set), *leaf its last segment.
  * With sub, a key whose directory is missing is written in a new subtree: *wkey is then
  * the key as written there, in whichever of bufs the cache does not point into (it keeps
- * the key it last opened for). */
+ * the key it last opened for), and *in is nczm_sub_redirect's 1 or 2 (else 0). */
 static int pass_one_dir(const file_map *fm, dir_cache *dc, nczm_subtrees *sub, const char *key,
-                        char (*bufs)[PATH_MAX], const char **wkey, const char **leaf)
+                        char (*bufs)[PATH_MAX], const char **wkey, const char **leaf, int *in)
 {
     size_t pl = parent_len(key);
     char *buf = bufs[dc->key == bufs[0]];
     *wkey = key;
+    *in = 0;
     if (!sub || !pl)
         return cached_parent(fm, dc, key, 1, leaf);
-    if (!nczm_sub_redirect(sub, key, pl, buf, PATH_MAX)) {
+    if (!(*in = nczm_sub_redirect(sub, key, pl, buf, PATH_MAX))) {
         int dfd = cached_parent(fm, dc, key, 0, leaf);
         if (dfd >= 0 || errno != ENOENT)
             return dfd;
-        if (!nczm_sub_add(fm, sub, key, pl) || !nczm_sub_redirect(sub, key, pl, buf, PATH_MAX))
+        if (!nczm_sub_add(fm, sub, key, pl) || !(*in = nczm_sub_redirect(sub, key, pl, buf, PATH_MAX)))
             return cached_parent(fm, dc, key, 1, leaf);
     }
     *wkey = buf;
@@ -186,10 +187,15 @@ static void commit_write(nczm_map *map, nczm_put *reqs, size_t lo, size_t hi, in
         if (reqs[i].status != NCZM_OK)
             continue;
         const char *leaf, *wkey;
-        int dfd = pass_one_dir(fm, &dc, sub, reqs[i].key, bufs, &wkey, &leaf);
+        int in;
+        int dfd = pass_one_dir(fm, &dc, sub, reqs[i].key, bufs, &wkey, &leaf, &in);
         struct iovec v = {(void *)(uintptr_t)reqs[i].buf, reqs[i].len};
-        if (wkey != reqs[i].key) {
-            int e = dfd < 0 ? errno : nczm_file_write_new_at(dfd, leaf, &v, 1, reqs[i].len);
+        if (in) {
+            /* in the subtree's top directory a temporary, renamed by its key in pass two
+             * once the directory is in place (nczm_filesub.c) */
+            int e = dfd < 0   ? errno
+                    : in == 2 ? nczm_file_write_tmp_at(dfd, &v, 1, reqs[i].len, 0, &tmps[i])
+                              : nczm_file_write_new_at(dfd, leaf, &v, 1, reqs[i].len);
             if (e) {
                 cache_drop(fm, &dc);
                 reqs[i].status = nczm_file_key_err(map, "write", reqs[i].key, e);

@@ -4,8 +4,12 @@
  * every object below it is written there under its own name, and pass two renames that
  * one directory into place: one rename instead of one per object, and still nothing of
  * it is seen before pass two, or after a crash before it (the temporary's name is hidden
- * from listings, as the temporaries of single objects are). A directory that appears in
- * the meantime has the subtree moved into it entry by entry instead. */
+ * from listings, as the temporaries of single objects are). The objects directly in the
+ * top directory (a new group's own .zgroup and .zattrs) are temporaries there, renamed
+ * with the objects outside after the directory is in place: until then no Zarr reader
+ * takes the temporary directory for a group or an array, should a crash leave it behind.
+ * A directory that appears in the meantime has the subtree moved into it entry by entry
+ * instead. */
 #include "nczm_file_internal.h"
 
 #include <pthread.h>
@@ -77,7 +81,7 @@ int nczm_sub_redirect(nczm_subtrees *s, const char *key, size_t plen, char *out,
         return 0; /* written in place then, and merged at the end */
     memcpy(out, e->tmp, e->tlen);
     memcpy(out + e->tlen, key + e->klen, rest + 1);
-    return 1;
+    return plen == e->klen ? 2 : 1;
 }
 
 /* The length of the shortest missing directory prefix of key's first plen bytes, or 0 when
