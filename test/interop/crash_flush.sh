@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # A writer killed with SIGKILL in the middle of a flush leaves a store whose every metadata
 # object is the previous one or the new one, whole: crash_writer rewrites the .zattrs of
-# 221 objects per flush (the directory store syncs the whole file system twice) or of 23
-# (it syncs each object and directory), and is killed ten times over the same store each,
+# 221 objects per flush (the directory store syncs the whole file system twice; it also makes
+# a new group of 40 datasets, which the store writes as a new subtree renamed into place
+# once) or of 23 (it syncs each object and directory), and is killed ten times over the
+# same store each,
 # every time inside a flush: it prints "flush G" before H5Fflush and G after, and the test
 # kills it as soon as it reads "flush G" (after 0 to 9 ms more, so that kills land at
 # different points of the flush); a kill that did not land between the two lines (the
@@ -21,8 +23,9 @@ native=(env -u HDF5_VOL_CONNECTOR -u HDF5_PLUGIN_PATH LD_PRELOAD=)
 writer="$NCZARR_BUILD/test/interop_crash_writer"
 landed=0 missed=0 torn=0
 for ngroups in 20 2; do
+nnew=$([ "$ngroups" = 20 ] && echo 40 || echo 0)
 store=$tmp/s$ngroups.zarr
-"$writer" "$store" 1 "$ngroups" >/dev/null
+"$writer" "$store" 1 "$ngroups" "$nnew" >/dev/null
 assert_store "$store" "crash_writer" || exit 1
 floor=1 # the last generation known to be complete
 round=0 attempts=0
@@ -31,7 +34,7 @@ while [ "$round" -lt 10 ]; do
   [ "$attempts" -le 40 ] || { echo "FAIL: $ngroups groups: only $round of 40 kills landed inside a flush"; exit 1; }
   rm -f "$tmp/out.fifo"
   mkfifo "$tmp/out.fifo"
-  "$writer" "$store" 1000000 "$ngroups" >"$tmp/out.fifo" 2>"$tmp/err.txt" &
+  "$writer" "$store" 1000000 "$ngroups" "$nnew" >"$tmp/out.fifo" 2>"$tmp/err.txt" &
   pid=$!
   exec 3<"$tmp/out.fifo"
   : >"$tmp/gens.txt"
@@ -67,7 +70,28 @@ while [ "$round" -lt 10 ]; do
 import json, os, sys
 store, done = sys.argv[1], int(sys.argv[2])
 gens = set()
-for d, _, files in os.walk(store):
+for d, dirs, files in os.walk(store):
+    # a new subtree a kill left under its temporary name is no part of the store
+    dirs[:] = [x for x in dirs if not x.startswith(".nczm-tmp")]
+    rel = os.path.relpath(d, store).split(os.sep)
+    if rel[0].startswith("new"):
+        # a new group of generation n is there whole or not at all (one rename), and
+        # keeps its generation
+        n = int(rel[0][3:])
+        if len(rel) == 1:
+            arrays = [x for x in dirs if os.path.exists(os.path.join(d, x, ".zarray"))]
+            if len(arrays) != 40 or len(dirs) != 40:
+                sys.exit(f"{d}: {len(arrays)} whole arrays of 40 ({len(dirs)} directories)")
+        for f in files:
+            if f in (".zgroup", ".zarray", ".zattrs"):
+                p = os.path.join(d, f)
+                try:
+                    j = json.load(open(p))
+                except Exception as e:
+                    sys.exit(f"torn object {p}: {e}")
+                if f == ".zattrs" and j.get("gen") != n:
+                    sys.exit(f"{p}: gen {j.get('gen')!r} in the new group of generation {n}")
+        continue
     for f in files:
         if f in (".zgroup", ".zarray", ".zattrs", ".zmetadata"):
             p = os.path.join(d, f)
@@ -95,7 +119,7 @@ PY
     { tail -n 20 "$tmp/ddl.txt"; echo "FAIL: h5dump cannot read the store after a kill"; torn=1; }
 done
 # the store is still writable: one more complete generation
-"$writer" "$store" 1 "$ngroups" >/dev/null || { echo "FAIL: the writer cannot continue the store"; torn=1; }
+"$writer" "$store" 1 "$ngroups" "$nnew" >/dev/null || { echo "FAIL: the writer cannot continue the store"; torn=1; }
 done
 [ "$torn" = 0 ] || exit 1
 echo "crash_flush: ok ($landed kills inside a flush; $missed more landed after the flush and were repeated)"

@@ -3,10 +3,12 @@
  * Generation g: every group and dataset gets attribute "gen" = g and a long text attribute
  * naming g, so each flush rewrites every .zattrs. Before each flush it prints "flush g",
  * after it g.
- *   crash_writer STORE [max_generations [ngroups]]
+ *   crash_writer STORE [max_generations [ngroups [nnew]]]
  * A store that exists is opened and continued from its root's "gen". ngroups (default 20)
  * groups of 10 datasets: 221 objects per flush, or few enough (2: 23) for the directory
- * store's per-object syncs instead of its whole-file-system ones. */
+ * store's per-object syncs instead of its whole-file-system ones. nnew (default 0): each
+ * generation g also makes a new group "new<g>" of nnew datasets, which the directory store
+ * writes as a new subtree renamed into place once. */
 #include "connector_check.h"
 
 #include <hdf5.h>
@@ -42,6 +44,31 @@ static int set_gen(hid_t obj, int g)
     return rc;
 }
 
+/* Group "new<g>" with nnew one-element datasets, all at generation g (a run killed after
+ * its flush renamed the group into place may find it: it is then left as it is). */
+static int new_group(hid_t f, int g, int nnew)
+{
+    char name[32];
+    snprintf(name, sizeof name, "new%06d", g);
+    if (H5Lexists(f, name, H5P_DEFAULT) > 0)
+        return 0;
+    hsize_t d = 1;
+    hid_t sp = H5Screate_simple(1, &d, NULL), gr = H5Gcreate2(f, name, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+    int rc = sp < 0 || gr < 0 || set_gen(gr, g) < 0 ? -1 : 0;
+    for (int j = 0; j < nnew && rc == 0; j++) {
+        snprintf(name, sizeof name, "v%03d", j);
+        hid_t ds = H5Dcreate2(gr, name, H5T_STD_I32LE, sp, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+        rc = ds < 0 || set_gen(ds, g) < 0 ? -1 : 0;
+        if (ds >= 0)
+            H5Dclose(ds);
+    }
+    if (gr >= 0)
+        H5Gclose(gr);
+    if (sp >= 0)
+        H5Sclose(sp);
+    return rc;
+}
+
 int main(int argc, char **argv)
 {
     if (argc < 2) {
@@ -50,6 +77,7 @@ int main(int argc, char **argv)
     }
     int max = argc > 2 ? atoi(argv[2]) : 1000000;
     int ngroups = argc > 3 ? atoi(argv[3]) : 20;
+    int nnew = argc > 4 ? atoi(argv[4]) : 0;
     hid_t f = H5Fopen(argv[1], H5F_ACC_RDWR, H5P_DEFAULT);
     int g = 0;
     if (f < 0) {
@@ -97,6 +125,8 @@ int main(int argc, char **argv)
             }
             H5Gclose(gr);
         }
+        if (nnew > 0 && new_group(f, g, nnew) < 0)
+            return 1;
         /* "flush G" then "G": a kill between the two landed inside the flush */
         printf("flush %d\n", g);
         fflush(stdout);
