@@ -36,6 +36,26 @@ static int ncz_test_passed_ = 0, ncz_test_failed_ = 0;
         if (!ncz_req_)                                                                                       \
             return;                                                                                          \
     } while (0)
+/* A new scratch directory $TMPDIR/<name>.XXXXXX (/tmp without TMPDIR) into buf; 0, or -1
+ * after saying why. */
+static inline int ncz_test_scratch(char *buf, size_t size, const char *name)
+{
+    const char *tmp = getenv("TMPDIR");
+    snprintf(buf, size, "%s/%s.XXXXXX", tmp && *tmp ? tmp : "/tmp", name);
+    if (mkdtemp(buf))
+        return 0;
+    perror("mkdtemp");
+    return -1;
+}
+/* "dir/name" in one of eight buffers used in turn (a call's few paths stay valid together). */
+static inline char *ncz_test_path(const char *dir, const char *name)
+{
+    static char buf[8][4200];
+    static int next;
+    char *b = buf[next++ % 8];
+    snprintf(b, sizeof buf[0], "%s/%s", dir, name);
+    return b;
+}
 /* Runs fn(arg) as a user without privileges: checks of what a user may not do (write a
  * read-only directory) pass for root, who may write anywhere, and CI runs as root. As root,
  * fn runs in a child process as nobody (uid/gid 65534; the paths it uses must be reachable

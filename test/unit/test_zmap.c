@@ -39,11 +39,7 @@ static void rm_rf(const char *path)
 
 static char *spath(const char *name)
 {
-    static char buf[8][4200];
-    static int next;
-    char *b = buf[next++ % 8];
-    snprintf(b, sizeof buf[0], "%s/%s", scratch, name);
-    return b;
+    return ncz_test_path(scratch, name);
 }
 
 static void put_file(const char *path, const char *text)
@@ -734,12 +730,8 @@ static void test_samples(void)
 int main(void)
 {
     umask(022);
-    const char *tmp = getenv("TMPDIR");
-    snprintf(scratch, sizeof scratch, "%s/test_zmap.XXXXXX", tmp && *tmp ? tmp : "/tmp");
-    if (!mkdtemp(scratch)) {
-        perror("mkdtemp");
+    if (ncz_test_scratch(scratch, sizeof scratch, "test_zmap") != 0)
         return EXIT_FAILURE;
-    }
     chmod(scratch, 0755); /* reachable by the unprivileged checks (ncz_run_unprivileged) */
     test_keys();
     test_urls();

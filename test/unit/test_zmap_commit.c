@@ -28,11 +28,7 @@ static int path_exists(const char *path)
 
 static char *spath(const char *name)
 {
-    static char buf[8][4200];
-    static int next;
-    char *b = buf[next++ % 8];
-    snprintf(b, sizeof buf[0], "%s/%s", scratch, name);
-    return b;
+    return ncz_test_path(scratch, name);
 }
 
 static size_t ntemps;
@@ -333,12 +329,8 @@ static void test_commit_merge(void)
 int main(void)
 {
     umask(022);
-    const char *tmp = getenv("TMPDIR");
-    snprintf(scratch, sizeof scratch, "%s/test_zmap_commit.XXXXXX", tmp && *tmp ? tmp : "/tmp");
-    if (!mkdtemp(scratch)) {
-        perror("mkdtemp");
+    if (ncz_test_scratch(scratch, sizeof scratch, "test_zmap_commit") != 0)
         return EXIT_FAILURE;
-    }
     test_commit_many();
     test_commit_stream();
     test_commit_subtrees();
