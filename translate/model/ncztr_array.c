@@ -103,17 +103,20 @@ size_t ncztr_array_key_extra(int rank)
     return chunk > meta ? chunk : meta;
 }
 
-/* The new array's rank: za's shape and chunks, and maxdims, with room for it. */
-static herr_t set_rank(ncztr_array *a, int rank)
+herr_t ncztr_array_maxdims_new(ncztr_array *a)
 {
-    if (ncztr_zarray_set_rank(&a->za, rank) < 0)
-        return FAIL;
-    hsize_t *m = calloc(rank > 0 ? (size_t)rank : 1, sizeof *m);
+    hsize_t *m = calloc(a->za.rank > 0 ? (size_t)a->za.rank : 1, sizeof *m);
     if (!m)
         return NCZ_PUSH(NCZ_E_NOMEM, "out of memory");
     free(a->maxdims);
     a->maxdims = m;
     return SUCCEED;
+}
+
+/* The new array's rank: za's shape and chunks, and maxdims, with room for it. */
+static herr_t set_rank(ncztr_array *a, int rank)
+{
+    return ncztr_zarray_set_rank(&a->za, rank) < 0 ? FAIL : ncztr_array_maxdims_new(a);
 }
 
 /* The array of a new dataset from its HDF5 type, dataspace and creation plist; name is for
@@ -480,10 +483,8 @@ herr_t ncztr_array_setup_loaded(ncztr_obj *o, json_t *nca, json_t *zattrs, const
     ncztr_array *a = o->arr;
     ncztr_zarray *za = &a->za;
     bool fixedstring = false;
-    /* the parsed metadata gave za its rank; maxdims gets room for it (at least one) */
-    free(a->maxdims);
-    a->maxdims = calloc(za->rank > 0 ? (size_t)za->rank : 1, sizeof *a->maxdims);
-    NCZ_CHECK_ALLOC(a->maxdims, FAIL);
+    if (!a->maxdims && ncztr_array_maxdims_new(a) < 0)
+        NCZ_GOTO_QUIET(FAIL);
     if (nca) {
         if (!json_is_object(nca))
             NCZ_GOTO(FAIL, NCZ_E_FORMAT, "%s: \"_nczarr_array\" must be a JSON object", key);

@@ -11,6 +11,9 @@
  * messages. */
 herr_t ncztr_array_setup_loaded(ncztr_obj *o, json_t *nczarr_array, json_t *zattrs, const char *key,
                                 const char *zkey);
+/* Zeroed maxdims with room for za's rank (at least one), replacing any: as soon as za has
+ * its rank, so that an array whose attributes then fail to load has them too. */
+herr_t ncztr_array_maxdims_new(ncztr_array *a);
 /* The HDF5 type of a plain dtype, shared by the file's arrays of that dtype: a new
  * reference to it (ncztr_shared.c). */
 hid_t ncztr_shared_type(ncztr_file *f, const ncztr_dtype *dt);

@@ -121,14 +121,13 @@ static herr_t load_array(ncztr_obj *o, json_t *za, json_t *zattrs, const char *k
     } else if (!za) {
         NCZ_PUSH(NCZ_E_FORMAT, "array \"%s\" has no %s", o->name, zkey);
     } else if (ncztr_array_meta_parse(fmt, zkey, za, &o->arr->za) == SUCCEED &&
+               ncztr_array_maxdims_new(o->arr) == SUCCEED &&
                (zattrs = time_units(&o->arr->za, zattrs)) != NULL) {
         json_t *nca = json_object_get(zattrs, "_nczarr_array");
-        herr_t r = ncztr_load_attrs(o, zattrs, atkey) == SUCCEED &&
-                           ncztr_array_setup_loaded(o, nca, zattrs, atkey, zkey) == SUCCEED
-                       ? SUCCEED
-                       : FAIL;
+        bool ok = ncztr_load_attrs(o, zattrs, atkey) == SUCCEED &&
+                  ncztr_array_setup_loaded(o, nca, zattrs, atkey, zkey) == SUCCEED;
         json_decref(zattrs);
-        if (r == SUCCEED)
+        if (ok)
             NCZ_GOTO_QUIET(SUCCEED);
     }
     o->arr->load_error = ncz_err_take_messages(mark);
