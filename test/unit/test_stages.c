@@ -10,10 +10,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Fake codec: "FK" + the bytes xor 0x5a. Encoding fails on a chunk whose first byte is
+/* Fake codec: "FK" + the bytes xor 0x5a, into dst where it has room (as the chain's last
+ * codec does), else into a buffer of its own. Encoding fails on a chunk whose first byte is
  * 0xff; decoding fails on input without the header. */
-static int fake_encode(const ncztr_chain *c, const void *in, size_t inlen, void **out, size_t *outlen,
-                       ncztr_cerr *e)
+static int fake_encode(const ncztr_chain *c, const void *in, size_t inlen, void *dst, size_t cap, void **out,
+                       size_t *outlen, ncztr_cerr *e)
 {
     (void)c;
     const unsigned char *p = in;
@@ -21,7 +22,7 @@ static int fake_encode(const ncztr_chain *c, const void *in, size_t inlen, void 
         snprintf(e->msg, sizeof e->msg, "fake encode refuses %02x", p[0]);
         return -1;
     }
-    unsigned char *o = malloc(inlen + 2);
+    unsigned char *o = dst && cap >= inlen + 2 ? dst : malloc(inlen + 2);
     if (!o) {
         snprintf(e->msg, sizeof e->msg, "out of memory");
         return -1;
@@ -57,7 +58,7 @@ static void roundtrip(bool transpose, unsigned workers)
     ncztr_cgeom g = {.rank = 2, .chunks = {3, 5}, .esz = 4, .chunk_elems = 15, .chunk_bytes = 60};
     g.transpose = transpose;
     ncztr_stage s = {.g = &g, .workers = workers, .decode = fake_decode, .encode = fake_encode};
-    unsigned char raw[N][60], back[N][60], trans[N][60], tmp[N][60];
+    unsigned char raw[N][60], back[N][60], trans[N][60], tmp[N][60], dst[N][62];
     ncztr_enc_item enc[N];
     ncztr_dec_item dec[N];
     memset(enc, 0, sizeof enc);
@@ -67,9 +68,15 @@ static void roundtrip(bool transpose, unsigned workers)
             raw[i][b] = (unsigned char)(i * 7 + b);
         enc[i].raw = raw[i];
         enc[i].trans = trans[i];
+        if (i % 2) { /* every other item with a buffer to encode into; one too small */
+            enc[i].dst = dst[i];
+            enc[i].cap = i == 7 ? 61 : 62;
+        }
     }
     size_t bad = ncztr_stage_encode(&s, N, enc);
     CHECK(bad == N, "encode: item %zu failed: %s", bad, bad < N ? enc[bad].err.msg : "");
+    CHECK(enc[1].enc == dst[1] && enc[3].enc == dst[3], "the chunks were not encoded into the buffers given");
+    CHECK(enc[7].enc != dst[7] && enc[0].enc != NULL, "a buffer too small, or none, was not left alone");
     for (int i = 0; i < N; i++) {
         dec[i].in = enc[i].enc;
         dec[i].inlen = enc[i].enclen;
@@ -87,7 +94,8 @@ static void roundtrip(bool transpose, unsigned workers)
     }
     /* failures: two encodes, and two decodes of damaged input; the lowest index comes back */
     for (int i = 0; i < N; i++)
-        free(enc[i].enc);
+        if (enc[i].enc != enc[i].dst)
+            free(enc[i].enc);
     memset(enc, 0, sizeof enc);
     raw[31][0] = raw[17][0] = 0xff; /* the first byte stays first in Fortran order */
     for (int i = 0; i < N; i++) {

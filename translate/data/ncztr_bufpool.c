@@ -17,8 +17,14 @@ void ncztr_pool_init(ncztr_bufpool *p, size_t chunk_bytes)
 
 unsigned char *ncztr_pool_take(ncztr_bufpool *p, size_t chunk_bytes)
 {
-    if (p && p->n && p->chunk_bytes >= chunk_bytes)
-        return p->v[--p->n];
+    if (p && p->n && p->chunk_bytes >= chunk_bytes) {
+        unsigned char *b = p->v[--p->n];
+        if (p->n < p->low)
+            p->low = p->n;
+        return b;
+    }
+    if (p)
+        p->short_of = true;
     return malloc(chunk_bytes ? chunk_bytes : 1);
 }
 
@@ -37,13 +43,19 @@ void ncztr_pool_give(ncztr_bufpool *p, unsigned char *buf)
 
 void ncztr_pool_trim(ncztr_bufpool *p)
 {
-    /* Two at least: a call that fills a chunk and stores another (shards written half by
-     * half) finds both again in the next call rather than in fresh memory. */
+    /* What the call used: all that came back when it ran short, else all but those it
+     * never took. Two at least: a call that fills a chunk and stores another (shards
+     * written half by half) finds both again in the next call rather than in fresh memory. */
+    size_t used = p->short_of ? p->n : p->n - (p->low < p->n ? p->low : p->n);
     size_t keep = p->chunk_bytes ? NCZTR_POOL_KEEP_BYTES / p->chunk_bytes : 2;
     if (keep < 2)
         keep = 2;
+    if (keep < used)
+        keep = used;
     while (p->n > keep)
         free(p->v[--p->n]);
+    p->low = p->n;
+    p->short_of = false;
 }
 
 void ncztr_pool_clear(ncztr_bufpool *p)
@@ -52,5 +64,6 @@ void ncztr_pool_clear(ncztr_bufpool *p)
         free(p->v[i]);
     free(p->v);
     p->v = NULL;
-    p->n = 0;
+    p->n = p->low = 0;
+    p->short_of = false;
 }

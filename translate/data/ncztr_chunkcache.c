@@ -29,6 +29,7 @@ void ncztr_chunkcache_free(ncztr_chunkcache *c)
     }
     ncztr_pending_drop(c, NULL);
     ncztr_pool_clear(&c->ipool);
+    ncztr_pool_clear(&c->epool);
     ncztr_pool_clear(&c->pool);
     nczc_hindex_clear(&c->ix);
     nczc_hindex_clear(&c->pix);
@@ -192,6 +193,7 @@ herr_t ncztr_array_flush(ncztr_obj *o)
 done:
     ncztr_pl_clear(&pl);
     ncztr_pool_trim(&c->pool);
+    ncztr_pool_trim(&c->epool);
     ncztr_geom_clear(&g);
     return ret;
 }

@@ -124,6 +124,8 @@ void ncztr_io_clear(ncztr_ioctx *x)
     free(x->tmp2);
     if (x->pool)
         ncztr_pool_trim(x->pool);
+    if (x->epool)
+        ncztr_pool_trim(x->epool);
     ncztr_geom_clear(&x->g);
 }
 

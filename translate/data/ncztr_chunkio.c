@@ -291,6 +291,7 @@ static herr_t do_io(ncztr_obj *o, hid_t mem_type, hid_t mem_space, hid_t file_sp
     if (!cache)
         NCZ_GOTO_QUIET(FAIL);
     x->pool = &cache->pool;
+    x->epool = &cache->epool;
     pl.pool = x->pool;
     if (write && o->file->readonly)
         NCZ_GOTO(FAIL, NCZ_E_ARGS, "cannot write dataset \"%s\": the store is open read-only", x->g.path);

@@ -18,20 +18,25 @@
 #define NCZTR_BATCH_BYTES  ((size_t)32 << 20)
 #define NCZTR_BATCH_CHUNKS 4096
 
-/* Raw chunk buffers of an array, reused across batches and calls. A big chunk freshly
+/* Chunk buffers of an array, reused across batches and calls. A big chunk freshly
  * malloc'ed is fresh memory: glibc maps it (or trims it back to the kernel when freed), so
  * every byte of every chunk cost a page fault and a page clearing, as much as the copy
- * itself. Fetches, whole-chunk writes, decodes and transpositions take buffers here;
- * evicted cache entries and stored chunks give theirs back. It belongs to the array's
- * chunk cache (freed with it); during a call it keeps at most one batch worth of buffers,
- * and between calls at most NCZTR_POOL_KEEP_BYTES, or two buffers when chunks are bigger
- * (ncztr_pool_trim), so that an idle array holds little beyond its chunk cache. Every
- * buffer holds at least chunk_bytes. */
+ * itself (and on a virtual machine that hands freed memory back to its host, the host's
+ * fault too). Fetches, whole-chunk writes, decodes and transpositions take raw buffers from
+ * the cache's pool; encoded chunks go into buffers of its epool; evicted cache entries and
+ * stored chunks give theirs back. A pool belongs to the array's chunk cache (freed with
+ * it); during a call it keeps at most one batch worth of buffers, and between calls
+ * (ncztr_pool_trim) what that call used, at least NCZTR_POOL_KEEP_BYTES worth (two buffers
+ * when chunks are bigger): a writer whose every call spans a batch of chunks finds them
+ * all again in the next call, and an array whose calls shrink gives the rest back. Every
+ * buffer holds at least the pool's chunk_bytes. */
 #define NCZTR_POOL_KEEP_BYTES ((size_t)8 << 20)
 typedef struct ncztr_bufpool {
     unsigned char **v;
     size_t n, max;
     size_t chunk_bytes;
+    size_t low;    /* the fewest kept since the last trim: buffers this call never took */
+    bool short_of; /* a take since the last trim found none kept */
 } ncztr_bufpool;
 /* max buffers of chunk_bytes each; no allocation until the first give. */
 void ncztr_pool_init(ncztr_bufpool *p, size_t chunk_bytes);
@@ -41,7 +46,8 @@ unsigned char *ncztr_pool_take(ncztr_bufpool *p, size_t chunk_bytes);
 /* Keeps buf for reuse, or frees it (when full, or p is NULL). buf may be NULL. */
 void ncztr_pool_give(ncztr_bufpool *p, unsigned char *buf);
 void ncztr_pool_clear(ncztr_bufpool *p);
-/* Frees kept buffers beyond NCZTR_POOL_KEEP_BYTES worth (one buffer is always kept). */
+/* At the end of a call: frees the kept buffers the call did not use, beyond
+ * NCZTR_POOL_KEEP_BYTES worth (one buffer is always kept). */
 void ncztr_pool_trim(ncztr_bufpool *p);
 
 /* Geometry of an array's chunks, shared by I/O calls, flush and eviction. */
@@ -112,7 +118,10 @@ struct ncztr_chunkcache {
     size_t pbytes;       /* their encoded bytes, counted against the cache's budget */
     ncztr_bufpool ipool; /* buffers an inner chunk is encoded into (ibound bytes each) */
     size_t ibound;       /* 0 until the first partial shard write */
-    size_t nbuilt;       /* pending shards being built in the store (b), each an open file */
+    ncztr_bufpool epool; /* buffers a whole chunk is encoded into (ebound bytes each) */
+    size_t ebound;       /* 0: the chain cannot encode into a buffer given (or not known yet) */
+    bool ebound_known;
+    size_t nbuilt; /* pending shards being built in the store (b), each an open file */
 };
 
 /* The hash of a chunk index of rank entries (ncztr_chunkgeom.c; the cache's and the pending shards' indexes).
@@ -136,8 +145,10 @@ typedef struct ncztr_pitem {
     unsigned char *raw; /* C-order raw chunk */
     bool own_raw;
     unsigned char *trans; /* Fortran-order copy, or NULL */
-    void *enc;            /* bytes to store: raw, trans, or a buffer of the codec */
+    void *enc;            /* bytes to store: raw, trans, encbuf, or a buffer of the codec */
     size_t enclen;
+    unsigned char *encbuf; /* of epool, given back once stored; or NULL */
+    ncztr_bufpool *epool;
     ncztr_cc_entry *ent; /* flush: entry to mark clean once stored */
     /* instead of raw (NULL), a raw chunk stored as it is: its runs in the user's buffer,
      * gathered by the store (owned; chunk_bytes in all) */
@@ -234,7 +245,8 @@ typedef struct ncztr_ioctx {
     unsigned char *fillbuf; /* read: one chunk of fill shared by missing chunks */
     unsigned char *tmp1, *tmp2;
     size_t tmpcap;
-    ncztr_bufpool *pool; /* the array's chunk buffers (its cache's) */
+    ncztr_bufpool *pool;  /* the array's chunk buffers (its cache's) */
+    ncztr_bufpool *epool; /* its encoded chunks' buffers (its cache's) */
     ncztr_seqw fw, mw;
     /* Box mode (ncztr_chunkbox.c): the file selection is one block, the memory selection
      * the same block; chunk pieces are then copied by arithmetic, on the worker pool. */

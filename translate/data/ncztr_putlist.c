@@ -9,8 +9,9 @@
 
 static void pitem_clear(ncztr_pitem *p, ncztr_bufpool *pool)
 {
-    if (p->enc != p->raw && p->enc != p->trans)
+    if (p->enc != p->raw && p->enc != p->trans && p->enc != p->encbuf)
         free(p->enc);
+    ncztr_pool_give(p->epool, p->encbuf);
     if (p->own_raw)
         ncztr_pool_give(pool, p->raw);
     ncztr_pool_give(pool, p->trans);
@@ -111,9 +112,21 @@ static herr_t pl_encode(const ncztr_obj *o, const ncztr_cgeom *g, ncztr_putlist 
     for (size_t i = 0; i < pl->n; i++)
         if (!pl->v[i].iov)
             at[m++] = i;
+    /* Encoded into the cache's buffers where the chain can: a buffer malloc'ed per chunk
+     * is fresh memory every time (see ncztr_bufpool). */
+    ncztr_chunkcache *c = o->arr ? o->arr->cache : NULL;
+    if (c && !c->ebound_known) {
+        c->ebound = ncztr_chain_encode_bound(s.chain, g->chunk_bytes);
+        c->ebound_known = true;
+        ncztr_pool_init(&c->epool, c->ebound);
+    }
     for (size_t k = 0; k < m; k++) {
         size_t i = at[k];
         items[k].raw = pl->v[i].raw;
+        if (c && c->ebound && (items[k].dst = pl->v[i].encbuf = ncztr_pool_take(&c->epool, c->ebound))) {
+            items[k].cap = c->ebound;
+            pl->v[i].epool = &c->epool;
+        }
         if (g->transpose && !(items[k].trans = pl->v[i].trans = ncztr_pool_take(pl->pool, g->chunk_bytes))) {
             ret = NCZ_PUSH(NCZ_E_NOMEM, "out of memory writing chunk \"%s\"", pl->v[i].key);
             break;

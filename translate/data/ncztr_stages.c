@@ -13,7 +13,7 @@ herr_t ncztr_stage_init(const ncztr_obj *o, const ncztr_cgeom *g, ncztr_stage *s
     s->g = g;
     s->workers = nczm_map_workers(o->file->map);
     s->decode = ncztr_chain_decode;
-    s->encode = ncztr_chain_encode;
+    s->encode = ncztr_chain_encode_into;
     return SUCCEED;
 }
 
@@ -83,7 +83,8 @@ static int enc_one(void *arg, size_t i, unsigned slot)
         ncztr_transpose(g, it->raw, it->trans, true);
         src = it->trans;
     }
-    return j->s->encode(j->s->chain, src, g->chunk_bytes, &it->enc, &it->enclen, &it->err) < 0;
+    return j->s->encode(j->s->chain, src, g->chunk_bytes, it->dst, it->cap, &it->enc, &it->enclen, &it->err) <
+           0;
 }
 
 size_t ncztr_stage_encode(const ncztr_stage *s, size_t n, ncztr_enc_item *items)

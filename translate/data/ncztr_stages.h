@@ -12,8 +12,10 @@
 /* The chain's own functions, or a test's stand-ins. */
 typedef int (*ncztr_decode_fn)(const ncztr_chain *c, const void *in, size_t inlen, void *out, size_t outlen,
                                ncztr_cerr *e);
-typedef int (*ncztr_encode_fn)(const ncztr_chain *c, const void *in, size_t inlen, void **out, size_t *outlen,
-                               ncztr_cerr *e);
+/* encode: into dst (cap bytes) where the chain's last codec can, else into a buffer of its
+ * own (*out, malloc'ed), or *out is in itself (nothing to do). */
+typedef int (*ncztr_encode_fn)(const ncztr_chain *c, const void *in, size_t inlen, void *dst, size_t cap,
+                               void **out, size_t *outlen, ncztr_cerr *e);
 
 typedef struct ncztr_stage {
     const ncztr_chain *chain;
@@ -58,7 +60,9 @@ int ncztr_stage_decode_one(const ncztr_stage *s, ncztr_dec_item *items, size_t i
 typedef struct ncztr_enc_item {
     const unsigned char *raw; /* the raw C-order chunk */
     unsigned char *trans;     /* with g->transpose, g->chunk_bytes to hold the Fortran order */
-    void *enc;                /* out: raw, trans, or a malloc'ed buffer of the codec */
+    unsigned char *dst;       /* cap bytes the chain may encode into, or NULL */
+    size_t cap;
+    void *enc; /* out: raw, trans, dst, or a malloc'ed buffer of the codec */
     size_t enclen;
     ncztr_cerr err;
 } ncztr_enc_item;
