@@ -33,6 +33,7 @@ typedef struct {
     int server_pid[8];      /* the S3 server's processes, whose CPU time is counted */
     int nserver;            /* (--server-pids; 0: not counted) */
     long buf_offset;        /* the C peers' and the floor's buffers: bytes into a page (-1: malloc's) */
+    double settle;          /* seconds every write waits after the last store was removed */
 } bench_cfg;
 
 /* A buffer of bytes offset bytes into a page (offset < 0: where malloc puts it); *base is
