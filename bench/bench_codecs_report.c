@@ -127,6 +127,11 @@ void report_header(report *rep, int runs, int tmpfs, const int *workers, int nwo
                        "come from it");
     printf("cores online: %ld; connector from %s; filter plugins from %s; zarr-python 3: %s\n",
            sysconf(_SC_NPROCESSORS_ONLN), cfg->conn_dir, cfg->filter_dir, cfg->python);
+    if (cfg->settle > 0)
+        printf(
+            "every write starts %g s after the last store was removed (--settle): on a VM that hands freed "
+            "memory back to its host, every writer then pays the host's page faults alike\n",
+            cfg->settle);
     if (cfg->buf_offset >= 0)
         printf("the C peers' and the floors' buffers start %ld bytes into a page (--buffer-offset)\n",
                cfg->buf_offset);
