@@ -21,6 +21,14 @@ static void use(ncztr_bufpool *p, size_t n)
     free(b);
 }
 
+/* A call that uses n buffers, then the trim at its end; what the pool keeps after it. */
+static size_t call(ncztr_bufpool *p, size_t n)
+{
+    use(p, n);
+    ncztr_pool_trim(p);
+    return p->n;
+}
+
 static void wide_calls(void)
 {
     ncztr_bufpool p;
@@ -28,24 +36,16 @@ static void wide_calls(void)
     size_t batch = NCZTR_BATCH_BYTES / MIB + 1, floor = NCZTR_POOL_KEEP_BYTES / MIB;
     CHECK(p.max == batch, "one batch worth: %zu buffers, expected %zu", p.max, batch);
     /* a call of 32 chunks, each a fresh buffer: all 32 kept for the next call */
-    use(&p, 32);
-    ncztr_pool_trim(&p);
-    CHECK(p.n == 32, "after a call that ran short: %zu kept, expected 32", p.n);
+    CHECK(call(&p, 32) == 32, "after a call that ran short: %zu kept, expected 32", p.n);
     unsigned char *top = p.v[p.n - 1];
     unsigned char *b = ncztr_pool_take(&p, MIB);
     CHECK(b == top, "the last buffer given is the first taken");
     ncztr_pool_give(&p, b);
     /* the same call again is served from the pool and keeps what it used */
-    use(&p, 32);
-    ncztr_pool_trim(&p);
-    CHECK(p.n == 32, "after a call served from the pool: %zu kept, expected 32", p.n);
+    CHECK(call(&p, 32) == 32, "after a call served from the pool: %zu kept, expected 32", p.n);
     /* calls shrink: what the last one used, no less than the floor */
-    use(&p, 12);
-    ncztr_pool_trim(&p);
-    CHECK(p.n == 12, "after a call of 12: %zu kept, expected 12", p.n);
-    use(&p, 3);
-    ncztr_pool_trim(&p);
-    CHECK(p.n == floor, "after a call of 3: %zu kept, expected the floor %zu", p.n, floor);
+    CHECK(call(&p, 12) == 12, "after a call of 12: %zu kept, expected 12", p.n);
+    CHECK(call(&p, 3) == floor, "after a call of 3: %zu kept, expected the floor %zu", p.n, floor);
     /* a call wider than a batch: the pool keeps a batch worth, frees the rest at once */
     use(&p, batch + 5);
     CHECK(p.n == batch, "during a call: %zu kept, at most %zu", p.n, batch);
@@ -56,9 +56,7 @@ static void wide_calls(void)
     CHECK(p.n == floor, "after an idle call: %zu kept, expected %zu", p.n, floor);
     ncztr_pool_clear(&p);
     CHECK(p.n == 0 && p.v == NULL, "a cleared pool keeps nothing");
-    use(&p, 2);
-    ncztr_pool_trim(&p);
-    CHECK(p.n == 2, "a cleared pool starts again: %zu kept", p.n);
+    CHECK(call(&p, 2) == 2, "a cleared pool starts again: %zu kept", p.n);
     ncztr_pool_clear(&p);
 }
 
@@ -67,11 +65,8 @@ static void big_chunks(void)
     ncztr_bufpool p;
     ncztr_pool_init(&p, 16 * MIB); /* more than NCZTR_POOL_KEEP_BYTES */
     CHECK(p.max == 3, "a batch of 16 MiB chunks: %zu buffers, expected 3", p.max);
-    use(&p, 1);
-    ncztr_pool_trim(&p);
-    CHECK(p.n == 1, "one used, one kept: %zu", p.n);
-    use(&p, 3);
-    ncztr_pool_trim(&p);
+    CHECK(call(&p, 1) == 1, "one used, one kept: %zu", p.n);
+    call(&p, 3);
     ncztr_pool_trim(&p);
     CHECK(p.n == 2, "idle: two big buffers kept, %zu", p.n);
     ncztr_pool_clear(&p);
