@@ -47,7 +47,7 @@ unsigned char *ncztr_pool_take(ncztr_bufpool *p, size_t chunk_bytes);
 void ncztr_pool_give(ncztr_bufpool *p, unsigned char *buf);
 void ncztr_pool_clear(ncztr_bufpool *p);
 /* At the end of a call: frees the kept buffers the call did not use, beyond
- * NCZTR_POOL_KEEP_BYTES worth (one buffer is always kept). */
+ * NCZTR_POOL_KEEP_BYTES worth (two buffers at least). */
 void ncztr_pool_trim(ncztr_bufpool *p);
 
 /* Geometry of an array's chunks, shared by I/O calls, flush and eviction. */
