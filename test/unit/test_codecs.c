@@ -24,6 +24,32 @@ static ncztr_chain *chain_of(const char *filters, const char *compressor)
     return ch;
 }
 
+/* Where the chain can encode into a buffer given (its bound not 0): the same bytes as
+ * encode's, in that buffer; one a byte too small is left alone (the chain's own buffer). */
+static void into(const ncztr_chain *c, const char *what, const void *want, size_t wantlen)
+{
+    size_t cap = ncztr_chain_encode_bound(c, N);
+    if (!cap)
+        return;
+    CHECK(cap >= wantlen, "%s: bound %zu below the %zu bytes encoded", what, cap, wantlen);
+    unsigned char *dst = malloc(cap);
+    REQUIRE(dst, "out of memory");
+    ncztr_cerr e = {{0}};
+    void *out = NULL;
+    size_t n = 0;
+    CHECK(ncztr_chain_encode_into(c, raw, N, dst, cap, &out, &n, &e) == 0, "%s: encode into: %s", what,
+          e.msg);
+    CHECK(out == dst && n == wantlen && memcmp(dst, want, n) == 0,
+          "%s: not the same bytes in the buffer given", what);
+    out = NULL;
+    CHECK(ncztr_chain_encode_into(c, raw, N, dst, cap - 1, &out, &n, &e) == 0, "%s: encode, small buffer: %s",
+          what, e.msg);
+    CHECK(out && out != dst && n == wantlen, "%s: a buffer too small was used", what);
+    if (out != dst)
+        free(out);
+    free(dst);
+}
+
 static void roundtrip(const char *filters, const char *compressor)
 {
     const char *what = compressor ? compressor : filters;
@@ -43,6 +69,7 @@ static void roundtrip(const char *filters, const char *compressor)
         CHECK(ncztr_chain_decode(c, enc, n, back, N - 100, &e) < 0, "%s: wrong raw size accepted", what);
         /* truncated input */
         CHECK(ncztr_chain_decode(c, enc, n / 2, back, N, &e) < 0, "%s: truncated input accepted", what);
+        into(c, what, enc, n);
         free(enc);
     }
     ncztr_chain_free(c);

@@ -61,8 +61,16 @@ static int parse(const json_t *j, bool v3, const ncztr_cctx *cx, void **state, c
     return 1;
 }
 
-static int encode(const void *state, bool gzip, const void *in, size_t inlen, void **out, size_t *outlen,
-                  ncztr_cerr *e)
+/* The bound across every compressor of this libdeflate (a NULL compressor asks for that). */
+static size_t bound(bool gzip, size_t inlen)
+{
+    return gzip ? libdeflate_gzip_compress_bound(NULL, inlen) : libdeflate_zlib_compress_bound(NULL, inlen);
+}
+
+/* Into the caller's buffer of cap >= the bound (a chunk into a buffer of the array's pool,
+ * not fresh memory per chunk). */
+static int encode_into(const void *state, bool gzip, const void *in, size_t inlen, void *out, size_t cap,
+                       size_t *outlen, ncztr_cerr *e)
 {
     const char *name = gzip ? "gzip" : "zlib";
     /* the state is shared, but only its pools change, under their locks */
@@ -70,23 +78,29 @@ static int encode(const void *state, bool gzip, const void *in, size_t inlen, vo
     struct libdeflate_compressor *c = ncztr_ctxpool_take(&s->cc);
     if (!c)
         c = libdeflate_alloc_compressor(s->level);
-    size_t cap =
-        c ? (gzip ? libdeflate_gzip_compress_bound(c, inlen) : libdeflate_zlib_compress_bound(c, inlen)) : 0;
-    unsigned char *buf = c ? malloc(cap ? cap : 1) : NULL;
-    size_t n = !buf   ? 0
-               : gzip ? libdeflate_gzip_compress(c, in, inlen, buf, cap)
-                      : libdeflate_zlib_compress(c, in, inlen, buf, cap);
-    ncztr_ctxpool_give(&s->cc, c);
-    if (!buf) {
-        free(buf);
+    if (!c)
         return NCZTR_CODEC_FAIL(e, "%s: out of memory", name);
-    }
-    if (n == 0) { /* cannot happen with a buffer of the bound's size */
-        free(buf);
+    size_t n = gzip ? libdeflate_gzip_compress(c, in, inlen, out, cap)
+                    : libdeflate_zlib_compress(c, in, inlen, out, cap);
+    ncztr_ctxpool_give(&s->cc, c);
+    if (n == 0) /* cannot happen with a buffer of the bound's size */
         return NCZTR_CODEC_FAIL(e, "%s: compression failed", name);
+    *outlen = n;
+    return 0;
+}
+
+static int encode(const void *state, bool gzip, const void *in, size_t inlen, void **out, size_t *outlen,
+                  ncztr_cerr *e)
+{
+    size_t cap = bound(gzip, inlen);
+    unsigned char *buf = malloc(cap ? cap : 1);
+    if (!buf)
+        return NCZTR_CODEC_FAIL(e, "%s: out of memory", gzip ? "gzip" : "zlib");
+    if (encode_into(state, gzip, in, inlen, buf, cap, outlen, e) < 0) {
+        free(buf);
+        return -1;
     }
     *out = buf;
-    *outlen = n;
     return 0;
 }
 
@@ -102,6 +116,32 @@ static int gzip_encode(const void *state, const ncztr_cctx *cx, const void *in, 
 {
     (void)cx;
     return encode(state, true, in, inlen, out, outlen, e);
+}
+
+static size_t zlib_bound(const void *state, size_t inlen)
+{
+    (void)state;
+    return bound(false, inlen);
+}
+
+static size_t gzip_bound(const void *state, size_t inlen)
+{
+    (void)state;
+    return bound(true, inlen);
+}
+
+static int zlib_encode_into(const void *state, const ncztr_cctx *cx, const void *in, size_t inlen, void *out,
+                            size_t cap, size_t *outlen, ncztr_cerr *e)
+{
+    (void)cx;
+    return encode_into(state, false, in, inlen, out, cap, outlen, e);
+}
+
+static int gzip_encode_into(const void *state, const ncztr_cctx *cx, const void *in, size_t inlen, void *out,
+                            size_t cap, size_t *outlen, ncztr_cerr *e)
+{
+    (void)cx;
+    return encode_into(state, true, in, inlen, out, cap, outlen, e);
 }
 
 /* A zlib or a gzip stream, told apart by its header (gzip's starts 1f 8b, which no zlib
@@ -165,6 +205,8 @@ const ncztr_codec_class ncztr_codec_zlib = {
     .filter = H5Z_FILTER_DEFLATE,
     .parse = parse,
     .encode = zlib_encode,
+    .encode_bound = zlib_bound,
+    .encode_into = zlib_encode_into,
     .decode = decode,
     .free_state = free_state,
     .to_filt = to_filt,
@@ -178,6 +220,8 @@ const ncztr_codec_class ncztr_codec_gzip = {
     .filter = H5Z_FILTER_DEFLATE,
     .parse = parse,
     .encode = gzip_encode,
+    .encode_bound = gzip_bound,
+    .encode_into = gzip_encode_into,
     .decode = decode,
     .free_state = free_state,
     .to_filt = to_filt,
