@@ -118,9 +118,9 @@ struct ncztr_chunkcache {
     size_t pbytes;       /* their encoded bytes, counted against the cache's budget */
     ncztr_bufpool ipool; /* buffers an inner chunk is encoded into (ibound bytes each) */
     size_t ibound;       /* 0 until the first partial shard write */
-    ncztr_bufpool epool; /* buffers a whole chunk is encoded into (ebound bytes each) */
-    size_t ebound;       /* 0: the chain cannot encode into a buffer given (or not known yet) */
-    bool ebound_known;
+    /* buffers a whole chunk is encoded into, of the chain's bound each (its chunk_bytes; 0:
+     * the chain cannot encode into a buffer given); max 0 until the first encode */
+    ncztr_bufpool epool;
     size_t nbuilt; /* pending shards being built in the store (b), each an open file */
 };
 

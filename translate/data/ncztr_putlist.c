@@ -115,16 +115,15 @@ static herr_t pl_encode(const ncztr_obj *o, const ncztr_cgeom *g, ncztr_putlist 
     /* Encoded into the cache's buffers where the chain can: a buffer malloc'ed per chunk
      * is fresh memory every time (see ncztr_bufpool). */
     ncztr_chunkcache *c = o->arr ? o->arr->cache : NULL;
-    if (c && !c->ebound_known) {
-        c->ebound = ncztr_chain_encode_bound(s.chain, g->chunk_bytes);
-        c->ebound_known = true;
-        ncztr_pool_init(&c->epool, c->ebound);
-    }
+    if (c && !c->epool.max)
+        ncztr_pool_init(&c->epool, ncztr_chain_encode_bound(s.chain, g->chunk_bytes));
+    size_t bound = c ? c->epool.chunk_bytes : 0;
     for (size_t k = 0; k < m; k++) {
         size_t i = at[k];
         items[k].raw = pl->v[i].raw;
-        if (c && c->ebound && (items[k].dst = pl->v[i].encbuf = ncztr_pool_take(&c->epool, c->ebound))) {
-            items[k].cap = c->ebound;
+        if (bound && (pl->v[i].encbuf = ncztr_pool_take(&c->epool, bound))) {
+            items[k].dst = pl->v[i].encbuf;
+            items[k].cap = bound;
             pl->v[i].epool = &c->epool;
         }
         if (g->transpose && !(items[k].trans = pl->v[i].trans = ncztr_pool_take(pl->pool, g->chunk_bytes))) {
