@@ -91,6 +91,33 @@ static void test_roundtrips(void)
     roundtrip(NULL, "{\"id\": \"blosc\", \"cname\": \"zstd\", \"clevel\": \"3\", \"shuffle\": -1}");
 }
 
+/* Every compressor encodes into a buffer given (whole chunks into the array's pooled
+ * buffers); a chunk over its limit has no bound (0: encode, which says why, is used). */
+static void test_bounds(void)
+{
+    static const struct {
+        const char *codec;
+        size_t over; /* a chunk size over the codec's limit, 0: none */
+    } cases[] = {
+        {"{\"id\": \"zlib\"}", 0},
+        {"{\"id\": \"gzip\"}", 0},
+        {"{\"id\": \"zstd\"}", 0},
+        {"{\"id\": \"lz4\"}", (size_t)3 << 30},
+        {"{\"id\": \"bz2\"}", (size_t)5 << 30},
+        {"{\"id\": \"blosc\", \"cname\": \"lz4\"}", (size_t)3 << 30},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        ncztr_chain *c = chain_of(NULL, cases[i].codec);
+        REQUIRE(c, "%s: build", cases[i].codec);
+        size_t b = ncztr_chain_encode_bound(c, 1 << 20);
+        CHECK(b >= 1 << 20, "%s: bound %zu for 1 MiB", cases[i].codec, b);
+        if (cases[i].over)
+            CHECK(ncztr_chain_encode_bound(c, cases[i].over) == 0, "%s: a bound over its limit",
+                  cases[i].codec);
+        ncztr_chain_free(c);
+    }
+}
+
 static void test_known_bytes(void)
 {
     /* HDF5's shuffle of 3 two-byte elements plus one trailing byte */
@@ -370,6 +397,7 @@ static void test_mapping(void)
 int main(void)
 {
     test_roundtrips();
+    test_bounds();
     test_known_bytes();
     test_corrupt();
     test_unknown();

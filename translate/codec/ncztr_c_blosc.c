@@ -84,25 +84,47 @@ static int parse(const json_t *j, bool v3, const ncztr_cctx *cx, void **state, c
     return 1;
 }
 
-static int encode(const void *state, const ncztr_cctx *cx, const void *in, size_t inlen, void **out,
-                  size_t *outlen, ncztr_cerr *e)
+static size_t encode_bound(const void *state, size_t inlen)
+{
+    (void)state;
+    /* 0: no buffer will do, encode says why */
+    return inlen > (size_t)BLOSC_MAX_BUFFERSIZE ? 0 : inlen + BLOSC_MAX_OVERHEAD;
+}
+
+/* Into the caller's buffer of cap >= encode_bound bytes (whole chunks into the array's
+ * pooled buffers, a shard's inner chunks into its writer's). */
+static int encode_into(const void *state, const ncztr_cctx *cx, const void *in, size_t inlen, void *out,
+                       size_t cap, size_t *outlen, ncztr_cerr *e)
 {
     (void)cx;
     const unsigned *cd = ((const ncztr_filt *)state)->cd;
-    if (inlen > (size_t)BLOSC_MAX_BUFFERSIZE)
+    size_t need = encode_bound(state, inlen);
+    if (!need)
         return NCZTR_CODEC_FAIL(e, "blosc: a chunk of %zu bytes is over blosc's limit", inlen);
-    size_t cap = inlen + BLOSC_MAX_OVERHEAD;
+    if (cap < need)
+        return NCZTR_CODEC_FAIL(e, "blosc: %zu bytes of room for a chunk that may need %zu", cap, need);
+    int n = blosc_compress_ctx((int)cd[4], (int)cd[5], cd[2], inlen, in, out, cap, cnames[cd[6]], 0, 1);
+    if (n <= 0)
+        return NCZTR_CODEC_FAIL(e, "blosc: compression with \"%s\" failed (is it built into this c-blosc?)",
+                                cnames[cd[6]]);
+    *outlen = (size_t)n;
+    return 0;
+}
+
+static int encode(const void *state, const ncztr_cctx *cx, const void *in, size_t inlen, void **out,
+                  size_t *outlen, ncztr_cerr *e)
+{
+    size_t cap = encode_bound(state, inlen);
+    if (!cap)
+        return NCZTR_CODEC_FAIL(e, "blosc: a chunk of %zu bytes is over blosc's limit", inlen);
     void *buf = malloc(cap);
     if (!buf)
         return NCZTR_CODEC_FAIL(e, "blosc: out of memory");
-    int n = blosc_compress_ctx((int)cd[4], (int)cd[5], cd[2], inlen, in, buf, cap, cnames[cd[6]], 0, 1);
-    if (n <= 0) {
+    if (encode_into(state, cx, in, inlen, buf, cap, outlen, e) < 0) {
         free(buf);
-        return NCZTR_CODEC_FAIL(e, "blosc: compression with \"%s\" failed (is it built into this c-blosc?)",
-                                cnames[cd[6]]);
+        return -1;
     }
     *out = buf;
-    *outlen = (size_t)n;
     return 0;
 }
 
@@ -180,6 +202,8 @@ const ncztr_codec_class ncztr_codec_blosc = {
     .filter = NCZTR_FILTER_BLOSC,
     .parse = parse,
     .encode = encode,
+    .encode_bound = encode_bound,
+    .encode_into = encode_into,
     .decode = decode,
     .free_state = free,
     .to_filt = to_filt,

@@ -5,6 +5,7 @@
 
 #include <bzlib.h>
 #include <limits.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -30,26 +31,48 @@ static int parse(const json_t *j, bool v3, const ncztr_cctx *cx, void **state, c
     return 1;
 }
 
+/* bzip2's worst case: 1% more plus 600 bytes */
+static size_t encode_bound(const void *state, size_t inlen)
+{
+    (void)state;
+    size_t cap = inlen + inlen / 100 + 601;
+    return cap > UINT_MAX ? 0 : cap; /* 0: no buffer will do, encode says why */
+}
+
+/* Into the caller's buffer of cap >= encode_bound bytes (whole chunks into the array's
+ * pooled buffers, a shard's inner chunks into its writer's). */
+static int encode_into(const void *state, const ncztr_cctx *cx, const void *in, size_t inlen, void *out,
+                       size_t cap, size_t *outlen, ncztr_cerr *e)
+{
+    (void)cx;
+    size_t need = encode_bound(state, inlen);
+    if (!need)
+        return NCZTR_CODEC_FAIL(e, "bz2: a chunk of %zu bytes is too large", inlen);
+    if (cap < need)
+        return NCZTR_CODEC_FAIL(e, "bz2: %zu bytes of room for a chunk that may need %zu", cap, need);
+    unsigned n = cap > UINT_MAX ? UINT_MAX : (unsigned)cap;
+    int r = BZ2_bzBuffToBuffCompress(out, &n, (char *)(uintptr_t)in, (unsigned)inlen,
+                                     ((const bz2_state *)state)->level, 0, 0);
+    if (r != BZ_OK)
+        return NCZTR_CODEC_FAIL(e, "bz2: compression failed (%d)", r);
+    *outlen = n;
+    return 0;
+}
+
 static int encode(const void *state, const ncztr_cctx *cx, const void *in, size_t inlen, void **out,
                   size_t *outlen, ncztr_cerr *e)
 {
-    (void)cx;
-    /* bzip2's worst case: 1% more plus 600 bytes */
-    size_t cap = inlen + inlen / 100 + 601;
-    if (cap > UINT_MAX)
+    size_t cap = encode_bound(state, inlen);
+    if (!cap)
         return NCZTR_CODEC_FAIL(e, "bz2: a chunk of %zu bytes is too large", inlen);
-    char *buf = malloc(cap);
+    void *buf = malloc(cap);
     if (!buf)
         return NCZTR_CODEC_FAIL(e, "bz2: out of memory");
-    unsigned n = (unsigned)cap;
-    int r = BZ2_bzBuffToBuffCompress(buf, &n, (char *)(uintptr_t)in, (unsigned)inlen,
-                                     ((const bz2_state *)state)->level, 0, 0);
-    if (r != BZ_OK) {
+    if (encode_into(state, cx, in, inlen, buf, cap, outlen, e) < 0) {
         free(buf);
-        return NCZTR_CODEC_FAIL(e, "bz2: compression failed (%d)", r);
+        return -1;
     }
     *out = buf;
-    *outlen = n;
     return 0;
 }
 
@@ -100,6 +123,8 @@ const ncztr_codec_class ncztr_codec_bz2 = {
     .filter = NCZTR_FILTER_BZIP2,
     .parse = parse,
     .encode = encode,
+    .encode_bound = encode_bound,
+    .encode_into = encode_into,
     .decode = decode,
     .free_state = free,
     .to_filt = to_filt,

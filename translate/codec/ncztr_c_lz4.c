@@ -30,28 +30,54 @@ static int parse(const json_t *j, bool v3, const ncztr_cctx *cx, void **state, c
     return 1;
 }
 
-static int encode(const void *state, const ncztr_cctx *cx, const void *in, size_t inlen, void **out,
-                  size_t *outlen, ncztr_cerr *e)
+static size_t encode_bound(const void *state, size_t inlen)
+{
+    (void)state;
+    if (inlen > (size_t)LZ4_MAX_INPUT_SIZE)
+        return 0; /* no buffer will do: encode says why */
+    return (size_t)LZ4_compressBound((int)inlen) + 4;
+}
+
+/* Into the caller's buffer of cap >= encode_bound bytes (whole chunks into the array's
+ * pooled buffers, a shard's inner chunks into its writer's). */
+static int encode_into(const void *state, const ncztr_cctx *cx, const void *in, size_t inlen, void *out,
+                       size_t cap, size_t *outlen, ncztr_cerr *e)
 {
     (void)cx;
-    if (inlen > (size_t)LZ4_MAX_INPUT_SIZE)
+    size_t need = encode_bound(state, inlen);
+    if (!need)
         return NCZTR_CODEC_FAIL(e, "lz4: a chunk of %zu bytes is over LZ4's limit", inlen);
-    int bound = LZ4_compressBound((int)inlen);
-    unsigned char *buf = malloc((size_t)bound + 4);
-    if (!buf)
-        return NCZTR_CODEC_FAIL(e, "lz4: out of memory");
+    if (cap < need)
+        return NCZTR_CODEC_FAIL(e, "lz4: %zu bytes of room for a chunk that may need %zu", cap, need);
+    if (cap - 4 > (size_t)INT_MAX)
+        cap = (size_t)INT_MAX + 4;
+    unsigned char *buf = out;
     uint32_t n = (uint32_t)inlen;
     for (int k = 0; k < 4; k++)
         buf[k] = (unsigned char)(n >> (8 * k));
-    int r = inlen ? LZ4_compress_fast(in, (char *)buf + 4, (int)inlen, bound,
+    int r = inlen ? LZ4_compress_fast(in, (char *)buf + 4, (int)inlen, (int)(cap - 4),
                                       ((const lz4_state *)state)->acceleration)
                   : 0;
-    if (inlen && r <= 0) {
-        free(buf);
+    if (inlen && r <= 0)
         return NCZTR_CODEC_FAIL(e, "lz4: compression failed");
+    *outlen = (size_t)r + 4;
+    return 0;
+}
+
+static int encode(const void *state, const ncztr_cctx *cx, const void *in, size_t inlen, void **out,
+                  size_t *outlen, ncztr_cerr *e)
+{
+    size_t cap = encode_bound(state, inlen);
+    if (!cap)
+        return NCZTR_CODEC_FAIL(e, "lz4: a chunk of %zu bytes is over LZ4's limit", inlen);
+    void *buf = malloc(cap);
+    if (!buf)
+        return NCZTR_CODEC_FAIL(e, "lz4: out of memory");
+    if (encode_into(state, cx, in, inlen, buf, cap, outlen, e) < 0) {
+        free(buf);
+        return -1;
     }
     *out = buf;
-    *outlen = (size_t)r + 4;
     return 0;
 }
 
@@ -112,6 +138,8 @@ const ncztr_codec_class ncztr_codec_lz4 = {
     .filter = NCZTR_FILTER_LZ4,
     .parse = parse,
     .encode = encode,
+    .encode_bound = encode_bound,
+    .encode_into = encode_into,
     .decode = decode,
     .free_state = free,
     .to_filt = to_filt,
