@@ -65,19 +65,6 @@ static int write_source(const bench_cfg *cfg)
     return ok ? 0 : -1;
 }
 
-static int rm_cb(const char *path, const struct stat *st, int flag, struct FTW *ftw)
-{
-    (void)st, (void)flag, (void)ftw;
-    return remove(path) != 0 && errno != ENOENT ? -1 : 0;
-}
-
-static void remove_tree(const char *path)
-{
-    struct stat st;
-    if (lstat(path, &st) == 0)
-        nftw(path, rm_cb, 16, FTW_DEPTH | FTW_PHYS);
-}
-
 static unsigned long long tree_bytes;
 static int size_cb(const char *path, const struct stat *st, int flag, struct FTW *ftw)
 {
@@ -300,13 +287,13 @@ static void run_pair(const bench_cfg *cfg, const char *log, bench_peer peer, ben
     bench_store_path(cfg, peer, store, sizeof store);
     /* in a bucket, the next write replaces the store (H5F_ACC_TRUNC, zarr's overwrite) */
     if (!cfg->s3[0])
-        remove_tree(store);
+        bench_retire_tree(store);
     settle(cfg);
     spawn(cfg, log, peer, c, 0, workers, timeout_s, &w);
     if (!w.ok) {
         figure_fail(fig, 0, w.msg);
         if (!cfg->s3[0])
-            remove_tree(store);
+            bench_retire_tree(store);
         else
             remove_s3_store(cfg, log, peer);
         return;
@@ -319,7 +306,7 @@ static void run_pair(const bench_cfg *cfg, const char *log, bench_peer peer, ben
         double ws = 0, rs = 0;
         char msg[1024], wdir[4400];
         snprintf(wdir, sizeof wdir, "%s.wfloor", store);
-        remove_tree(wdir);
+        bench_retire_tree(wdir);
         /* On a disk the page cache takes the writes, at a speed that depends on what earlier
          * writers left dirty (the write-back limits): no floor a writer could rely on. */
         if (bench_read_floor(cfg, c, store, &rs, msg, sizeof msg) != 0)
@@ -328,10 +315,10 @@ static void run_pair(const bench_cfg *cfg, const char *log, bench_peer peer, ben
             figure_fail(floor, 0, msg);
         else
             figure_add_floor(floor, cfg->tmpfs ? ws : 0, rs);
-        remove_tree(wdir);
+        bench_retire_tree(wdir);
     }
     if (!cfg->s3[0])
-        remove_tree(store);
+        bench_retire_tree(store);
     else
         remove_s3_store(cfg, log, peer);
     if (!r.ok) {
@@ -397,7 +384,7 @@ static void usage(void)
             "         [--python PATH] [--connector-dir DIR] [--filter-dir DIR] [--timeout S]\n"
             "         [--zarr-format 2|3] [--shards N] [--s3 URL --s3-storage-options JSON]\n"
             "         [--cols N] [--chunk RxC] [--call-rows N] [--floor yes|no] [--server-pids \"P ...\"]\n"
-            "         [--buffer-offset N] [--settle S]\n"
+            "         [--buffer-offset N] [--settle S] [--inode-wait S]\n"
             "  --dir          where the stores go (default /dev/shm: memory; a disk directory\n"
             "                 measures the page cache, which cannot be dropped)\n"
             "  --mib          array size in MiB, rounded down to whole calls (default 1024)\n"
@@ -414,6 +401,11 @@ static void usage(void)
             "                 2): a VM that hands freed memory back to its host makes the first\n"
             "                 write into it pay the host's page faults; waiting puts every writer\n"
             "                 there alike (0: no wait)\n"
+            "  --inode-wait   on ext2/3/4 without a journal, which passes over every inode freed in\n"
+            "                 the last minute at each file creation: removed stores are emptied and\n"
+            "                 kept until a case's runs are done, then removed, and the next case\n"
+            "                 (and the first) starts S seconds after (default 61; 0: stores are\n"
+            "                 removed at once, as on any other file system)\n"
             "  --workers      also run the connector's compressed cases with workers=N for each N\n"
             "  --peers        who runs (default all): the connector, native HDF5, netCDF-C, and\n"
             "                 through bench_zarr3.py zarr-python 3, tensorstore and zarr-python 3\n"
@@ -463,6 +455,7 @@ int main(int argc, char **argv)
     cfg.zarr_format = 2;
     cfg.buf_offset = -1;
     cfg.settle = 2;
+    cfg.inode_wait = 61;                /* RECENTCY_MIN of fs/ext4/ialloc.c, and a second */
     for (int i = 1; i < argc; i += 2) { /* options and their values */
         const char *o = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
         int bad = 0;
@@ -515,6 +508,8 @@ int main(int argc, char **argv)
             bad = (call_rows = strtoul(v, NULL, 10)) < 1 || call_rows > 65536;
         else if (!strcmp(o, "--settle"))
             bad = !v || (cfg.settle = atof(v)) < 0 || cfg.settle > 60;
+        else if (!strcmp(o, "--inode-wait"))
+            bad = !v || (cfg.inode_wait = atof(v)) < 0 || cfg.inode_wait > 600;
         else if (!strcmp(o, "--buffer-offset"))
             bad = (cfg.buf_offset = strtol(v, NULL, 10)) < 0 || cfg.buf_offset > 4095;
         else
@@ -568,7 +563,7 @@ int main(int argc, char **argv)
     unlink(log);
     if (write_source(&cfg) != 0) {
         fprintf(stderr, "bench_codecs: cannot write the source slabs %s\n", cfg.src_path);
-        remove_tree(cfg.dir);
+        bench_remove_tree(cfg.dir);
         return 1;
     }
 
@@ -592,11 +587,18 @@ int main(int argc, char **argv)
     struct statfs sfs;
     int tmpfs = statfs(cfg.dir, &sfs) == 0 && sfs.f_type == 0x01021994;
     cfg.tmpfs = tmpfs;
+    cfg.hold = cfg.inode_wait > 0 && !cfg.s3[0] && !tmpfs && bench_fs_skips_freed_inodes(cfg.dir);
     report_header(&rep, runs, tmpfs, nworkers ? workers : NULL, nworkers);
+    fflush(stdout);
+    if (bench_retire_init(cfg.dir, cfg.hold ? cfg.inode_wait : 0) != 0) {
+        bench_remove_tree(cfg.dir);
+        return 1;
+    }
 
     for (int c = 0; c < NCASES; c++) {
         if (!on_case[c])
             continue;
+        bench_retire_flush(1); /* the last case's stores, a minute before this case's writes */
         for (int run = 0; run < runs; run++)
             for (int k = 0; k < NPEERS; k++) {
                 int p = (k + run) % NPEERS; /* rotate who goes first */
@@ -613,6 +615,7 @@ int main(int argc, char **argv)
         for (int c = CASE_DEFLATE; c < NCASES; c++) {
             if (!on_case[c])
                 continue;
+            bench_retire_flush(1);
             for (int run = 0; run < runs; run++)
                 for (int k = 0; k < nworkers; k++) {
                     int w = (k + run) % nworkers;
@@ -628,6 +631,7 @@ int main(int argc, char **argv)
         printf("The child processes wrote to stderr: %s\n", log);
     else
         unlink(log);
-    remove_tree(cfg.dir);
+    bench_retire_end();
+    bench_remove_tree(cfg.dir);
     return 0;
 }

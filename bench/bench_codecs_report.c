@@ -132,6 +132,11 @@ void report_header(report *rep, int runs, int tmpfs, const int *workers, int nwo
             "every write starts %g s after the last store was removed (--settle): on a VM that hands freed "
             "memory back to its host, every writer then pays the host's page faults alike\n",
             cfg->settle);
+    if (cfg->hold)
+        printf("%s is ext2/3/4 without a journal, which passes over the inodes freed in the last minute at "
+               "every file creation: a run's store is emptied and kept until its case's runs are done, and "
+               "each case starts %g s after the last removal (--inode-wait)\n",
+               cfg->dir, cfg->inode_wait);
     if (cfg->buf_offset >= 0)
         printf("the C peers' and the floors' buffers start %ld bytes into a page (--buffer-offset)\n",
                cfg->buf_offset);
