@@ -111,23 +111,6 @@ static int encode_into(const void *state, const ncztr_cctx *cx, const void *in, 
     return 0;
 }
 
-static int encode(const void *state, const ncztr_cctx *cx, const void *in, size_t inlen, void **out,
-                  size_t *outlen, ncztr_cerr *e)
-{
-    size_t cap = encode_bound(state, inlen);
-    if (!cap)
-        return NCZTR_CODEC_FAIL(e, "blosc: a chunk of %zu bytes is over blosc's limit", inlen);
-    void *buf = malloc(cap);
-    if (!buf)
-        return NCZTR_CODEC_FAIL(e, "blosc: out of memory");
-    if (encode_into(state, cx, in, inlen, buf, cap, outlen, e) < 0) {
-        free(buf);
-        return -1;
-    }
-    *out = buf;
-    return 0;
-}
-
 /* The most bytes a frame of cbytes can decode to, by the compressor its header names (flags
  * bits 5-7): LZ77 codecs emit at most 255 bytes a byte of input (lz4, blosclz; snappy less),
  * zlib 1032, zstd 32768 (a block of 128 KiB as one repeated byte in 4); a frame stored
@@ -201,7 +184,6 @@ const ncztr_codec_class ncztr_codec_blosc = {
     .kind = NCZTR_CK_B2B,
     .filter = NCZTR_FILTER_BLOSC,
     .parse = parse,
-    .encode = encode,
     .encode_bound = encode_bound,
     .encode_into = encode_into,
     .decode = decode,

@@ -89,35 +89,6 @@ static int encode_into(const void *state, bool gzip, const void *in, size_t inle
     return 0;
 }
 
-static int encode(const void *state, bool gzip, const void *in, size_t inlen, void **out, size_t *outlen,
-                  ncztr_cerr *e)
-{
-    size_t cap = bound(gzip, inlen);
-    unsigned char *buf = malloc(cap ? cap : 1);
-    if (!buf)
-        return NCZTR_CODEC_FAIL(e, "%s: out of memory", gzip ? "gzip" : "zlib");
-    if (encode_into(state, gzip, in, inlen, buf, cap, outlen, e) < 0) {
-        free(buf);
-        return -1;
-    }
-    *out = buf;
-    return 0;
-}
-
-static int zlib_encode(const void *state, const ncztr_cctx *cx, const void *in, size_t inlen, void **out,
-                       size_t *outlen, ncztr_cerr *e)
-{
-    (void)cx;
-    return encode(state, false, in, inlen, out, outlen, e);
-}
-
-static int gzip_encode(const void *state, const ncztr_cctx *cx, const void *in, size_t inlen, void **out,
-                       size_t *outlen, ncztr_cerr *e)
-{
-    (void)cx;
-    return encode(state, true, in, inlen, out, outlen, e);
-}
-
 static size_t zlib_bound(const void *state, size_t inlen)
 {
     (void)state;
@@ -204,7 +175,6 @@ const ncztr_codec_class ncztr_codec_zlib = {
     .kind = NCZTR_CK_B2B,
     .filter = H5Z_FILTER_DEFLATE,
     .parse = parse,
-    .encode = zlib_encode,
     .encode_bound = zlib_bound,
     .encode_into = zlib_encode_into,
     .decode = decode,
@@ -219,7 +189,6 @@ const ncztr_codec_class ncztr_codec_gzip = {
     .kind = NCZTR_CK_B2B,
     .filter = H5Z_FILTER_DEFLATE,
     .parse = parse,
-    .encode = gzip_encode,
     .encode_bound = gzip_bound,
     .encode_into = gzip_encode_into,
     .decode = decode,

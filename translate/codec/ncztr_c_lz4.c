@@ -64,23 +64,6 @@ static int encode_into(const void *state, const ncztr_cctx *cx, const void *in, 
     return 0;
 }
 
-static int encode(const void *state, const ncztr_cctx *cx, const void *in, size_t inlen, void **out,
-                  size_t *outlen, ncztr_cerr *e)
-{
-    size_t cap = encode_bound(state, inlen);
-    if (!cap)
-        return NCZTR_CODEC_FAIL(e, "lz4: a chunk of %zu bytes is over LZ4's limit", inlen);
-    void *buf = malloc(cap);
-    if (!buf)
-        return NCZTR_CODEC_FAIL(e, "lz4: out of memory");
-    if (encode_into(state, cx, in, inlen, buf, cap, outlen, e) < 0) {
-        free(buf);
-        return -1;
-    }
-    *out = buf;
-    return 0;
-}
-
 static int decode(const void *state, const ncztr_cctx *cx, const void *in, size_t inlen, void *out,
                   size_t cap, ncztr_dres *res, ncztr_cerr *e)
 {
@@ -137,7 +120,6 @@ const ncztr_codec_class ncztr_codec_lz4 = {
     .kind = NCZTR_CK_B2B,
     .filter = NCZTR_FILTER_LZ4,
     .parse = parse,
-    .encode = encode,
     .encode_bound = encode_bound,
     .encode_into = encode_into,
     .decode = decode,

@@ -96,21 +96,6 @@ static int encode_into(const void *state, const ncztr_cctx *cx, const void *in, 
     return 0;
 }
 
-static int encode(const void *state, const ncztr_cctx *cx, const void *in, size_t inlen, void **out,
-                  size_t *outlen, ncztr_cerr *e)
-{
-    size_t cap = ZSTD_compressBound(inlen);
-    void *buf = malloc(cap ? cap : 1);
-    if (!buf)
-        return NCZTR_CODEC_FAIL(e, "zstd: out of memory");
-    if (encode_into(state, cx, in, inlen, buf, cap, outlen, e) < 0) {
-        free(buf);
-        return -1;
-    }
-    *out = buf;
-    return 0;
-}
-
 static int decode(const void *state, const ncztr_cctx *cx, const void *in, size_t inlen, void *out,
                   size_t cap, ncztr_dres *res, ncztr_cerr *e)
 {
@@ -163,7 +148,6 @@ const ncztr_codec_class ncztr_codec_zstd = {
     .kind = NCZTR_CK_B2B,
     .filter = NCZTR_FILTER_ZSTD,
     .parse = parse,
-    .encode = encode,
     .encode_bound = encode_bound,
     .encode_into = encode_into,
     .decode = decode,

@@ -411,7 +411,7 @@ int ncztr_chain_encode_into(const ncztr_chain *c, const void *in, size_t inlen, 
             r = s->cls->encode_into(s->state, &s->cx, src, n, dst, cap, &m, e);
             res = dst;
         } else {
-            r = s->cls->encode(s->state, &s->cx, src, n, &res, &m, e);
+            r = ncztr_codec_encode(s->cls, s->state, &s->cx, src, n, &res, &m, e);
         }
         if (r < 0) {
             free(own);

@@ -97,7 +97,8 @@ struct ncztr_codec_class {
     /* The shape this codec hands to the next one (array->array codecs); NULL: unchanged. */
     void (*out_shape)(const void *state, const ncztr_cctx *in, ncztr_cctx *out);
     /* Encodes inlen bytes into *out (malloc'ed, *outlen bytes); *out = NULL means "the input
-     * unchanged". Returns 0 or -1 (e set). Thread-safe, no HDF5 calls. */
+     * unchanged". Returns 0 or -1 (e set). Thread-safe, no HDF5 calls. NULL in a codec with
+     * encode_into, which then encodes into a buffer of its bound (ncztr_codec_encode). */
     int (*encode)(const void *state, const ncztr_cctx *cx, const void *in, size_t inlen, void **out,
                   size_t *outlen, ncztr_cerr *e);
     /* Optional, both: the most bytes encode_into may write for inlen bytes in (0: none will
@@ -222,6 +223,10 @@ int ncztr_codec_parse_none(const json_t *j, bool v3, const ncztr_cctx *cx, void 
 int ncztr_sum_append(const char *name, uint32_t sum, const void *in, size_t inlen, void **out, size_t *outlen,
                      ncztr_cerr *e);
 uint32_t ncztr_sum_stored(const void *in, size_t n);
+/* A codec's encode into *out (malloc'ed), for a codec without one of its own through
+ * encode_into and a buffer of its bound: the one path every caller takes. */
+int ncztr_codec_encode(const ncztr_codec_class *cls, const void *state, const ncztr_cctx *cx, const void *in,
+                       size_t inlen, void **out, size_t *outlen, ncztr_cerr *e);
 
 /* The chain of the codecs inside a shard (ncztr_chain.c): built from a v3 codec list for
  * the inner chunk cx. */

@@ -123,3 +123,23 @@ const char *ncztr_filter_name(H5Z_filter_t id)
         return "";
     }
 }
+
+int ncztr_codec_encode(const ncztr_codec_class *cls, const void *state, const ncztr_cctx *cx, const void *in,
+                       size_t inlen, void **out, size_t *outlen, ncztr_cerr *e)
+{
+    if (cls->encode)
+        return cls->encode(state, cx, in, inlen, out, outlen, e);
+    const char *name = cls->v2id ? cls->v2id : cls->v3name;
+    size_t cap = cls->encode_bound(state, inlen);
+    if (!cap)
+        return NCZTR_CODEC_FAIL(e, "%s: a chunk of %zu bytes is over its limit", name, inlen);
+    void *buf = malloc(cap);
+    if (!buf)
+        return NCZTR_CODEC_FAIL(e, "%s: out of memory", name);
+    if (cls->encode_into(state, cx, in, inlen, buf, cap, outlen, e) < 0) {
+        free(buf);
+        return -1;
+    }
+    *out = buf;
+    return 0;
+}

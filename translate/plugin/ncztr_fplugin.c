@@ -120,7 +120,7 @@ static size_t filter(unsigned int flags, size_t cd_nelmts, const unsigned int cd
     } else {
         void *out = NULL;
         size_t outlen = 0;
-        if (st.cls->encode(st.state, &st.cx, *buf, nbytes, &out, &outlen, &e) < 0)
+        if (ncztr_codec_encode(st.cls, st.state, &st.cx, *buf, nbytes, &out, &outlen, &e) < 0)
             report(NCZTR_FPLUGIN_CODEC ": %s", e.msg);
         else
             ret = out ? hand_over(out, outlen, buf_size, buf) : nbytes;
