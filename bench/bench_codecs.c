@@ -300,27 +300,31 @@ static void run_pair(const bench_cfg *cfg, const char *log, bench_peer peer, ben
     }
     double stored = store_mib(cfg, store);
     spawn(cfg, log, peer, c, 1, workers, timeout_s, &r);
-    /* The floor after the connector's read: the first reader of objects just written pays
-     * the page cache's first touch of them, which the floor then does not. */
-    if (floor && !floor->failed && r.ok) {
-        double ws = 0, rs = 0;
-        char msg[1024], wdir[4400];
-        snprintf(wdir, sizeof wdir, "%s.wfloor", store);
-        bench_retire_tree(wdir);
-        /* On a disk the page cache takes the writes, at a speed that depends on what earlier
-         * writers left dirty (the write-back limits): no floor a writer could rely on. */
-        if (bench_read_floor(cfg, c, store, &rs, msg, sizeof msg) != 0)
-            figure_fail(floor, 1, msg);
-        else if (cfg->tmpfs && (settle(cfg), bench_write_floor(cfg, c, wdir, &ws, msg, sizeof msg) != 0))
-            figure_fail(floor, 0, msg);
-        else
-            figure_add_floor(floor, cfg->tmpfs ? ws : 0, rs);
-        bench_retire_tree(wdir);
+    /* The read floor after the connector's read: the first reader of objects just written
+     * pays the page cache's first touch of them, which the floor then does not. The write
+     * floor after the store is removed, as every writer starts: on a disk, with no earlier
+     * store's pages left dirty for the write-back to take. */
+    double ws = 0, rs = 0;
+    char msg[1024] = "";
+    int floor_read = floor && !floor->failed && r.ok;
+    if (floor_read && bench_read_floor(cfg, c, store, &rs, msg, sizeof msg) != 0) {
+        figure_fail(floor, 1, msg);
+        floor_read = 0;
     }
     if (!cfg->s3[0])
         bench_retire_tree(store);
     else
         remove_s3_store(cfg, log, peer);
+    if (floor_read) {
+        char wdir[4400];
+        snprintf(wdir, sizeof wdir, "%s.wfloor", store);
+        settle(cfg);
+        if (bench_write_floor(cfg, c, wdir, &ws, msg, sizeof msg) != 0)
+            figure_fail(floor, 0, msg);
+        else
+            figure_add_floor(floor, ws, rs);
+        bench_retire_tree(wdir);
+    }
     if (!r.ok) {
         figure_fail(fig, 1, r.msg);
         return;

@@ -29,7 +29,7 @@ typedef struct {
     char s3[2048];          /* stores in a bucket: https://host:port/bucket/prefix ("": --dir) */
     const char *s3_options; /* zarr-python's storage options for s3fs (JSON), with s3 */
     int floor;              /* also time the write and read floors of the connector's store (--floor) */
-    int tmpfs;              /* dir is a tmpfs (memory): the only place a write floor is timed */
+    int tmpfs;              /* dir is a tmpfs (memory) */
     int server_pid[8];      /* the S3 server's processes, whose CPU time is counted */
     int nserver;            /* (--server-pids; 0: not counted) */
     long buf_offset;        /* the C peers' and the floor's buffers: bytes into a page (-1: malloc's) */

@@ -154,8 +154,8 @@ void report_header(report *rep, int runs, int tmpfs, const int *workers, int nwo
     if (cfg->floor)
         printf("floor: on every core, the least a writer using write(2) must do to store the array in the "
                "connector's layout (each chunk's rows gathered and compressed, each chunk object written "
-               "whole with one write; raw ones with writev from the source rows; on a tmpfs only: on a disk "
-               "the page cache's write-back limits decide) and the least a reader "
+               "whole with one write; raw ones with writev from the source rows; timed after the connector's "
+               "store was removed, as every writer starts) and the least a reader "
                "using read(2) must do with the connector's store (each chunk object read whole with pread, "
                "its chunks decoded and their rows copied into a slab); its xz3 are the most any such "
                "writer and reader get over zarr-python 3\n");
