@@ -9,9 +9,9 @@
 # shapes; each figure the median of --runs runs, the peers taking turns) and prints the rows
 # of all runs together, with the ratios to zarr-python 3 and to the fastest other peer of the
 # row (xbest; "best" names it, writes/reads) measured in the same run. In a
-# directory, the "floor" row is the least any reader using read(2) must do with the
-# connector's store (bench_codecs --floor); its xbest is over the fastest peer but the
-# connector. On S3 (the connector and zarr-python 3 only) both peers speak plain http to the
+# directory, the "floor" row is the least any writer using write(2) and any reader using
+# read(2) must do with the connector's layout (bench_codecs --floor); its xbest is over the
+# fastest peer but the connector. On S3 (the connector and zarr-python 3 only) both peers speak plain http to the
 # gateway; the columns after RSS are the requests of one write and one read, from the
 # gateway's request log (PUT/GET/other), the CPU seconds of the server's processes in one
 # write and one read, and the most a client costing no CPU could get over zarr-python 3
