@@ -87,22 +87,17 @@ static int parse(const json_t *j, bool v3, const ncztr_cctx *cx, void **state, c
 static size_t encode_bound(const void *state, size_t inlen)
 {
     (void)state;
-    /* 0: no buffer will do, encode says why */
+    /* 0: no buffer will do, ncztr_codec_encode says why */
     return inlen > (size_t)BLOSC_MAX_BUFFERSIZE ? 0 : inlen + BLOSC_MAX_OVERHEAD;
 }
 
-/* Into the caller's buffer of cap >= encode_bound bytes (whole chunks into the array's
- * pooled buffers, a shard's inner chunks into its writer's). */
+/* Into the caller's buffer of cap >= encode_bound bytes, a bound that is not 0 (whole
+ * chunks into the array's pooled buffers, a shard's inner chunks into its writer's). */
 static int encode_into(const void *state, const ncztr_cctx *cx, const void *in, size_t inlen, void *out,
                        size_t cap, size_t *outlen, ncztr_cerr *e)
 {
     (void)cx;
     const unsigned *cd = ((const ncztr_filt *)state)->cd;
-    size_t need = encode_bound(state, inlen);
-    if (!need)
-        return NCZTR_CODEC_FAIL(e, "blosc: a chunk of %zu bytes is over blosc's limit", inlen);
-    if (cap < need)
-        return NCZTR_CODEC_FAIL(e, "blosc: %zu bytes of room for a chunk that may need %zu", cap, need);
     int n = blosc_compress_ctx((int)cd[4], (int)cd[5], cd[2], inlen, in, out, cap, cnames[cd[6]], 0, 1);
     if (n <= 0)
         return NCZTR_CODEC_FAIL(e, "blosc: compression with \"%s\" failed (is it built into this c-blosc?)",

@@ -36,20 +36,15 @@ static size_t encode_bound(const void *state, size_t inlen)
 {
     (void)state;
     size_t cap = inlen + inlen / 100 + 601;
-    return cap > UINT_MAX ? 0 : cap; /* 0: no buffer will do, encode says why */
+    return cap > UINT_MAX ? 0 : cap; /* 0: no buffer will do, ncztr_codec_encode says why */
 }
 
-/* Into the caller's buffer of cap >= encode_bound bytes (whole chunks into the array's
- * pooled buffers, a shard's inner chunks into its writer's). */
+/* Into the caller's buffer of cap >= encode_bound bytes, a bound that is not 0 (whole
+ * chunks into the array's pooled buffers, a shard's inner chunks into its writer's). */
 static int encode_into(const void *state, const ncztr_cctx *cx, const void *in, size_t inlen, void *out,
                        size_t cap, size_t *outlen, ncztr_cerr *e)
 {
     (void)cx;
-    size_t need = encode_bound(state, inlen);
-    if (!need)
-        return NCZTR_CODEC_FAIL(e, "bz2: a chunk of %zu bytes is too large", inlen);
-    if (cap < need)
-        return NCZTR_CODEC_FAIL(e, "bz2: %zu bytes of room for a chunk that may need %zu", cap, need);
     unsigned n = cap > UINT_MAX ? UINT_MAX : (unsigned)cap;
     int r = BZ2_bzBuffToBuffCompress(out, &n, (char *)(uintptr_t)in, (unsigned)inlen,
                                      ((const bz2_state *)state)->level, 0, 0);

@@ -34,21 +34,16 @@ static size_t encode_bound(const void *state, size_t inlen)
 {
     (void)state;
     if (inlen > (size_t)LZ4_MAX_INPUT_SIZE)
-        return 0; /* no buffer will do: encode says why */
+        return 0; /* no buffer will do: ncztr_codec_encode says why */
     return (size_t)LZ4_compressBound((int)inlen) + 4;
 }
 
-/* Into the caller's buffer of cap >= encode_bound bytes (whole chunks into the array's
- * pooled buffers, a shard's inner chunks into its writer's). */
+/* Into the caller's buffer of cap >= encode_bound bytes, a bound that is not 0 (whole
+ * chunks into the array's pooled buffers, a shard's inner chunks into its writer's). */
 static int encode_into(const void *state, const ncztr_cctx *cx, const void *in, size_t inlen, void *out,
                        size_t cap, size_t *outlen, ncztr_cerr *e)
 {
     (void)cx;
-    size_t need = encode_bound(state, inlen);
-    if (!need)
-        return NCZTR_CODEC_FAIL(e, "lz4: a chunk of %zu bytes is over LZ4's limit", inlen);
-    if (cap < need)
-        return NCZTR_CODEC_FAIL(e, "lz4: %zu bytes of room for a chunk that may need %zu", cap, need);
     if (cap - 4 > (size_t)INT_MAX)
         cap = (size_t)INT_MAX + 4;
     unsigned char *buf = out;

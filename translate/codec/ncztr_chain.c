@@ -407,7 +407,8 @@ int ncztr_chain_encode_into(const ncztr_chain *c, const void *in, size_t inlen, 
         void *res = NULL;
         size_t m = 0;
         int r;
-        if (i + 1 == c->nst && dst && s->cls->encode_into && s->cls->encode_bound(s->state, n) <= cap) {
+        size_t b = i + 1 == c->nst && dst && s->cls->encode_into ? s->cls->encode_bound(s->state, n) : 0;
+        if (b && b <= cap) {
             r = s->cls->encode_into(s->state, &s->cx, src, n, dst, cap, &m, e);
             res = dst;
         } else {

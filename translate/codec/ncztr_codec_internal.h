@@ -103,8 +103,8 @@ struct ncztr_codec_class {
                   size_t *outlen, ncztr_cerr *e);
     /* Optional, both: the most bytes encode_into may write for inlen bytes in (0: none will
      * do, inlen is over the codec's limit), and encode into the caller's buffer of cap >=
-     * that many bytes (*outlen written): as the last codec of a chain, into a buffer the
-     * caller reuses rather than fresh memory. */
+     * that many bytes, called only when that bound is not 0 (*outlen written): as the last
+     * codec of a chain, into a buffer the caller reuses rather than fresh memory. */
     size_t (*encode_bound)(const void *state, size_t inlen);
     int (*encode_into)(const void *state, const ncztr_cctx *cx, const void *in, size_t inlen, void *out,
                        size_t cap, size_t *outlen, ncztr_cerr *e);
