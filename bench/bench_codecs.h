@@ -5,6 +5,7 @@
 #ifndef BENCH_CODECS_H
 #define BENCH_CODECS_H
 
+#include "bench_retire.h"
 #include <stddef.h>
 
 typedef enum { CASE_RAW, CASE_DEFLATE, CASE_BLOSC, CASE_ZSTD, NCASES } bench_case;
@@ -80,19 +81,5 @@ int bench_floor_result(int ran, const char *failed, double run_secs, double *sec
  * core. Returns 0 and the seconds, or -1 and a message. */
 int bench_write_floor(const bench_cfg *cfg, bench_case c, const char *dir, double *secs, char *msg,
                       size_t msg_size);
-
-/* Removing stores (bench_retire.c). bench_remove_tree removes a tree at once. Where
- * bench_fs_skips_freed_inodes(dir) (ext2/3/4 without a journal: every file creation passes
- * over the inodes freed in the last minute), bench_retire_init(dir, secs) syncs and waits
- * secs, after which bench_retire_tree empties a store and moves it under dir/held, and
- * bench_retire_flush removes what was held (then, with wait, syncs and waits secs);
- * bench_retire_end removes what is held, without waiting. With secs 0, bench_retire_tree
- * removes at once and the others do nothing. */
-void bench_remove_tree(const char *path);
-int bench_fs_skips_freed_inodes(const char *dir);
-int bench_retire_init(const char *dir, double secs);
-void bench_retire_tree(const char *path);
-void bench_retire_flush(int wait);
-void bench_retire_end(void);
 
 #endif

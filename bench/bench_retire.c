@@ -13,7 +13,7 @@
  * then the file system is synced and the bench waits out the minute, so that every writer
  * creates its files where nothing was freed in the last minute, as on a journaled file
  * system. */
-#include "bench_codecs.h"
+#include "bench_retire.h"
 #include <errno.h>
 #include <ftw.h>
 #include <glob.h>
@@ -102,7 +102,7 @@ int bench_retire_init(const char *dir, double secs)
     wait_secs = secs;
     snprintf(hold_dir, sizeof hold_dir, "%s/held", dir);
     if (mkdir(hold_dir, 0777) != 0 && errno != EEXIST) {
-        fprintf(stderr, "bench_codecs: cannot make %s: %s\n", hold_dir, strerror(errno));
+        fprintf(stderr, "cannot make %s: %s\n", hold_dir, strerror(errno));
         return -1;
     }
     sync_fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
@@ -144,6 +144,8 @@ void bench_retire_flush(int wait)
 void bench_retire_end(void)
 {
     bench_retire_flush(0);
+    if (hold_dir[0])
+        (void)rmdir(hold_dir);
     if (sync_fd >= 0)
         close(sync_fd);
     sync_fd = -1;
