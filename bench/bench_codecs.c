@@ -406,10 +406,12 @@ static void usage(void)
             "                 write into it pay the host's page faults; waiting puts every writer\n"
             "                 there alike (0: no wait)\n"
             "  --inode-wait   on ext2/3/4 without a journal, which passes over every inode freed in\n"
-            "                 the last minute at each file creation: removed stores are emptied and\n"
-            "                 kept until a case's runs are done, then removed, and the next case\n"
-            "                 (and the first) starts S seconds after (default 61; 0: stores are\n"
-            "                 removed at once, as on any other file system)\n"
+            "                 the last minute (six, once its inode table block is written to) at\n"
+            "                 each file creation: removed stores are emptied and kept until the\n"
+            "                 bench ends (earlier only where inodes run short: then S seconds are\n"
+            "                 waited after), and a bench starts S seconds after the last bench on\n"
+            "                 that file system removed its stores, at least a minute (default 361;\n"
+            "                 0: stores are removed at once, as on any other file system)\n"
             "  --workers      also run the connector's compressed cases with workers=N for each N\n"
             "  --peers        who runs (default all): the connector, native HDF5, netCDF-C, and\n"
             "                 through bench_zarr3.py zarr-python 3, tensorstore and zarr-python 3\n"
@@ -459,7 +461,7 @@ int main(int argc, char **argv)
     cfg.zarr_format = 2;
     cfg.buf_offset = -1;
     cfg.settle = 2;
-    cfg.inode_wait = 61;                /* RECENTCY_MIN of fs/ext4/ialloc.c, and a second */
+    cfg.inode_wait = 361;               /* RECENTCY_MIN + RECENTCY_DIRTY of fs/ext4/ialloc.c, and a second */
     for (int i = 1; i < argc; i += 2) { /* options and their values */
         const char *o = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
         int bad = 0;
@@ -602,7 +604,7 @@ int main(int argc, char **argv)
     for (int c = 0; c < NCASES; c++) {
         if (!on_case[c])
             continue;
-        bench_retire_flush(1); /* the last case's stores, a minute before this case's writes */
+        bench_retire_flush(1); /* only where inodes run short: the stores held so far */
         for (int run = 0; run < runs; run++)
             for (int k = 0; k < NPEERS; k++) {
                 int p = (k + run) % NPEERS; /* rotate who goes first */

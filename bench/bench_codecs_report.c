@@ -133,9 +133,10 @@ void report_header(report *rep, int runs, int tmpfs, const int *workers, int nwo
             "memory back to its host, every writer then pays the host's page faults alike\n",
             cfg->settle);
     if (cfg->hold)
-        printf("%s is ext2/3/4 without a journal, which passes over the inodes freed in the last minute at "
-               "every file creation: a run's store is emptied and kept until its case's runs are done, and "
-               "each case starts %g s after the last removal (--inode-wait)\n",
+        printf("%s is ext2/3/4 without a journal, which passes over the inodes freed in the last minute (six "
+               "once their inode table block is written to) at every file creation: each run's store is "
+               "emptied and kept until the bench ends, and the bench started up to %g s after the last bench "
+               "here removed its stores (--inode-wait)\n",
                cfg->dir, cfg->inode_wait);
     if (cfg->buf_offset >= 0)
         printf("the C peers' and the floors' buffers start %ld bytes into a page (--buffer-offset)\n",

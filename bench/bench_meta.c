@@ -26,12 +26,12 @@
  * open+walk runs in a child process of its own, as a program that opens a file once would: in one long
  * process the heap left by earlier runs of either side decides too much (up to twice the time for the same
  * open). On ext2/3/4 without a journal, where every file creation passes over the inodes freed in
- * the last minute (bench_retire.c), a run's store and the floors' trees are emptied and kept
- * until the case's runs are done, then removed, and the next case starts inode_wait seconds
- * later: no writer pays for the 300000 files another removed just before it. Usage:
+ * the last minute (or six, bench_retire.c), a run's store and the floors' trees are emptied and
+ * kept until the bench ends, and it starts inode_wait seconds after the last bench there
+ * removed its stores: no writer pays for the 300000 files another removed before it. Usage:
  * bench_meta [workdir] [max_n] [runs] [case] [min_n] [inode_wait]   (HDF5_PLUGIN_PATH must find
  * the connector; default workdir ".", max_n 100000, runs 5, every case, min_n 1000, inode_wait
- * 61, 0 = remove at once; n = 100000 gets min(runs, 3) runs) Not a test: no assertion on
+ * 361, 0 = remove at once; n = 100000 gets min(runs, 3) runs) Not a test: no assertion on
  * speed. */
 #include "bench_retire.h"
 #include <hdf5.h>
@@ -346,7 +346,8 @@ int main(int argc, char **argv)
     int runs = argc > 3 ? atoi(argv[3]) : 5;
     const char *only = argc > 4 && strcmp(argv[4], "all") != 0 ? argv[4] : NULL;
     long min_n = argc > 5 ? atol(argv[5]) : 1000;
-    double inode_wait = argc > 6 ? atof(argv[6]) : 61; /* RECENTCY_MIN of fs/ext4/ialloc.c, and a second */
+    /* RECENTCY_MIN + RECENTCY_DIRTY of fs/ext4/ialloc.c, and a second */
+    double inode_wait = argc > 6 ? atof(argv[6]) : 361;
     char dir[PATH_MAX];
     if (runs < 1 || runs > MAX_RUNS || max_n < 1 || min_n < 1 || inode_wait < 0 || inode_wait > 600 ||
         !realpath(dir_arg, dir)) {
@@ -385,7 +386,8 @@ int main(int argc, char **argv)
     printf("nczarr connector vs native HDF5 (latest format), median of the runs shown\n");
     if (hold)
         printf("%s is ext2/3/4 without a journal: each run's store and floor tree is emptied and kept until "
-               "the case's runs are done, and each case starts %.0f s after they were removed\n",
+               "the bench ends, and the bench started up to %.0f s after the last bench here removed its "
+               "stores\n",
                dir, inode_wait);
     printf("%-12s %-10s %7s %5s %12s %12s %8s %10s %8s %10s %10s\n", "case", "phase", "n", "runs", "nczarr s",
            "native s", "ratio", "floor s", "floor/n", "thr s", "new s");
@@ -397,7 +399,7 @@ int main(int argc, char **argv)
             if (only && strcmp(only, case_names[c]) != 0)
                 continue;
             if (cases_run++)
-                bench_retire_flush(1); /* the last case's stores, a minute before this case's writes */
+                bench_retire_flush(1); /* only where inodes run short: the stores held so far */
             double zw[MAX_RUNS], zr[MAX_RUNS], nw[MAX_RUNS], nr[MAX_RUNS], zo[MAX_RUNS], no[MAX_RUNS],
                 fw[MAX_RUNS], tw[MAX_RUNS], ew[MAX_RUNS];
             int with_floor = c == C_ARRAYS || c == C_GROUPS;

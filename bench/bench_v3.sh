@@ -94,7 +94,7 @@ for d in $dirs; do
   done
 done
 # bench_codecs' own line about it, which the table leaves out (bench_retire.c)
-[ -z "${held:-}" ] || echo "# $held: ext2/3/4 without a journal, which passes over the inodes freed in the last minute at every file creation: each run's store was emptied and kept until its case's runs were done, each case started 61 s after their removal (bench_codecs --inode-wait)"
+[ -z "${held:-}" ] || echo "# $held: ext2/3/4 without a journal, which passes over the inodes freed in the last minute at every file creation: each run's store was emptied and kept until its bench_codecs run ended, and each run started up to 361 s after the last one there removed its stores (bench_codecs --inode-wait)"
 [ "$s3" = yes ] || exit 0
 
 # The gateway: plain http for both peers (s3fs and the connector), each case a bench_codecs
