@@ -35,8 +35,8 @@ typedef struct {
     int nserver;            /* (--server-pids; 0: not counted) */
     long buf_offset;        /* the C peers' and the floor's buffers: bytes into a page (-1: malloc's) */
     double settle;          /* seconds every write waits after the last store was removed */
-    int hold;               /* removed stores are emptied and kept until a case ends (bench_retire.c) */
-    double inode_wait;      /* then the seconds waited after their removal (--inode-wait) */
+    int hold;               /* removed stores are emptied and kept until the bench ends (bench_retire.c) */
+    double inode_wait;      /* a bench starts that long after the last one removed its stores */
 } bench_cfg;
 
 /* A buffer of bytes offset bytes into a page (offset < 0: where malloc puts it); *base is

@@ -464,6 +464,8 @@ int main(int argc, char **argv)
             fflush(stdout);
         }
     }
+    bench_retire_tree(zdir); /* the last runs' stores too, before the removal is marked */
+    bench_retire_tree(zconsdir);
     bench_retire_end();
     H5E_BEGIN_TRY
     {

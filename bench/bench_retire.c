@@ -30,7 +30,7 @@
 #include <unistd.h>
 
 static char hold_dir[4300]; /* where emptied stores wait ("": stores are removed at once) */
-static int held;            /* stores moved there since the last flush */
+static int held;            /* stores moved there and not yet removed */
 static int sync_fd = -1;    /* the bench's directory, to sync its file system */
 static double wait_secs;    /* how long a flush waits after the sync */
 static char mark_path[128]; /* when the last bench on this file system removed its stores */
@@ -48,9 +48,12 @@ void bench_remove_tree(const char *path)
         nftw(path, rm_cb, 16, FTW_DEPTH | FTW_PHYS);
 }
 
+static long long held_entries; /* files and directories in the held trees */
+
 static int empty_cb(const char *path, const struct stat *st, int flag, struct FTW *ftw)
 {
     (void)ftw;
+    held_entries++;
     if (flag == FTW_F && S_ISREG(st->st_mode))
         (void)truncate(path, 0); /* a file it cannot empty is removed with the tree later */
     return 0;
@@ -131,15 +134,6 @@ int bench_retire_init(const char *dir, double secs)
     return 0;
 }
 
-static long long held_entries; /* files and directories in the held trees */
-
-static int count_cb(const char *path, const struct stat *st, int flag, struct FTW *ftw)
-{
-    (void)path, (void)st, (void)flag, (void)ftw;
-    held_entries++;
-    return 0;
-}
-
 void bench_retire_tree(const char *path)
 {
     struct stat st;
@@ -150,7 +144,6 @@ void bench_retire_tree(const char *path)
     char to[4400];
     snprintf(to, sizeof to, "%s/%d", hold_dir, held);
     nftw(path, empty_cb, 16, FTW_PHYS);
-    nftw(path, count_cb, 16, FTW_PHYS);
     if (rename(path, to) == 0)
         held++;
     else

@@ -8,8 +8,9 @@ in a fresh subdirectory, the three taking turns,
 each run's files deleted before the next run (as bench_codecs deletes its stores), the
 median of the runs printed. On ext2/3/4 without a journal, which passes over every inode
 freed in the last minute at each file creation (fs/ext4/ialloc.c, recently_deleted), a
-run's files are emptied and kept until the end, and the first run starts a minute after a
-sync, as bench_codecs does (bench_retire.c). No HDF5 or Zarr: only open, write, rename and close. Where the
+run's files are emptied and kept until the end, and the first run starts after a sync, six
+minutes after the last bench there removed its stores (a minute after anything else), as
+bench_codecs does (bench_retire.c). No HDF5 or Zarr: only open, write, rename and close. Where the
 N files take longer than the one file takes to write, no chunk-per-file store can write
 at native HDF5's speed there.
 
@@ -68,6 +69,31 @@ def skips_freed_inodes(d):
     return False
 
 
+def mark_path(d):
+    """bench_retire.c's mark: when the last bench on d's file system removed its stores."""
+    dev = os.stat(d).st_dev
+    return f"/tmp/.vol-nczarr-bench-removed-{os.major(dev)}-{os.minor(dev)}"
+
+
+def freed_wait(d):
+    """Seconds to wait before writing in d: 361 (RECENTCY_MIN + RECENTCY_DIRTY of
+    fs/ext4/ialloc.c, and a second) after the last bench there removed its stores, at least
+    61 after anything else."""
+    try:
+        with open(mark_path(d)) as f:
+            return max(61.0, 361.0 - (time.time() - float(f.read().split()[0])))
+    except (OSError, ValueError, IndexError):
+        return 61.0
+
+
+def mark_removed(d):
+    try:
+        with open(mark_path(os.path.dirname(d)), "w") as f:
+            f.write(f"{int(time.time())}\n")
+    except OSError:
+        pass
+
+
 def retire(d, held):
     """Empties the files of d and moves it into held (kept: no inode freed)."""
     for name in os.listdir(d):
@@ -92,7 +118,7 @@ def main():
         held = f"{top}/held"
         os.mkdir(held)
         os.sync()
-        time.sleep(61)  # whatever was removed there before: RECENTCY_MIN (60 s) and a second
+        time.sleep(freed_wait(top))
     try:
         for r in range(a.runs):
             for side in order[r % 3 :] + order[: r % 3]:  # who goes first rotates
@@ -105,6 +131,8 @@ def main():
                     shutil.rmtree(d)
     finally:
         shutil.rmtree(top, ignore_errors=True)
+        if held:
+            mark_removed(top)
     m, o, di = (statistics.median(times[k]) for k in ("many", "one", "direct"))
     total = a.files * len(buf) / (1 << 20)
     print(f"fs floor in {a.dir}: {a.files} files of {a.mib:g} MiB {m:.3f} s ({total / m:.0f} MiB/s), "
