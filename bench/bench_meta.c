@@ -378,8 +378,8 @@ int main(int argc, char **argv)
     snprintf(zconsdir, sizeof zconsdir, "%s/bench_meta_cons.zarr", dir);
     int hold = inode_wait > 0 && bench_fs_skips_freed_inodes(dir);
     /* stores an earlier bench_meta left, before the wait below */
-    remove_file(zfapl, zpath);
-    remove_file(zfapl, zcons);
+    bench_remove_tree(zdir);
+    bench_remove_tree(zconsdir);
     if (bench_retire_init(dir, hold ? inode_wait : 0) != 0)
         return 1;
 
@@ -470,8 +470,6 @@ int main(int argc, char **argv)
     H5E_BEGIN_TRY
     {
         H5Fdelete(npath, nfapl);
-        H5Fdelete(zpath, zfapl);
-        H5Fdelete(zcons, zfapl);
     }
     H5E_END_TRY
     H5Pclose(zfapl);
