@@ -31,7 +31,8 @@
 #include "bench_codecs_report.h"
 
 static const char *case_names[NCASES] = {"raw", "deflate", "blosc", "zstd"};
-static const char *peer_names[NPEERS] = {"nczarr", "native", "netcdf", "zarr3", "tensorstore", "zarrs"};
+static const char *peer_names[NPEERS] = {"nczarr",      "native", "netcdf", "zarr3",
+                                         "tensorstore", "zarrs",  "base"};
 /* bench_zarr3.py --impl of each Python peer */
 static const char *python_impl[NPEERS] = {
     [PEER_ZARR3] = "zarr", [PEER_TS] = "tensorstore", [PEER_ZARRS] = "zarrs"};
@@ -388,7 +389,7 @@ static void usage(void)
             "         [--python PATH] [--connector-dir DIR] [--filter-dir DIR] [--timeout S]\n"
             "         [--zarr-format 2|3] [--shards N] [--s3 URL --s3-storage-options JSON]\n"
             "         [--cols N] [--chunk RxC] [--call-rows N] [--floor yes|no] [--server-pids \"P ...\"]\n"
-            "         [--buffer-offset N] [--settle S] [--inode-wait S]\n"
+            "         [--buffer-offset N] [--settle S] [--inode-wait S] [--base-connector-dir DIR]\n"
             "  --dir          where the stores go (default /dev/shm: memory; a disk directory\n"
             "                 measures the page cache, which cannot be dropped)\n"
             "  --mib          array size in MiB, rounded down to whole calls (default 1024)\n"
@@ -415,11 +416,14 @@ static void usage(void)
             "  --workers      also run the connector's compressed cases with workers=N for each N\n"
             "  --peers        who runs (default all): the connector, native HDF5, netCDF-C, and\n"
             "                 through bench_zarr3.py zarr-python 3, tensorstore and zarr-python 3\n"
-            "                 with zarrs' codec pipeline\n"
+            "                 with zarrs' codec pipeline; base with --base-connector-dir\n"
             "  --python       the Python peers' interpreter (default $BENCH_PYTHON or\n"
             "                 ~/.cache/vol-nczarr/venv/bin/python)\n"
             "  --connector-dir  HDF5_PLUGIN_PATH for the connector (default $HDF5_PLUGIN_PATH, else\n"
             "                 the build's connector directory)\n"
+            "  --base-connector-dir  adds the peer \"base\": the same HDF5 program as nczarr with the\n"
+            "                 connector found there (another build, an earlier commit's:\n"
+            "                 bench/build_base.sh), taking turns with the others; x base columns\n"
             "  --filter-dir   HDF5 filter plugins for blosc and zstd (default netCDF-C's lib/plugin)\n"
             "  --timeout      seconds per child process (default 600)\n"
             "  --zarr-format  3: the connector (\"nczarr v3\") and zarr-python 3 write Zarr v3;\n"
@@ -445,8 +449,8 @@ int main(int argc, char **argv)
     static bench_cfg cfg;
     const char *dir_arg = access("/dev/shm", W_OK) == 0 ? "/dev/shm" : ".";
     double mib = 1024;
-    int runs = 5, timeout_s = 600, on_case[NCASES] = {1, 1, 1, 1}, on_peer[NPEERS] = {1, 1, 1, 1, 1, 1};
-    int workers[32], nworkers = 0;
+    int runs = 5, timeout_s = 600, on_case[NCASES] = {1, 1, 1, 1}, on_peer[NPEERS] = {1, 1, 1, 1, 1, 1, 1};
+    int workers[32], nworkers = 0, peers_given = 0;
     size_t cols = 8192, crows = 256, ccols = 1024, call_rows = 512;
     static char python[4096], script[4096];
     const char *home = getenv("HOME");
@@ -479,7 +483,7 @@ int main(int argc, char **argv)
         else if (!strcmp(o, "--cases"))
             bad = parse_list(v, case_names, NCASES, on_case);
         else if (!strcmp(o, "--peers"))
-            bad = parse_list(v, peer_names, NPEERS, on_peer);
+            bad = parse_list(v, peer_names, NPEERS, on_peer) || !(peers_given = 1);
         else if (!strcmp(o, "--workers"))
             bad = (nworkers = parse_workers(v, workers, 32)) < 1;
         else if (!strcmp(o, "--zstd-level"))
@@ -488,6 +492,8 @@ int main(int argc, char **argv)
             snprintf(python, sizeof python, "%s", v);
         else if (!strcmp(o, "--connector-dir"))
             cfg.conn_dir = v;
+        else if (!strcmp(o, "--base-connector-dir"))
+            cfg.base_dir = v;
         else if (!strcmp(o, "--filter-dir"))
             cfg.filter_dir = v;
         else if (!strcmp(o, "--timeout"))
@@ -526,6 +532,14 @@ int main(int argc, char **argv)
             return 2;
         }
     }
+    if (!cfg.base_dir && peers_given && on_peer[PEER_BASE]) {
+        fprintf(stderr, "bench_codecs: the peer base needs --base-connector-dir\n");
+        return 2;
+    }
+    if (!cfg.base_dir)
+        on_peer[PEER_BASE] = 0; /* the others run by default; base only with its connector */
+    else if (!on_peer[PEER_BASE])
+        cfg.base_dir = NULL;
     if (cfg.floor && (cfg.s3[0] || cfg.zarr_format != 3)) {
         fprintf(stderr, "bench_codecs: --floor is for Zarr v3 stores in a directory\n");
         return 2;

@@ -9,9 +9,22 @@
 #include <stddef.h>
 
 typedef enum { CASE_RAW, CASE_DEFLATE, CASE_BLOSC, CASE_ZSTD, NCASES } bench_case;
-/* The Python peers (bench_zarr3.py --impl) come last, from PEER_ZARR3 on */
-typedef enum { PEER_NCZARR, PEER_NATIVE, PEER_NETCDF, PEER_ZARR3, PEER_TS, PEER_ZARRS, NPEERS } bench_peer;
-#define BENCH_PYTHON_PEER(p) ((p) >= PEER_ZARR3)
+/* The Python peers (bench_zarr3.py --impl) are PEER_ZARR3 to PEER_ZARRS. PEER_BASE is the
+ * connector of another build (--base-connector-dir), an earlier commit's, the same HDF5
+ * program as PEER_NCZARR: a change's effect measured in one run, both in the same state of
+ * the machine. */
+typedef enum {
+    PEER_NCZARR,
+    PEER_NATIVE,
+    PEER_NETCDF,
+    PEER_ZARR3,
+    PEER_TS,
+    PEER_ZARRS,
+    PEER_BASE,
+    NPEERS
+} bench_peer;
+#define BENCH_PYTHON_PEER(p)    ((p) >= PEER_ZARR3 && (p) <= PEER_ZARRS)
+#define BENCH_CONNECTOR_PEER(p) ((p) == PEER_NCZARR || (p) == PEER_BASE)
 
 typedef struct {
     char dir[4200];         /* where stores are written (absolute) */
@@ -23,6 +36,7 @@ typedef struct {
     int zstd_level;         /* zstd's level, every peer */
     const char *filter_dir; /* HDF5 filter plugins (blosc, zstd): netCDF-C's lib/plugin */
     const char *conn_dir;   /* where HDF5 finds the connector */
+    const char *base_dir;   /* where HDF5 finds the base peer's connector (NULL: no base peer) */
     const char *python;     /* the Python peers' interpreter (zarr-python 3, zarrs, tensorstore) */
     const char *script;     /* bench_zarr3.py */
     int zarr_format;        /* 2 (default) or 3: what the connector and zarr-python 3 write */

@@ -31,7 +31,8 @@ int bench_have_netcdf(void)
 }
 
 static const char *names[NPEERS] = {"bench_nczarr.zarr", "bench_native.h5", "bench_netcdf.zarr",
-                                    "bench_zarr3.zarr",  "bench_ts.zarr",   "bench_zarrs.zarr"};
+                                    "bench_zarr3.zarr",  "bench_ts.zarr",   "bench_zarrs.zarr",
+                                    "bench_base.zarr"};
 
 void bench_store_path(const bench_cfg *cfg, bench_peer peer, char *buf, size_t size)
 {
@@ -57,8 +58,9 @@ int bench_peer_env(const bench_cfg *cfg, bench_peer peer)
      * plugins (netCDF-C must not find the connector: it would load it as an HDF5 plugin of
      * its own), the connector its own directory and the filter plugins it runs. */
     char path[8400];
-    if (peer == PEER_NCZARR)
-        snprintf(path, sizeof path, "%s:%s", cfg->conn_dir, cfg->filter_dir);
+    if (BENCH_CONNECTOR_PEER(peer))
+        snprintf(path, sizeof path, "%s:%s", peer == PEER_BASE ? cfg->base_dir : cfg->conn_dir,
+                 cfg->filter_dir);
     else
         snprintf(path, sizeof path, "%s", cfg->filter_dir);
     if (setenv("HDF5_PLUGIN_PATH", path, 1) != 0 || unsetenv("HDF5_VOL_CONNECTOR") != 0 ||
@@ -166,7 +168,7 @@ static int run_hdf5(const bench_cfg *cfg, bench_peer peer, bench_case c, int pha
     bench_store_path(cfg, peer, path, sizeof path);
     H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
     hid_t fapl = H5I_INVALID_HID;
-    if (peer == PEER_NCZARR)
+    if (BENCH_CONNECTOR_PEER(peer))
         fapl = connector_fapl(cfg, workers, msg, msg_size);
     else if ((fapl = H5Pcreate(H5P_FILE_ACCESS)) >= 0 && H5Pset_vol(fapl, H5VL_NATIVE, NULL) < 0) {
         H5Pclose(fapl);

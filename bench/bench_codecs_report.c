@@ -127,6 +127,10 @@ void report_header(report *rep, int runs, int tmpfs, const int *workers, int nwo
                        "come from it");
     printf("cores online: %ld; connector from %s; filter plugins from %s; zarr-python 3: %s\n",
            sysconf(_SC_NPROCESSORS_ONLN), cfg->conn_dir, cfg->filter_dir, cfg->python);
+    if (cfg->base_dir)
+        printf("base: the same HDF5 program as nczarr, the connector from %s (--base-connector-dir); "
+               "x base: this row's MiB/s over base's; xbest leaves the other build of the connector out\n",
+               cfg->base_dir);
     if (cfg->settle > 0)
         printf(
             "every write starts %g s after the last store was removed (--settle): on a VM that hands freed "
@@ -173,6 +177,8 @@ void report_header(report *rep, int runs, int tmpfs, const int *workers, int nwo
            "w xbest", "r xbest", "best w/r", "RSS w/r", "CPU w/r");
     if (cfg->nserver)
         printf(" %11s %11s", "srv CPU w/r", "max xz3 w/r");
+    if (cfg->base_dir)
+        printf(" %7s %7s", "w xbase", "r xbase");
     printf("\n");
     fflush(stdout);
 }
@@ -241,12 +247,14 @@ static void print_server(const figure *f, const figure *z3)
     printf(" %11s %11s", srv, best);
 }
 
-/* The fastest peer of a row in writes (phase 0) or reads, other than skip; -1 if none ran. */
+/* The fastest peer of a row in writes (phase 0) or reads, other than skip (and for a build of
+ * the connector, the other build); -1 if none ran. */
 static int best_peer(const report *rep, const figure *row, int phase, int skip)
 {
     int best = -1;
     for (int q = 0; q < NPEERS; q++)
-        if (q != skip && rate(rep, &row[q], phase) > 0 &&
+        if (q != skip && !(BENCH_CONNECTOR_PEER(q) && BENCH_CONNECTOR_PEER(skip)) &&
+            rate(rep, &row[q], phase) > 0 &&
             (best < 0 || rate(rep, &row[q], phase) > rate(rep, &row[best], phase)))
             best = q;
     return best;
@@ -299,6 +307,12 @@ void report_case(report *rep, bench_case c, const int *on_peer)
         print_cpu(f);
         if (rep->cfg->nserver)
             print_server(f, &row[PEER_ZARR3]);
+        if (rep->cfg->base_dir) {
+            printf(" ");
+            print_ratio(rate(rep, f, 0), rate(rep, &row[PEER_BASE], 0));
+            printf(" ");
+            print_ratio(rate(rep, f, 1), rate(rep, &row[PEER_BASE], 1));
+        }
         printf("\n");
     }
     const figure *fl = &rep->floor[c];
