@@ -1,5 +1,6 @@
 /* bench_codecs: compressed and raw float32 through the nczarr connector, native HDF5,
- * netCDF-C's NCZarr and zarr-python 3, in one table.
+ * netCDF-C's NCZarr, zarr-python 3, tensorstore and zarrs (and with --base-connector-dir
+ * the connector of an earlier build, "base"), in one table.
  *
  * The array is a smooth float32 field with noise in its low bits (rows x 8192, chunks
  * 256 x 1024 = 1 MiB), written and read back 512 whole rows (16 chunks) per call (--call-rows
