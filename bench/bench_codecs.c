@@ -483,9 +483,10 @@ int main(int argc, char **argv)
             bad = (runs = atoi(v)) < 1 || runs > MAX_RUNS;
         else if (!strcmp(o, "--cases"))
             bad = parse_list(v, case_names, NCASES, on_case);
-        else if (!strcmp(o, "--peers"))
-            bad = parse_list(v, peer_names, NPEERS, on_peer) || !(peers_given = 1);
-        else if (!strcmp(o, "--workers"))
+        else if (!strcmp(o, "--peers")) {
+            bad = parse_list(v, peer_names, NPEERS, on_peer);
+            peers_given = 1;
+        } else if (!strcmp(o, "--workers"))
             bad = (nworkers = parse_workers(v, workers, 32)) < 1;
         else if (!strcmp(o, "--zstd-level"))
             bad = (cfg.zstd_level = atoi(v)) < -131072 || cfg.zstd_level > 22;
